@@ -55,6 +55,7 @@ typedef struct lt_device_info {
   int backend;              /* enum lt_backend */
   int index;                /* device index within the backend */
   char name[256];           /* "NVIDIA H100 80GB HBM3", CPU model name ... */
+  char arch[32];            /* "sm_90" on CUDA; "" where unknown (CPU, HIP) */
   size_t cache_bytes;       /* last-level cache (GPU L2, CPU L3) in bytes */
 } lt_device_info;
 

@@ -43,6 +43,7 @@ typedef struct vendor {
   const char *prefix;             /* "cuda" */
   const char *props[3];           /* GetDeviceProperties symbol names */
   int l2_attr;                    /* DeviceGetAttribute id of the L2 size */
+  int cc_attr[2];                 /* ids of the compute capability (CUDA), or -1 */
   int oom;                        /* the runtime's out-of-memory code */
   /* filled by load() */
   int tried, status;
@@ -69,6 +70,7 @@ static vendor cuda = {
             "/usr/local/cuda/lib64/libcudart.so", NULL },
   .prefix = "cuda", .props = { "cudaGetDeviceProperties_v2", "cudaGetDeviceProperties", NULL },
   .l2_attr = 38 /* cudaDevAttrL2CacheSize */, .oom = 2 /* cudaErrorMemoryAllocation */,
+  .cc_attr = { 75, 76 } /* cudaDevAttrComputeCapabilityMajor, Minor */,
 };
 
 static vendor hip = {
@@ -77,6 +79,7 @@ static vendor hip = {
             "/opt/rocm/lib/libamdhip64.so", NULL },
   .prefix = "hip", .props = { "hipGetDevicePropertiesR0600", "hipGetDeviceProperties", NULL },
   .l2_attr = 19 /* hipDeviceAttributeL2CacheSize */, .oom = 2 /* hipErrorOutOfMemory */,
+  .cc_attr = { -1, -1 } /* gfx names are not a number pair */,
 };
 
 /* dlsym of prefix + suffix, stored into *slot (a function pointer's bytes);
@@ -158,8 +161,9 @@ static int v_count(vendor *v, int *n) {
   return LT_OK;
 }
 
-/* Name from the properties record (its first field on both runtimes) and
-** the L2 size from an attribute; the rest of the record is not read. */
+/* Name from the properties record (its first field on both runtimes), the
+** L2 size and (CUDA) compute capability from attributes; the rest of the
+** record is not read. */
 static int v_open(vendor *v, lt_device *d) {
   int st = use(v, d);
   if (st) return st;
@@ -177,6 +181,11 @@ static int v_open(vendor *v, lt_device *d) {
       l2 > (1 << 30))
     l2 = 64 << 20;  /* unknown: assume a large cache, so rotation errs on the safe side */
   d->info.cache_bytes = (size_t)l2;
+  int major = 0, minor = 0;
+  if (v->cc_attr[0] >= 0 && v->DeviceGetAttribute(&major, v->cc_attr[0], d->info.index) == 0 &&
+      v->DeviceGetAttribute(&minor, v->cc_attr[1], d->info.index) == 0 && major > 0 && major < 100 &&
+      minor >= 0 && minor < 10)
+    snprintf(d->info.arch, sizeof d->info.arch, "sm_%d%d", major, minor);
   return LT_OK;
 }
 

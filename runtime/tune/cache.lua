@@ -1,0 +1,126 @@
+--[[
+cache.lua: the tuner's result cache, hashes, and the tuned-config file.
+
+A result is stored as one small Lua file per key, in the cache folder; the
+key is a 64-bit FNV-1a hash (16 hex digits) of every input the result
+depends on: the kernel file's text, gen's binary, the variant and config,
+the target, the compiler's version line, the device name, the shape and the
+check settings.  Failed configs are cached too (a compile error stays one
+for the same inputs); --no-cache ignores the folder.
+
+The tuned-config file is a Lua table, `return { kernel = ..., entries =
+{ ... } }`, one entry per (target, device, variant, shape bucket); writing a
+result replaces the entry with the same four and keeps the others.  A bucket
+rounds every size up to a power of two ("C=4096,R=4096").
+]]
+local bit = require "bit"
+local probe = require "tune.probe"
+
+local M = {}
+
+local PRIME = 0x100000001b3ULL
+local BASIS = 0xcbf29ce484222325ULL
+
+-- 16 hex digits of FNV-1a 64 over the string.
+function M.hash(s)
+  local h = BASIS
+  for i = 1, #s do
+    h = bit.bxor(h, s:byte(i)) * PRIME
+  end
+  return bit.tohex(h)
+end
+
+-- Hash of a file's bytes, or nil, message.
+function M.hash_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local s = f:read("*a")
+  f:close()
+  return M.hash(s)
+end
+
+-- Cached result for a key, or nil.
+function M.get(dir, key)
+  local f = io.open(dir .. "/" .. key .. ".lua", "rb")
+  if not f then return nil end
+  local text = f:read("*a")
+  f:close()
+  local fn = load(text, "cache", "t", {})
+  if not fn then return nil end
+  local ok, res = pcall(fn)
+  return ok and type(res) == "table" and res or nil
+end
+
+-- Stores a result (a table of plain values) under key.
+function M.put(dir, key, result)
+  os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'")
+  local tmp = dir .. "/" .. key .. ".tmp"
+  local f = io.open(tmp, "wb")
+  if not f then return nil end
+  f:write("return ", probe.serialize(result), "\n")
+  f:close()
+  os.rename(tmp, dir .. "/" .. key .. ".lua")
+  return true
+end
+
+-- Shape bucket: every size rounded up to a power of two.
+function M.bucket(shape)
+  local b = {}
+  for k, v in pairs(shape) do
+    local p = 1
+    while p < v do p = p * 2 end
+    b[k] = p
+  end
+  return probe.shape_text(b)
+end
+
+-- Reads a tuned-config file; an empty one when missing or unreadable.
+function M.read_tuned(path, kernel)
+  local f = io.open(path, "rb")
+  if f then
+    local text = f:read("*a")
+    f:close()
+    local fn = load(text, "tuned", "t", {})
+    if fn then
+      local ok, t = pcall(fn)
+      if ok and type(t) == "table" and type(t.entries) == "table" then return t end
+    end
+  end
+  return { kernel = kernel, entries = {} }
+end
+
+--[[ Records the winner: entry = { target, device, variant, bucket, shape,
+config, median_ms, ... }; replaces an entry with the same target, device,
+variant and bucket.  Entries are kept sorted so the file diffs well. ]]
+function M.write_tuned(path, kernel, entry)
+  local t = M.read_tuned(path, kernel)
+  local kept = {}
+  for _, e in ipairs(t.entries) do
+    if not (e.target == entry.target and e.device == entry.device and e.variant == entry.variant
+            and e.bucket == entry.bucket) then
+      kept[#kept + 1] = e
+    end
+  end
+  kept[#kept + 1] = entry
+  table.sort(kept, function(a, b)
+    local ka = table.concat({ a.target, a.device, a.variant, a.bucket }, "\1")
+    local kb = table.concat({ b.target, b.device, b.variant, b.bucket }, "\1")
+    return ka < kb
+  end)
+  t.kernel = kernel
+  t.entries = kept
+  local dir = path:match("^(.*)/[^/]*$")
+  if dir then os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") end
+  local f, err = io.open(path .. ".tmp", "wb")
+  if not f then return nil, err end
+  f:write("-- Tuned configs of kernel ", kernel, ", written by runtime/tune.lua.\n",
+          "-- gen uses the entry whose target, device, variant and shape bucket match;\n",
+          "-- -D on gen's command line still wins.  Re-run the tuner to update.\n",
+          "return ", probe.serialize(t), "\n")
+  f:close()
+  local ok, rerr = os.rename(path .. ".tmp", path)
+  if not ok then return nil, rerr end
+  return true
+end
+
+return M
