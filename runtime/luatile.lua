@@ -167,40 +167,41 @@ function Device:alloc(bytes)
   if st ~= 0 then return fail(st) end
   local dh = self.h
   local ptr = ffi.gc(out[0], function(p) C.lt_free(dh, p) end)
-  return setmetatable({ ptr = ptr, bytes = bytes, dev = self }, Buffer)
+  -- dh, not self.h: the buffer stays usable after dev:close()
+  return setmetatable({ ptr = ptr, bytes = bytes, dev = self, dh = dh }, Buffer)
 end
 
 -- Copies n bytes (default: all) from host memory `src` into the buffer.
 function Buffer:upload(src, n)
-  local st = C.lt_copy_to_device(self.dev.h, self.ptr, src, n or self.bytes)
+  local st = C.lt_copy_to_device(self.dh, self.ptr, src, n or self.bytes)
   if st ~= 0 then return fail(st) end
   return true
 end
 
 -- Copies n bytes (default: all) of the buffer into host memory `dst`.
 function Buffer:download(dst, n)
-  local st = C.lt_copy_to_host(self.dev.h, dst, self.ptr, n or self.bytes)
+  local st = C.lt_copy_to_host(self.dh, dst, self.ptr, n or self.bytes)
   if st ~= 0 then return fail(st) end
   return true
 end
 
 -- Copies another buffer of the same device into this one.
 function Buffer:copy_from(other, n)
-  local st = C.lt_copy_on_device(self.dev.h, self.ptr, other.ptr, n or self.bytes)
+  local st = C.lt_copy_on_device(self.dh, self.ptr, other.ptr, n or self.bytes)
   if st ~= 0 then return fail(st) end
   return true
 end
 
 -- Sets every byte to `byte` (0xFF poisons float outputs with NaN).
 function Buffer:fill(byte)
-  local st = C.lt_memset(self.dev.h, self.ptr, byte, self.bytes)
+  local st = C.lt_memset(self.dh, self.ptr, byte, self.bytes)
   if st ~= 0 then return fail(st) end
   return true
 end
 
 function Buffer:free()
   if self.ptr then
-    local st = C.lt_free(self.dev.h, ffi.gc(self.ptr, nil))
+    local st = C.lt_free(self.dh, ffi.gc(self.ptr, nil))
     self.ptr = nil
     if st ~= 0 then return fail(st) end
   end

@@ -6,7 +6,8 @@ On a terminal the bar redraws in place ("\r"); otherwise each step prints
 one line, so logs stay readable.  The table lists the configs that passed,
 fastest first, with the median time and the rate (GB/s from the bytes the
 tensors occupy, TFLOP/s when the kernel's tune.flops gives a count), then
-every config that failed with its stage and first error line.
+every config that failed with its stage and first error line (with
+--build-only: every config that compiled, marked +).
 ]]
 local M = {}
 
@@ -44,9 +45,11 @@ end
 --[[ Prints the ranked table of one (variant, shape).  rows: { config text,
 status, median_ms, gbps, tflops, why, cached }.  Returns the winner row. ]]
 function M.table(title, rows)
-  local ok, bad = {}, {}
+  local ok, built, bad = {}, {}, {}
   for _, r in ipairs(rows) do
-    if r.status == "ok" then ok[#ok + 1] = r else bad[#bad + 1] = r end
+    if r.status == "ok" then ok[#ok + 1] = r
+    elseif r.status == "built" then built[#built + 1] = r
+    else bad[#bad + 1] = r end
   end
   table.sort(ok, function(a, b) return a.median_ms < b.median_ms end)
   local cw = 10
@@ -63,7 +66,10 @@ function M.table(title, rows)
       (i == 1 and "best" or string.format("x%.2f", r.median_ms / ok[1].median_ms)) ..
         (r.cached and " (cached)" or "")))
   end
-  if #ok == 0 then print("  (no config passed)") end
+  if #ok == 0 and #built == 0 then print("  (no config passed)") end
+  for _, r in ipairs(built) do   -- --build-only: compiled, not run
+    print(string.format("  %4s  %s  built: %s%s", "+", pad(r.config, cw), r.why or "", r.cached and " (cached)" or ""))
+  end
   for _, r in ipairs(bad) do
     print(string.format("  %4s  %s  %s: %s%s", "-", pad(r.config, cw), r.status, r.why or "",
       r.cached and " (cached)" or ""))
