@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# tests/negative/run.sh: bad kernel files must fail cleanly.
+#
+# Every tests/negative/NAME.lua starts with
+#   -- expect: <the exact line gen must print on stderr>
+# and may have, on its second line,
+#   -- args: <gen arguments instead of the default "--target sm80">
+# gen runs as  $LT_GEN NAME.lua ARGS -o FRESH_DIR/out  and must: exit 1, print
+# nothing on stdout and exactly the expected line on stderr, not crash (no
+# signal, no sanitizer or "Segmentation" text), not hang (killed after
+# $LT_NEG_TIMEOUT seconds), and leave no output (FRESH_DIR/out empty or absent).
+# Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
+#
+# Prints one line per check (PASS/FAIL/SKIP name...) and exits 0.
+cd "$(dirname "$0")/../.." || exit 0
+GEN=${LT_GEN:-build/gen}
+TIMEOUT=${LT_NEG_TIMEOUT:-20}
+
+if [ ! -x "$GEN" ]; then
+  echo "FAIL negative/gen: $GEN is not an executable (build it: ./build.sh gen)"
+  exit 0
+fi
+mkdir -p build/tests/negative
+WORK=$(mktemp -d build/tests/negative/run.XXXXXX) || { echo "FAIL negative/setup: cannot make a temp dir"; exit 0; }
+trap 'rm -rf "$WORK"' EXIT
+
+# crashed RC ERRFILE: prints why if the run looks like a crash or a hang.
+crashed() {
+  local rc=$1 err=$2
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "hung: killed after ${TIMEOUT}s"; return; fi
+  if [ "$rc" -ge 128 ]; then echo "killed by signal $((rc - 128))"; return; fi
+  if grep -qE 'Segmentation|Aborted|core dumped|AddressSanitizer|runtime error:|panic|PANIC' "$err"; then
+    echo "crash text on stderr"
+  fi
+}
+
+# show FILE: the first two lines of a file on one line, for a FAIL message.
+show() { head -c 400 "$1" | head -n 2 | tr '\n' '|' | sed 's/|$//'; }
+
+for f in tests/negative/*.lua; do
+  name=$(basename "$f" .lua)
+  expect=$(sed -n '1s/^-- expect: //p' "$f")
+  if [ -z "$expect" ]; then
+    echo "FAIL negative/$name: first line is not '-- expect: <stderr line>'"
+    continue
+  fi
+  args=$(sed -n '2s/^-- args: //p' "$f")
+  [ -n "$args" ] || args="--target sm80"
+  dir="$WORK/$name"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086  # args is a word list on purpose
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" $args -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+  rc=$?
+  why=()
+  c=$(crashed "$rc" "$dir/stderr")
+  [ -n "$c" ] && why+=("$c")
+  [ "$rc" -eq 1 ] || [ -n "$c" ] || why+=("exit $rc, want 1")
+  lines=$(wc -l <"$dir/stderr")
+  if [ "$(cat "$dir/stderr")" != "$expect" ] || [ "$lines" -ne 1 ]; then
+    why+=("stderr ($lines lines) is '$(show "$dir/stderr")', want '$expect'")
+  fi
+  [ -s "$dir/stdout" ] && why+=("stdout not empty: '$(show "$dir/stdout")'")
+  if [ -e "$dir/out" ] && [ -n "$(ls -A "$dir/out")" ]; then
+    why+=("output left behind: $(ls -A "$dir/out" | tr '\n' ' ')")
+  fi
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/$name: ${msg%; }"
+  fi
+done
+
+# usage NAME WANT_RC ARGS...: gen must exit WANT_RC, not crash, print at
+# least one line on stderr, and make no output directory.
+usage() {
+  local name=$1 want=$2
+  shift 2
+  local dir="$WORK/usage_$name"
+  mkdir -p "$dir"
+  timeout -k 5 "$TIMEOUT" "$GEN" "$@" >"$dir/stdout" 2>"$dir/stderr"
+  local rc=$? why=()
+  local c
+  c=$(crashed "$rc" "$dir/stderr")
+  [ -n "$c" ] && why+=("$c")
+  [ "$rc" -eq "$want" ] || [ -n "$c" ] || why+=("exit $rc, want $want")
+  [ -s "$dir/stderr" ] || why+=("nothing on stderr")
+  [ -e "$dir/out" ] && why+=("made the output directory")
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/usage_$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/usage_$name: ${msg%; }"
+  fi
+}
+
+ok=dsl/kernels/add.lua
+u="$WORK/usage_"
+usage unknown_target 2 "$ok" --target sm99 -o "${u}unknown_target/out"
+usage missing_target 2 "$ok" -o "${u}missing_target/out"
+usage target_no_value 2 "$ok" -o "${u}target_no_value/out" --target
+usage missing_outdir 2 "$ok" --target sm80
+usage unknown_option 2 "$ok" --target sm80 -o "${u}unknown_option/out" --frobnicate
+usage define_no_equals 2 "$ok" --target sm80 -o "${u}define_no_equals/out" -D BLOCK
+usage define_empty_key 2 "$ok" --target sm80 -o "${u}define_empty_key/out" -D =3
+usage no_file 2 --target sm80 -o "${u}no_file/out"
+usage two_files 2 "$ok" "$ok" --target sm80 -o "${u}two_files/out"
+
+# missing_file NAME PATH ARGS...: exit 1, one line "PATH: error: cannot read ...".
+missing_file() {
+  local name=$1 path=$2
+  shift 2
+  local dir="$WORK/file_$name"
+  mkdir -p "$dir"
+  timeout -k 5 "$TIMEOUT" "$GEN" "$path" "$@" -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+  local rc=$? why=()
+  local c
+  c=$(crashed "$rc" "$dir/stderr")
+  [ -n "$c" ] && why+=("$c")
+  [ "$rc" -eq 1 ] || [ -n "$c" ] || why+=("exit $rc, want 1")
+  local lines
+  lines=$(wc -l <"$dir/stderr")
+  case "$(cat "$dir/stderr")" in
+    "$path: error: cannot read"*) [ "$lines" -eq 1 ] || why+=("$lines lines on stderr, want 1") ;;
+    *) why+=("stderr is '$(show "$dir/stderr")', want '$path: error: cannot read ...'") ;;
+  esac
+  [ -e "$dir/out" ] && why+=("made the output directory")
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/file_$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/file_$name: ${msg%; }"
+  fi
+}
+
+missing_file missing tests/negative/no_such_kernel.lua --target sm80
+missing_file missing_list tests/negative/no_such_kernel.lua --list
+missing_file directory tests/negative --target sm80
+exit 0

@@ -1,0 +1,14 @@
+-- expect: tests/negative/sandbox_package.lua:3: error: undefined global 'package'; kernel files run sandboxed, without os, io, debug, package, load, loadfile, dofile and collectgarbage
+local tile = require "tile"
+local f = package.loadlib("libc.so.6", "system")
+return tile.kernel {
+  name = "sandbox_package",
+  config = { BLOCK = 256, threads = 256 },
+  params = function(v)
+    return { X = tile.tensor("f32", { "N" }), Y = tile.tensor("f32", { "N" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    k:store(p.Y:tile({ i }, { c.BLOCK }), k:load(p.X:tile({ i }, { c.BLOCK })))
+  end,
+}
