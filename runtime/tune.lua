@@ -13,7 +13,9 @@ tune.lua: the autotuner.
 3. Checks every built config on random inputs against the reference
    (tune/reference.lua) at ragged check shapes with poisoned outputs, then
    times the correct ones at the tuned shape (median of N after warm-up,
-   rotating copies of the inputs; runtime lt_bench).
+   rotating copies of the inputs; runtime lt_bench).  This runs in worker
+   processes (tune/worker.lua), so a kernel that crashes, or leaves the GPU
+   context broken, fails alone.
 4. Prints a ranked table per variant and shape and writes the winner to the
    tuned-config file (tune/cache.lua), which gen reads for that target,
    device and shape bucket.
@@ -34,10 +36,12 @@ local lt = require "luatile"
 local probe = require "tune.probe"
 local build = require "tune.build"
 local cache = require "tune.cache"
-local data = require "tune.data"
-local harness = require "tune.harness"
 local reference = require "tune.reference"
 local report = require "tune.report"
+
+if arg[1] == "--worker" then
+  require("tune.worker").main(arg[2])
+end
 
 local TUNER_VERSION = "1"   -- part of every result key: bump when checks change
 local ROOT = lt.root
@@ -231,7 +235,8 @@ local compile = build.compiler(o.target, arch)
 
 local work = abspath(o.work or (ROOT .. "build/tune/work"))
 local cache_dir = o.cache or (ROOT .. "build/tune/cache")
-local out_file = o.out or ((o.kernel:match("^(.*)/[^/]*$") or ".") .. "/../tuned/" .. kname .. ".lua")
+local kdir = o.kernel:match("^(.*)/[^/]*$") or "."
+local out_file = o.out or ((kdir:match("^(.*)/[^/]*$") or ".") .. "/tuned/" .. kname .. ".lua")
 
 -- variants to tune
 local variants = {}
@@ -346,139 +351,98 @@ else
   print(string.format("  built %d modules in %d s", #todo, os.time() - started))
 end
 
--- reference outputs per (variant, check shape), computed once
-local ref_cache = {}
-local cpu_dev
-local function reference_outputs(v, shape, ci, sig_for_c, plan)
-  local key = v.name .. "|" .. probe.shape_text(shape)
-  if ref_cache[key] then return ref_cache[key] end
-  math.randomseed(o.seed * 1000 + ci)
-  local ins = harness.random_inputs(plan)
-  local outs, err
-  if ref_kind ~= "c" then
-    outs, err = reference.run_lua(ref_kind, ref_fn, plan, ins, shape, v.values)
-  else
-    local job = ref_jobs[v.name]
-    if not job or job.status ~= "ok" then
-      err = "the target-c reference did not build (" .. (job and job.status or "?") .. ": " ..
-            (job and job.log or "") .. ")"
-    else
-      cpu_dev = cpu_dev or assert(lt.open("cpu"))
-      local mod, merr = cpu_dev:load(job.so)
-      if not mod then err = merr else
-        local hdr = lt.slurp(job.header)
-        local fn, sig = mod:launcher(v.name, hdr or "")
-        if not fn then err = "reference: " .. tostring(sig) else
-          local rplan, perr = harness.plan(v, sig, shape, info.scalars)
-          local h = rplan and harness.new(cpu_dev, fn, rplan, 1)
-          if not h then err = perr or "reference: cannot allocate" else
-            h:upload(ins)
-            h:poison(1)
-            local rc = h:launch(1)
-            if rc ~= 0 then err = "the target-c reference failed: " .. cpu_dev:launch_error(rc)
-            else outs, err = h:outputs(1) end
-            h:free()
-          end
-        end
-        mod:unload()
+-- check and time what is missing, in worker processes (tune/worker.lua)
+local function run_workers(items)
+  local n = #items
+  if n == 0 then return end
+  local rdir = work .. "/results-" .. tostring(os.time()) .. "-" .. tostring(math.random(1e6))
+  os.execute("mkdir -p " .. build.quote(rdir))
+  local vtab = {}
+  for _, v in ipairs(variants) do
+    vtab[v.name] = { name = v.name, params = v.params, values = v.values, flops = v.flops, bytes = v.bytes }
+  end
+  local refs = {}
+  for name, job in pairs(ref_jobs) do
+    refs[name] = { so = job.so, header = job.header, status = job.status, log = job.log }
+  end
+  local byid, pending, done = {}, {}, 0
+  for i, r in ipairs(items) do
+    r.id = i
+    byid[i] = r
+    pending[#pending + 1] = r
+  end
+  local luajit = arg[-1] or "luajit"
+  report.progress("timing", 0, n)
+  while #pending > 0 do
+    local list = {}
+    for i, r in ipairs(pending) do
+      list[i] = { id = r.id, so = r.job.so, header = r.job.header, variant = r.job.variant,
+                  shape = r.shape, checks = r.checks, si = r.si }
+    end
+    local J = { backend = backend, device = o.device, seed = o.seed, warmup = o.warmup, reps = o.reps,
+                ref_kind = ref_kind, kernel = o.kernel, scalars = info.scalars, tolerance = info.tolerance,
+                variants = vtab, ref_jobs = refs, items = list, results = rdir }
+    local jfile = rdir .. "/job.lua"
+    build.write(jfile, "return " .. probe.serialize(J) .. "\n")
+    local log = rdir .. "/worker.log"
+    local p = io.popen(build.quote(luajit) .. " " .. build.quote(here .. "tune.lua") .. " --worker " ..
+                       build.quote(jfile) .. " 2>>" .. build.quote(log))
+    local started, fatal
+    for line in p:lines() do
+      local s = tonumber(line:match("^start (%d+)$") or "")
+      local d = tonumber(line:match("^done (%d+)$") or "")
+      if s then started = s end
+      if line:match("^fatal ") then fatal = line:sub(7) end
+      if d and byid[d] then
+        local r = byid[d]
+        local fn = loadfile(rdir .. "/" .. d .. ".lua", "t", {})
+        r.res = fn and fn() or { status = "worker", why = "no result file" }
+        started = nil
+        done = done + 1
+        report.progress("timing", done, n, r.job.variant .. " " .. r.job.ctext .. ": " .. r.res.status)
       end
     end
-  end
-  local entry = { ins = ins, outs = outs, err = err }
-  ref_cache[key] = entry
-  return entry
-end
-
--- check one built config at every check shape; nil or (stage, why)
-local function check(r, mod, fn, sig)
-  for ci, shape in ipairs(r.checks) do
-    local plan, perr = harness.plan(r.job.v, sig, shape, info.scalars)
-    if not plan then return "shape", perr end
-    local ref = reference_outputs(r.job.v, shape, ci, sig, plan)
-    if ref.err then return "reference", ref.err end
-    local h, herr = harness.new(dev, fn, plan, 1)
-    if not h then return "alloc", herr end
-    local ok, err = h:upload(ref.ins)
-    if ok then ok, err = h:poison(1) end
-    if not ok then h:free() return "device", err end
-    local rc = h:launch(1)
-    if rc ~= 0 then h:free() return "launch", dev:launch_error(rc) .. " at " .. probe.shape_text(shape) end
-    local sok, serr = dev:sync()
-    if not sok then h:free() return "launch", serr end
-    local outs, oerr = h:outputs(1)
-    h:free()
-    if not outs then return "device", oerr end
-    for _, t in ipairs(plan.outputs) do
-      local tol = info.tolerance and info.tolerance[t.dtype] or data.tolerance[t.dtype]
-      local good, why = data.compare(outs[t.name], ref.outs[t.name], tol)
-      if not good then return "wrong", t.name .. " at " .. probe.shape_text(shape) .. ": " .. why end
+    p:close()
+    if started and byid[started] and not byid[started].res then
+      local f = io.open(log, "rb")
+      local tail = f and f:read("*a"):match("([^\n]*)\n?$") or ""
+      if f then f:close() end
+      byid[started].res = { status = "crash", why = "the check process died" ..
+        (tail ~= "" and (": " .. tail) or " (a fault in the kernel, or a signal)") }
+      done = done + 1
+      report.progress("timing", done, n, byid[started].job.ctext .. ": crash")
     end
+    local rest = {}
+    for _, r in ipairs(pending) do
+      if not r.res then rest[#rest + 1] = r end
+    end
+    if #rest == #pending then   -- no progress at all: give up on the rest
+      for _, r in ipairs(rest) do
+        r.res = { status = "worker", why = fatal or "the check process did not start (see " .. log .. ")" }
+      end
+      rest = {}
+    end
+    pending = rest
   end
-  return nil
 end
 
--- time one correct config at its shape; result fields or (nil, stage, why)
-local function time(r, fn, sig)
-  local plan, perr = harness.plan(r.job.v, sig, r.shape, info.scalars)
-  if not plan then return nil, "shape", perr end
-  local sets = harness.rotation(plan, dev.cache_bytes, backend == "cpu" and 2 ^ 30 or 2 ^ 31)
-  local h, herr = harness.new(dev, fn, plan, sets)
-  if not h then return nil, "alloc", herr end
-  math.randomseed(o.seed * 1000 + 999)
-  local ok, err = h:upload(harness.random_inputs(plan))
-  if not ok then h:free() return nil, "device", err end
-  local launch = function(i) return h:launch(i % sets + 1) end
-  local warmup, reps = o.warmup, o.reps
-  if not reps then
-    local est, eerr = dev:bench(launch, 1, 3)
-    if not est then h:free() return nil, "launch", eerr end
-    reps = math.max(5, math.min(100, math.floor(300 / math.max(est.median_ms, 1e-3))))
-    warmup = warmup or math.max(2, math.min(20, math.floor(reps / 5)))
-  end
-  local res, berr = dev:bench(launch, warmup or 10, reps)
-  h:free()
-  if not res then return nil, "launch", berr end
-  local si = r.si
-  local bytes = r.job.v.bytes[si] or plan.bytes
-  return {
-    median_ms = res.median_ms, min_ms = res.min_ms, max_ms = res.max_ms, reps = res.reps,
-    sets = sets, gbps = bytes / (res.median_ms * 1e6),
-    tflops = r.job.v.flops[si] and r.job.v.flops[si] / (res.median_ms * 1e9) or nil,
-  }
-end
-
--- check and time everything missing
 if #missing > 0 then
-  local done, n = 0, 0
-  for _, r in ipairs(missing) do
-    if r.job.status == "ok" then n = n + 1 end
-  end
-  if not o.build_only and n > 0 then report.progress("timing", 0, n) end
+  local items = {}
   for _, r in ipairs(missing) do
     local job = r.job
-    local res = { status = job.status or "gen", why = job.log }
     if job.status == "ok" and not o.build_only then
-      local mod, merr = dev:load(job.so)
-      if not mod then res = { status = "load", why = merr } else
-        local fn, sig = mod:launcher(job.variant, lt.slurp(job.header) or "")
-        if not fn then res = { status = "header", why = tostring(sig) } else
-          local stage, why = check(r, mod, fn, sig)
-          if stage then res = { status = stage, why = why } else
-            local t, tstage, twhy = time(r, fn, sig)
-            if t then t.status = "ok"; res = t else res = { status = tstage, why = twhy } end
-          end
-        end
-        mod:unload()
-      end
+      items[#items + 1] = r
     elseif job.status == "ok" then
-      res = { status = "built", why = job.so }
+      r.res = { status = "built", why = job.so }
+    else
+      r.res = { status = job.status or "gen", why = job.log }
     end
-    res.config = job.ctext
-    r.res = res
-    if not o.no_cache then cache.put(cache_dir, r.key, res) end
-    if job.status == "ok" and not o.build_only then
-      done = done + 1
-      report.progress("timing", done, n, job.variant .. " " .. job.ctext .. ": " .. res.status)
+  end
+  run_workers(items)
+  for _, r in ipairs(missing) do
+    r.res.config = r.job.ctext
+    if not o.no_cache and r.res.status ~= "worker" then
+      cache.put(cache_dir, r.key, r.res)
     end
   end
 end

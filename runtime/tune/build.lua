@@ -153,6 +153,8 @@ function M.run(list, jobs, progress)
       local text = f and f:read("*a") or ""
       if f then f:close() end
       job.log = text:match("[^\n]*error[^\n]*") or text:match("[^\n]+") or "(no output)"
+      local prefix = job.dir .. "/src/"
+      if job.log:sub(1, #prefix) == prefix then job.log = job.log:sub(#prefix + 1) end
       if job.status == "missing" then job.log = "gen wrote no " .. job.variant .. "." .. M.ext(job.target) end
     end
   end

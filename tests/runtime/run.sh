@@ -97,9 +97,9 @@ else
 fi
 
 # end to end: 3 good configs per variant plus ones that are wrong, do not
-# compile, or do not generate; all reported, none fatal
+# compile, crash the process, or do not generate; all reported, none fatal
 args=("$fx/tsoftmax.lua" --target c --gen "$fx/fakegen" --shape R=300,C=257
-      --space BC=32,64,128 --space threads=32 --space bug=none,wrong,syntax,gen --out "$W/tuned/tsoftmax.lua")
+      --space BC=32,64,128 --space threads=32 --space bug=none,wrong,syntax,crash,gen --out "$W/tuned/tsoftmax.lua")
 tune "${args[@]}" >"$W/run1.out" 2>"$W/run1.err"
 rc=$?
 why=
@@ -109,8 +109,9 @@ grep -q "rank  config" "$W/run1.out" || why+="no ranked table; "
 grep -q "bug=wrong threads=32 *wrong: Y at" "$W/run1.out" || why+="wrong config not reported; "
 grep -q "bug=syntax threads=32 *compile: .*error" "$W/run1.out" || why+="compile failure not reported; "
 grep -q "bug=gen threads=32 *gen: .*tsoftmax.lua:9: error" "$W/run1.out" || why+="gen failure not reported; "
-grep -q "^building  \[#*\] 24/24" "$W/run1.err" || why+="no build progress bar; "
-grep -q "^timing    \[#*\] 12/12" "$W/run1.err" || why+="no timing progress bar; "
+grep -q "bug=crash threads=32 *crash: the check process died" "$W/run1.out" || why+="crash not reported; "
+grep -q "^building  \[#*\] 30/30" "$W/run1.err" || why+="no build progress bar; "
+grep -q "^timing    \[#*\] 18/18" "$W/run1.err" || why+="no timing progress bar; "
 if [ -z "$why" ]; then pass tune_fakegen_ranked_table; else fail tune_fakegen_ranked_table "$why$(tail -c 300 "$W/run1.err")"; fi
 
 if TUNED=$W/tuned/tsoftmax.lua luajit -e '
@@ -127,8 +128,8 @@ start=$(date +%s%N)
 tune "${args[@]}" >"$W/run2.out" 2>"$W/run2.err"
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-if [ $rc = 0 ] && grep -q "cache: all 24 results are in the cache" "$W/run2.out" && ! grep -q building "$W/run2.err" \
-   && [ $ms -lt 3000 ] && [ "$(grep -c '(cached)' "$W/run2.out")" = 24 ]; then
+if [ $rc = 0 ] && grep -q "cache: all 30 results are in the cache" "$W/run2.out" && ! grep -q building "$W/run2.err" \
+   && [ $ms -lt 3000 ] && [ "$(grep -c '(cached)' "$W/run2.out")" = 30 ]; then
   pass tune_fakegen_cache_hit
 else fail tune_fakegen_cache_hit "status $rc, ${ms} ms: $(head -c 300 "$W/run2.out")"; fi
 
