@@ -233,7 +233,9 @@ local arch = o.arch or (dev and dev.arch ~= "" and dev.arch) or nil
 if arch and o.target == "sm90a" and arch == "sm_90" then arch = "sm_90a" end
 local compile = build.compiler(o.target, arch)
 
-local work = abspath(o.work or (ROOT .. "build/tune/work"))
+local work = o.work or (ROOT .. "build/tune/work")
+os.execute("mkdir -p " .. build.quote(work))
+work = abspath(work)
 local cache_dir = o.cache or (ROOT .. "build/tune/cache")
 local kdir = o.kernel:match("^(.*)/[^/]*$") or "."
 local out_file = o.out or ((kdir:match("^(.*)/[^/]*$") or ".") .. "/tuned/" .. kname .. ".lua")
@@ -372,6 +374,17 @@ local function run_workers(items)
     pending[#pending + 1] = r
   end
   local luajit = arg[-1] or "luajit"
+  -- The worker sees only the chosen GPU, as its device 0: a CUDA module
+  -- links its own (static) CUDA runtime, whose current device is 0, so the
+  -- runtime's device and the module's must both be device 0.
+  local wenv, wdevice = "", o.device
+  local var = backend == "cuda" and "CUDA_VISIBLE_DEVICES" or backend == "hip" and "HIP_VISIBLE_DEVICES"
+  if var then
+    local ids = {}
+    for id in (os.getenv(var) or ""):gmatch("[^,]+") do ids[#ids + 1] = id end
+    wenv = var .. "=" .. build.quote(ids[o.device + 1] or tostring(o.device)) .. " "
+    wdevice = 0
+  end
   report.progress("timing", 0, n)
   while #pending > 0 do
     local list = {}
@@ -379,13 +392,13 @@ local function run_workers(items)
       list[i] = { id = r.id, so = r.job.so, header = r.job.header, variant = r.job.variant,
                   shape = r.shape, checks = r.checks, si = r.si }
     end
-    local J = { backend = backend, device = o.device, seed = o.seed, warmup = o.warmup, reps = o.reps,
+    local J = { backend = backend, device = wdevice, seed = o.seed, warmup = o.warmup, reps = o.reps,
                 ref_kind = ref_kind, kernel = o.kernel, scalars = info.scalars, tolerance = info.tolerance,
                 variants = vtab, ref_jobs = refs, items = list, results = rdir }
     local jfile = rdir .. "/job.lua"
     build.write(jfile, "return " .. probe.serialize(J) .. "\n")
     local log = rdir .. "/worker.log"
-    local p = io.popen(build.quote(luajit) .. " " .. build.quote(here .. "tune.lua") .. " --worker " ..
+    local p = io.popen(wenv .. build.quote(luajit) .. " " .. build.quote(here .. "tune.lua") .. " --worker " ..
                        build.quote(jfile) .. " 2>>" .. build.quote(log))
     local started, fatal
     for line in p:lines() do

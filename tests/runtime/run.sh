@@ -60,6 +60,45 @@ LT_RUNTIME_LIB=$B/libluatile.so luajit tests/runtime/test_binding.lua "$T" 2>"$T
   fail test_binding "crashed (status $?): $(tail -c 300 "$T/binding.err")"
 export LT_RUNTIME_LIB=$B/libluatile.so
 
+# --- the examples of docs/runtime.md (blocks after "<!-- test: NAME -->") ---
+doc_block() {
+  awk -v name="$1" '
+    $0 == "<!-- test: " name " -->" { want = 1; next }
+    want && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }' docs/runtime.md
+}
+doc_block doc_example_c >"$T/doc_example.c"
+if [ ! -s "$T/doc_example.c" ]; then fail doc_example_c "no such block in docs/runtime.md"
+elif ! cc -std=c11 -Wall -Wextra -Werror -Iruntime "$T/doc_example.c" "$B/libluatile.a" -ldl \
+      -o "$T/doc_example" 2>"$T/doc_c.log"; then fail doc_example_c "$(head -c 300 "$T/doc_c.log")"
+else
+  "$T/doc_example" "$T/scale.so" >"$T/doc_c.out" 2>&1
+  if grep -q "^Y\[999\] = 3, median" "$T/doc_c.out" && grep -q "as expected: no launcher 'nope'" "$T/doc_c.out"
+  then pass doc_example_c; else fail doc_example_c "$(head -c 300 "$T/doc_c.out")"; fi
+fi
+doc_block doc_example_lua >"$T/doc_example.lua"
+SCALE_SO=$T/scale.so luajit "$T/doc_example.lua" >"$T/doc_lua.out" 2>&1
+if grep -q "^Y\[999\] =.2000" "$T/doc_lua.out" && grep -q "^median" "$T/doc_lua.out" &&
+   grep -q "no module file 'missing.so'.5" "$T/doc_lua.out"
+then pass doc_example_lua; else fail doc_example_lua "$(head -c 300 "$T/doc_lua.out")"; fi
+if [ -x "$gen" ] && [ -f dsl/kernels/softmax.lua ]; then
+  doc_block doc_example_tune >"$T/doc_tune.sh"
+  LT_GEN=$gen bash "$T/doc_tune.sh" >"$T/doc_tune.out" 2>"$T/doc_tune.err"
+  rc=$?
+  if [ $rc = 0 ] && grep -q "^  best: .* -> build/tuned/softmax.lua" "$T/doc_tune.out"
+  then pass doc_example_tune; else fail doc_example_tune "status $rc: $(tail -c 300 "$T/doc_tune.out") $(tail -c 200 "$T/doc_tune.err")"; fi
+else
+  skip doc_example_tune "no gen at $gen"
+fi
+
+# --- runtime/bundle.sh: the interpreters copied for a machine without them --
+if sh runtime/bundle.sh "$B/bundle" >"$T/bundle.log" 2>&1 &&
+   env -i PATH="$B/bundle/bin:/usr/bin:/bin" LT_RUNTIME_LIB="$B/bundle/libluatile.so" luajit -e '
+     package.path = "runtime/?.lua;" .. package.path
+     assert(require("luatile").count("cpu") == 1)' >>"$T/bundle.log" 2>&1 &&
+   env -i PATH="$B/bundle/bin:/usr/bin:/bin" lua5.4 -e 'assert(7 // 2 == 3)' >>"$T/bundle.log" 2>&1
+then pass runtime_bundle; else fail runtime_bundle "$(tail -c 300 "$T/bundle.log")"; fi
+
 # --- the tuner against fakegen (a stand-in for gen, target c) ---------------
 W=$B/tune
 rm -rf "$W"
