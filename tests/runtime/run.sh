@@ -178,6 +178,18 @@ if grep -q "cache: 0 of 12\|built" "$W/run3.out" && ! grep -q "cache: all" "$W/r
    && grep -q "^timing" "$W/run3.err"; then pass tune_fakegen_cache_key
 else fail tune_fakegen_cache_key "$(head -c 300 "$W/run3.out")"; fi
 
+# the other two kinds of reference: a Lua function in the kernel file, and
+# the variant generated for target c with the default config
+for kind in fn:"tune.reference in the kernel file" c:"the variant generated for target c"; do
+  f=${kind%%:*}
+  tune "$fx/tsoftmax_$f.lua" --target c --gen "$fx/fakegen" --space bug=none,wrong --variant tsoftmax_f16 \
+    --out "$W/tuned/ref_$f.lua" >"$W/ref_$f.out" 2>"$W/ref_$f.err"
+  rc=$?
+  if [ $rc = 0 ] && grep -q "reference: ${kind#*:}" "$W/ref_$f.out" && [ "$(grep -c ' best$' "$W/ref_$f.out")" = 1 ] &&
+     [ "$(grep -c 'bug=wrong threads=32 *wrong: Y at' "$W/ref_$f.out")" = 2 ]
+  then pass "tune_reference_$f"; else fail "tune_reference_$f" "status $rc: $(tail -c 400 "$W/ref_$f.out")"; fi
+done
+
 # --- the tuner with the real gen: softmax, target c, a tiny space ---------
 if [ ! -x "$gen" ]; then
   skip tune_gen_softmax "no gen at $gen (set LT_GEN or build it)"
