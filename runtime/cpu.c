@@ -63,12 +63,14 @@ static size_t cpu_cache(void) {
   return best > 0 ? (size_t)best : (size_t)8 << 20;
 }
 
+/* Names the device after the CPU model and sizes its cache. */
 static int cpu_open(lt_device *d) {
   cpu_model(d->info.name, sizeof d->info.name);
   d->info.cache_bytes = cpu_cache();
   return LT_OK;
 }
 
+/* Nothing is held per CPU device. */
 static void cpu_close(lt_device *d) { (void)d; }
 
 /* Rounds the size up to a multiple of 64, as aligned_alloc requires. */
@@ -82,8 +84,10 @@ static int cpu_alloc(lt_device *d, size_t bytes, void **ptr) {
   return LT_OK;
 }
 
+/* ptr came from cpu_alloc (aligned_alloc), so free() releases it. */
 static int cpu_release(lt_device *d, void *ptr) { (void)d; free(ptr); return LT_OK; }
 
+/* memset of host memory. */
 static int cpu_fill(lt_device *d, void *ptr, int byte, size_t bytes) {
   (void)d;
   memset(ptr, byte, bytes);
@@ -97,6 +101,7 @@ static int cpu_copy(lt_device *d, void *dst, const void *src, size_t bytes, int 
   return LT_OK;
 }
 
+/* CPU launchers finish before they return: nothing to wait for. */
 static int cpu_sync(lt_device *d) { (void)d; return LT_OK; }
 
 /* Seconds on the monotonic clock, in milliseconds. */

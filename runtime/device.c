@@ -139,14 +139,17 @@ static int copy(lt_device *dev, void *dst, const void *src, size_t bytes, int ki
   return dev->ops->copy(dev, dst, src, bytes, kind);
 }
 
+/* Host memory src to device memory dst. */
 int lt_copy_to_device(lt_device *dev, void *dst, const void *src, size_t bytes) {
   return copy(dev, dst, src, bytes, 1, "lt_copy_to_device");
 }
 
+/* Device memory src to host memory dst. */
 int lt_copy_to_host(lt_device *dev, void *dst, const void *src, size_t bytes) {
   return copy(dev, dst, src, bytes, 2, "lt_copy_to_host");
 }
 
+/* Device memory to device memory, same device. */
 int lt_copy_on_device(lt_device *dev, void *dst, const void *src, size_t bytes) {
   return copy(dev, dst, src, bytes, 3, "lt_copy_on_device");
 }

@@ -357,7 +357,9 @@ end
 local function run_workers(items)
   local n = #items
   if n == 0 then return end
-  local rdir = work .. "/results-" .. tostring(os.time()) .. "-" .. tostring(math.random(1e6))
+  local tmp = os.tmpname()   -- a unique name, so concurrent runs do not share a folder
+  os.remove(tmp)
+  local rdir = work .. "/results-" .. tmp:match("([^/]*)$")
   os.execute("mkdir -p " .. build.quote(rdir))
   local vtab = {}
   for _, v in ipairs(variants) do
@@ -437,6 +439,10 @@ local function run_workers(items)
     end
     pending = rest
   end
+  local keep = false
+  for _, r in ipairs(items) do keep = keep or r.res.status == "crash" or r.res.status == "worker" end
+  if keep then print("  worker log: " .. rdir .. "/worker.log")
+  else os.execute("rm -rf " .. build.quote(rdir)) end
 end
 
 if #missing > 0 then

@@ -189,6 +189,7 @@ static int v_open(vendor *v, lt_device *d) {
   return LT_OK;
 }
 
+/* Malloc on d; the runtime's out-of-memory code maps to LT_ERR_NO_MEMORY. */
 static int v_alloc(vendor *v, lt_device *d, size_t bytes, void **ptr) {
   int st = use(v, d);
   if (st) return st;
@@ -199,6 +200,7 @@ static int v_alloc(vendor *v, lt_device *d, size_t bytes, void **ptr) {
   return LT_OK;
 }
 
+/* Free of memory from v_alloc on the same device. */
 static int v_release(vendor *v, lt_device *d, void *ptr) {
   int st = use(v, d);
   if (st) return st;
@@ -206,6 +208,7 @@ static int v_release(vendor *v, lt_device *d, void *ptr) {
   return rc ? vfail(v, "Free", rc) : LT_OK;
 }
 
+/* Memset (on the default stream; ordered with launches on it). */
 static int v_fill(vendor *v, lt_device *d, void *ptr, int byte, size_t bytes) {
   int st = use(v, d);
   if (st) return st;
@@ -221,6 +224,7 @@ static int v_copy(vendor *v, lt_device *d, void *dst, const void *src, size_t by
   return rc ? vfail(v, "Memcpy", rc) : LT_OK;
 }
 
+/* DeviceSynchronize: waits for all work on d, launchers' kernels included. */
 static int v_sync(vendor *v, lt_device *d) {
   int st = use(v, d);
   if (st) return st;
@@ -264,6 +268,7 @@ static int v_time(vendor *v, lt_device *d, lt_bench_fn fn, void *user, int first
   return st;
 }
 
+/* The runtime's GetErrorString for a launcher's cudaError_t / hipError_t. */
 static const char *v_launch_error(vendor *v, int code) {
   if (load(v)) return "unknown error (vendor runtime not loaded)";
   return v->GetErrorString(code);
