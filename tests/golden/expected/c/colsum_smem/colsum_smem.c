@@ -91,7 +91,7 @@ static void colsum_smem_block(int bn, const float *restrict X, float *restrict S
     for (int ci = 0; ci < 64; ++ci) {
       t7[ci] = 0.0f;
       for (int ri = 0; ri < 16; ++ri) {
-        t7[ci] = t7[ci] + x[ri * 64];
+        t7[ci] = t7[ci] + x[ri * 64 + ci];
       }
     }
     for (int ci = 0; ci < 64; ++ci) {
@@ -102,7 +102,7 @@ static void colsum_smem_block(int bn, const float *restrict X, float *restrict S
     for (int ri = 0; ri < 16; ++ri) {
       t9[ri] = 0.0f;
       for (int ci = 0; ci < 64; ++ci) {
-        t9[ri] = t9[ri] + x[ci];
+        t9[ri] = t9[ri] + x[ri * 64 + ci];
       }
     }
     {

@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(128) colsum_smem_kernel(const float *__restric
       t7[vi] = 0.0f;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t7[vi] = t7[vi] + x[ri * 4];
+        t7[vi] = t7[vi] + x[ri * 4 + vi];
       }
     }
     #pragma unroll
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(128) colsum_smem_kernel(const float *__restric
       t9[ri] = 0.0f;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        t9[ri] = t9[ri] + x[vi];
+        t9[ri] = t9[ri] + x[ri * 4 + vi];
       }
     }
     #pragma unroll
