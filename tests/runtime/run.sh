@@ -214,6 +214,11 @@ why=
 grep -q "rank  config" "$W/gen1.out" || why+="no ranked table; "
 [ "$(grep -c ' best$' "$W/gen1.out")" = 2 ] || why+="not one best row per variant; "
 grep -q "^  best: .* -> $W/tuned/softmax.lua" "$W/gen1.out" || why+="tuned file not written; "
+TUNED=$W/tuned/softmax.lua luajit -e '
+  local t = dofile(os.getenv("TUNED"))
+  assert(t.kernel == "softmax" and #t.entries == 2)
+  for _, e in ipairs(t.entries) do assert(e.target == "c" and next(e.config) and e.median_ms > 0) end' \
+  2>/dev/null || why+="tuned file lacks the two entries; "
 if [ -z "$why" ]; then pass tune_gen_softmax
 else fail tune_gen_softmax "$why$(grep -v '^building\|^timing' "$W/gen1.out" | tail -c 400) $(tail -c 300 "$W/gen1.err")"; fi
 
