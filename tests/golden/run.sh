@@ -16,6 +16,11 @@
 #   golden/out/<target>        out/<target>/ equals what gen writes now for every
 #                              dsl/kernels/*.lua (diff -r; extra or stale files fail)
 # LT_GEN: the gen binary (default build/gen); LT_OUT: the out/ folder (default out).
+#
+# The expected files are what gen *should* write.  Where gen's output was
+# wrong when they were made, the expected file was corrected by hand (see
+# `git log tests/golden/expected`); --update overwrites such corrections, so
+# run it only once gen is fixed, and read the diff before committing.
 cd "$(dirname "$0")/../.." || exit 0
 ROOT=$(pwd)
 GEN=${LT_GEN:-build/gen}

@@ -10,6 +10,10 @@
 # signal, no sanitizer or "Segmentation" text), not hang (killed after
 # $LT_NEG_TIMEOUT seconds), and leave no output (FRESH_DIR/out empty or absent).
 # Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
+# Last, every bad file again through a gen built from gen/*.c with
+# AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
+# on an error path need not crash the plain build (checks negative/asan/NAME;
+# SKIP when no such build can be made; LT_NEG_ASAN=0 turns it off).
 #
 # Prints one line per check (PASS/FAIL/SKIP name...) and exits 0.
 cd "$(dirname "$0")/../.." || exit 0
@@ -136,4 +140,42 @@ missing_file() {
 missing_file missing tests/negative/no_such_kernel.lua --target sm80
 missing_file missing_list tests/negative/no_such_kernel.lua --list
 missing_file directory tests/negative --target sm80
+
+# the bad files again under AddressSanitizer + UBSan
+asan_pass() {
+  local bin=build/tests/negative/gen-asan srcs=() c
+  for c in gen/*.c; do [ "$c" = gen/embed.c ] || srcs+=("$c"); done
+  if [ ! -f build/embed_text.c ]; then
+    echo "SKIP negative/asan: build/embed_text.c missing (./build.sh gen makes it)"
+    return
+  fi
+  local fresh=1
+  [ -x "$bin" ] || fresh=0
+  for c in "${srcs[@]}" gen/lt.h build/embed_text.c; do [ "$c" -nt "$bin" ] && fresh=0; done
+  if [ "$fresh" = 0 ] && ! ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+      -D_POSIX_C_SOURCE=200809L -I/usr/include/lua5.4 -Igen -o "$bin" "${srcs[@]}" build/embed_text.c \
+      -llua5.4 -lm 2>"$WORK/asan_build.log"; then
+    echo "SKIP negative/asan: cannot build gen with -fsanitize=address,undefined: $(head -c 200 "$WORK/asan_build.log")"
+    return
+  fi
+  local f name args dir rc why
+  for f in tests/negative/*.lua; do
+    name=$(basename "$f" .lua)
+    case "$name" in infinite_loop*) continue ;; esac   # they test the step limit, not memory
+    args=$(sed -n '2s/^-- args: //p' "$f")
+    [ -n "$args" ] || args="--target sm80"
+    dir="$WORK/asan_$name"
+    mkdir -p "$dir"
+    # shellcheck disable=SC2086
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+      timeout -k 5 "$TIMEOUT" "$bin" "$f" $args -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+    rc=$?
+    why=""
+    grep -qE 'AddressSanitizer|runtime error:|LeakSanitizer|SUMMARY:' "$dir/stderr" &&
+      why="sanitizer report: $(grep -m1 -E 'ERROR|runtime error:|SUMMARY' "$dir/stderr" | head -c 300)"
+    [ -z "$why" ] && [ "$rc" -ne 1 ] && why="exit $rc, want 1"
+    if [ -z "$why" ]; then echo "PASS negative/asan/$name"; else echo "FAIL negative/asan/$name: $why"; fi
+  done
+}
+[ "${LT_NEG_ASAN:-1}" = 0 ] || asan_pass
 exit 0
