@@ -1,0 +1,20 @@
+-- dtype_mismatch.lua: f32 plus i32 without a cast (gen rejects this file; see docs/dsl.md, "Errors").
+local tile = require "tile"
+
+return tile.kernel {
+  name = "dtype_mismatch",
+  config = { BLOCK = 256, threads = 64 },
+  params = function(v, c)
+    return {
+      X = tile.tensor("f32", { "N" }),
+      I = tile.tensor("i32", { "N" }),
+      Y = tile.tensor("f32", { "N" }),
+    }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    local x = k:load(p.X:tile({ i }, { c.BLOCK }))
+    local n = k:load(p.I:tile({ i }, { c.BLOCK }))
+    k:store(p.Y:tile({ i }, { c.BLOCK }), x + n)
+  end,
+}
