@@ -89,12 +89,10 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const lt_bf16 *__r
     const int gc = bn * 256 + tx * 8;
     lt_bf16 *ptr = base + (int64_t)gr * N + gc;
     if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      lt_bf16 h[8];
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h[vi] = lt_f32_to_bf16(alpha * x[vi] + b[vi]);
-      uint4 raw;
-      memcpy(&raw, h, sizeof raw);
-      *(uint4 *)ptr = raw;
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(alpha * x[vi] + b[vi]);
+      ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {

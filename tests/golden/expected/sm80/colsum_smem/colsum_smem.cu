@@ -133,12 +133,10 @@ __global__ void __launch_bounds__(128) colsum_smem_kernel(const float *__restric
     const int gc = bn * 64 + tx * 4;
     float *ptr = base + gc;
     if (ok && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      float h[4];
+      union { uint4 v[1]; float e[4]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) h[vi] = acc_2[vi];
-      uint4 raw;
-      memcpy(&raw, h, sizeof raw);
-      *(uint4 *)ptr = raw;
+      for (int vi = 0; vi < 4; ++vi) h.e[vi] = acc_2[vi];
+      ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {

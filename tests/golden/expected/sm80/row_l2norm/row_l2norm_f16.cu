@@ -118,12 +118,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       const int gc = tid * 4;
       __half *ptr = base + gc;
       if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-        __half h[4];
+        union { uint2 v[1]; __half e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h[vi] = __float2half_rn(x[vi] * inv[0]);
-        uint2 raw;
-        memcpy(&raw, h, sizeof raw);
-        *(uint2 *)ptr = raw;
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = __float2half_rn(x[vi] * inv[0]);
+        ((uint2 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -240,12 +238,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
         const int gc = j_2 * 1024 + tid * 4;
         __half *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          __half h[4];
+          union { uint2 v[1]; __half e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h[vi] = __float2half_rn(x_3[vi] * inv_2[0]);
-          uint2 raw;
-          memcpy(&raw, h, sizeof raw);
-          *(uint2 *)ptr = raw;
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * inv_2[0]);
+          ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
