@@ -9,6 +9,11 @@
 **
 ** Conversions to f16 and bf16 are written here, independently of gen's
 ** templates, so that a wrong conversion in gen cannot hide itself.
+**
+** Built with -DLT_CUDA (tests/docs/gpu.sh), the same drivers check the
+** sm80 output on a GPU: buffers are CUDA managed memory, so the pointers
+** are valid on both sides, and expect_ok() waits for the kernel and
+** checks its error before the driver reads the results.
 */
 #ifndef DOCS_COMMON_H
 #define DOCS_COMMON_H
@@ -18,6 +23,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef LT_CUDA
+#include <cuda_runtime_api.h>
+
+static inline void *lt_alloc(size_t n) {
+  void *p = NULL;
+  if (cudaMallocManaged(&p, n, cudaMemAttachGlobal) != cudaSuccess) return NULL;
+  return p;
+}
+
+/* free() of a managed buffer goes to cudaFree, of anything else to free. */
+static inline void lt_free(void *p) {
+  struct cudaPointerAttributes a;
+  if (p && cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeManaged) cudaFree(p);
+  else (free)(p);
+}
+#define free(p) lt_free(p)
+#else
+#define lt_alloc malloc
+#endif
 
 typedef enum { F32, F16, BF16, I32 } Dt;
 
@@ -92,7 +117,7 @@ static inline uint16_t f16_from_float(float f) {   /* round to nearest even */
 /* ---- typed buffers ---- */
 
 static inline void *buf_new(Dt dt, size_t n) {
-  void *p = malloc(dt_size[dt] * (n ? n : 1));
+  void *p = lt_alloc(dt_size[dt] * (n ? n : 1));
   if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
   return p;
 }
@@ -163,6 +188,9 @@ static inline int check(const char *what, Dt dt, const void *got, const double *
 
 /* Checks that a launcher returned 0. */
 static inline int expect_ok(const char *what, int rc) {
+#ifdef LT_CUDA
+  if (rc == 0) rc = (int)cudaDeviceSynchronize();
+#endif
   if (rc != 0) {
     printf("%s: launcher returned %d\n", what, rc);
     failures++;
