@@ -1,0 +1,45 @@
+-- softmax.lua: row softmax, Y[r, :] = exp(X[r, :] - max) / sum, over rows of any length.
+--
+-- One program per row.  A row of at most BC elements is read once into
+-- registers, reduced twice (max, then sum of exponentials) and written once.
+-- A longer row takes two passes over BC-wide chunks: the first keeps a
+-- running max and a running sum rescaled as the max grows (online softmax),
+-- the second writes exp(x - max) / sum.
+local tile = require "tile"
+
+return tile.kernel {
+  name = "softmax",
+  doc = "Row softmax over the last dim of X [R, C]; f32 accumulation.",
+  variants = { dtype = { "f32", "f16", "bf16" } },
+  config = { BC = 4096, threads = 256 },
+  params = function(v)
+    return {
+      X = tile.tensor(v.dtype, { "R", "C" }),
+      Y = tile.tensor(v.dtype, { "R", "C" }),
+    }
+  end,
+  body = function(k, p, c)
+    local row = k:grid(p.R)
+    local nchunks = tile.cdiv(p.C, c.BC)
+    k:when(nchunks:eq(1), function()
+      local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+      local m = k:reduce_max(x, 2)
+      local e = tile.exp(x - m)
+      local s = k:reduce_sum(e, 2)
+      k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e / s)
+    end, function()
+      local m = k:fragment("f32", { 1, 1 }, -math.huge)
+      local s = k:fragment("f32", { 1, 1 }, 0)
+      k:serial(0, nchunks, function(j)
+        local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+        local m_new = tile.max(m, k:reduce_max(x, 2))
+        k:assign(s, s * tile.exp(m - m_new) + k:reduce_sum(tile.exp(x - m_new), 2))
+        k:assign(m, m_new)
+      end)
+      k:serial(0, nchunks, function(j)
+        local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+        k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp(x - m) / s)
+      end)
+    end)
+  end,
+}

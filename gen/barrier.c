@@ -1,0 +1,105 @@
+/*
+** barrier.c: places __syncthreads so the kernel author never does.
+**
+** Walks the statements in order, remembering which shared buffers were
+** read or written since the last barrier.  A read of a buffer with a
+** pending write, or a write to a buffer with a pending read or write,
+** gets a barrier in front of it (read-after-write, write-after-read and
+** write-after-write across threads).  A loop body is walked twice, the
+** second time starting from what the end of the body leaves behind, so
+** that the next iteration's accesses are ordered against this one's.
+** Conditions of k:when are uniform, so a barrier inside a branch is
+** reached by every thread of the block or by none.  A reduction that goes
+** through shared memory has its own barrier between its write and read.
+*/
+#include <string.h>
+
+#include "lt.h"
+
+#define MAXBUF 64
+enum { PEND_R = 1, PEND_W = 2 };
+
+typedef struct State { Sym *buf[MAXBUF]; int flags[MAXBUF]; int n; } State;
+
+static int *flag_of(State *st, Sym *s) {
+  for (int i = 0; i < st->n; i++)
+    if (st->buf[i] == s) return &st->flags[i];
+  if (st->n == MAXBUF) ltU_error(s->line, "too many shared buffers (more than %d)", MAXBUF);
+  st->buf[st->n] = s;
+  st->flags[st->n] = 0;
+  return &st->flags[st->n++];
+}
+
+static void merge(State *into, const State *from) {
+  for (int i = 0; i < from->n; i++) *flag_of(into, from->buf[i]) |= from->flags[i];
+}
+
+static void clear(State *st) { st->n = 0; }
+
+/* Does access (read or write) of buf in st need a barrier first? */
+static int conflicts(State *st, Sym *buf, int write) {
+  int f = *flag_of(st, buf);
+  return write ? f != 0 : (f & PEND_W) != 0;
+}
+
+static void walk(Block *b, State *st, int insert);
+
+/* Puts a barrier before *link (when insert) and clears the state. */
+static void barrier_before(Stmt **link, State *st, int insert, int line) {
+  if (insert) {
+    Stmt *bar = ltI_stmt(S_BARRIER, line);
+    bar->next = *link;
+    *link = bar;
+  }
+  clear(st);
+}
+
+static void walk(Block *b, State *st, int insert) {
+  for (Stmt **link = &b->first; *link; link = &(*link)->next) {
+    Stmt *s = *link;
+    Sym *rd = NULL, *wr = NULL;
+    switch (s->kind) {
+    case S_G2S: case S_SSTORE: wr = s->shared; break;
+    case S_SLOAD: rd = s->shared; break;
+    case S_REDUCE: wr = s->scratch; break;
+    case S_FOR: {
+      State first = *st;
+      walk(&s->body, &first, 0);     /* what one iteration leaves behind */
+      State again = *st;
+      merge(&again, &first);
+      walk(&s->body, &again, insert);
+      merge(st, &again);
+      continue;
+    }
+    case S_IF: {
+      State a = *st, e = *st;
+      walk(&s->body, &a, insert);
+      walk(&s->orelse, &e, insert);
+      *st = a;
+      merge(st, &e);
+      continue;
+    }
+    default: break;
+    }
+    if ((rd && conflicts(st, rd, 0)) || (wr && conflicts(st, wr, 1))) {
+      barrier_before(link, st, insert, s->line);
+      if (insert) link = &(*link)->next;
+    }
+    if (rd) *flag_of(st, rd) |= PEND_R;
+    if (wr && s->kind == S_REDUCE) {   /* write, own barrier, read */
+      clear(st);
+      *flag_of(st, wr) |= PEND_R;
+    } else if (wr) {
+      *flag_of(st, wr) |= PEND_W;
+    }
+  }
+  b->last = NULL;
+  for (Stmt *s = b->first; s; s = s->next) b->last = s;
+}
+
+/* Inserts the barriers the kernel needs (targets with more than one thread). */
+void ltP_barrier(Kernel *k) {
+  State st;
+  memset(&st, 0, sizeof st);
+  walk(&k->body, &st, 1);
+}

@@ -1,0 +1,341 @@
+/*
+** ir.c: constructors for the tile IR, with the typing rules of the DSL.
+**
+** Expressions are checked as they are built, so that a mistake is reported
+** at the DSL line that made it:
+**   - shapes broadcast as in NumPy: equal dims, or one of them 1; a uniform
+**     scalar (rank 0) goes with any shape;
+**   - a bare Lua number is "weak" and takes the type of the other operand;
+**   - otherwise both sides must have the same dtype, except that a uniform
+**     i32 scalar (a size, a loop index) meets a float operand as that float;
+**   - f16 and bf16 values are computed in f32 and rounded when stored.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "lt.h"
+
+const DtypeInfo ltI_dtypes[DT_COUNT] = {
+  [DT_F32] = {"f32", 4, 1},
+  [DT_F16] = {"f16", 2, 1},
+  [DT_BF16] = {"bf16", 2, 1},
+  [DT_I32] = {"i32", 4, 0},
+  [DT_BOOL] = {"bool", 1, 0},
+};
+
+const char *const ltI_unop_names[U_COUNT] = {
+  [U_NEG] = "-", [U_NOT] = "negate", [U_EXP] = "exp", [U_EXP2] = "exp2",
+  [U_LOG] = "log", [U_SQRT] = "sqrt", [U_RSQRT] = "rsqrt", [U_TANH] = "tanh",
+  [U_ERF] = "erf", [U_ABS] = "abs",
+};
+
+const char *const ltI_binop_names[B_COUNT] = {
+  [B_ADD] = "+", [B_SUB] = "-", [B_MUL] = "*", [B_DIV] = "/", [B_IDIV] = "//",
+  [B_MOD] = "%", [B_MAX] = "max", [B_MIN] = "min", [B_LT] = "lt", [B_LE] = "le",
+  [B_GT] = "gt", [B_GE] = "ge", [B_EQ] = "eq", [B_NE] = "ne", [B_AND] = "both",
+  [B_OR] = "either",
+};
+
+/* Returns the dtype named s ("f32", "bf16", ...) or -1. */
+int ltI_dtype_from_name(const char *s) {
+  for (int i = 0; i < DT_BOOL; i++)
+    if (strcmp(ltI_dtypes[i].name, s) == 0) return i;
+  return -1;
+}
+
+/* The type arithmetic on t is carried out in. */
+Dtype ltI_compute_type(Dtype t) {
+  return (t == DT_F16 || t == DT_BF16) ? DT_F32 : t;
+}
+
+/* Makes a symbol and records it in the kernel, in creation order. */
+Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line) {
+  Sym *s = ltU_alloc(sizeof *s);
+  s->kind = kind;
+  s->dt = dt;
+  s->line = line;
+  s->seq = k->nsyms;
+  if (k->nsyms == k->capsyms) {
+    int cap = k->capsyms ? 2 * k->capsyms : 64;
+    Sym **p = ltU_alloc(sizeof *p * (size_t)cap);
+    if (k->nsyms) memcpy(p, k->syms, sizeof *p * (size_t)k->nsyms);
+    k->syms = p;
+    k->capsyms = cap;
+  }
+  k->syms[k->nsyms++] = s;
+  return s;
+}
+
+static Expr *expr(ExprKind kind, Dtype dt, int line) {
+  Expr *e = ltU_alloc(sizeof *e);
+  e->kind = kind;
+  e->dt = dt;
+  e->line = line;
+  return e;
+}
+
+/* A constant; weak when it came from a bare Lua number. */
+Expr *ltI_const(double v, Dtype dt, int weak, int line) {
+  Expr *e = expr(E_CONST, dt, line);
+  e->cval = v;
+  e->weak = weak;
+  return e;
+}
+
+/* A reference to a symbol's value. */
+Expr *ltI_ref(Sym *s, int line) {
+  Expr *e = expr(E_SYM, s->dt, line);
+  e->sym = s;
+  e->rank = s->rank;
+  e->shape[0] = s->shape[0];
+  e->shape[1] = s->shape[1];
+  return e;
+}
+
+int ltI_is_tile(const Expr *e) { return e->rank > 0; }
+
+static const char *shape_str(const Expr *e) {
+  if (e->rank == 0) return "scalar";
+  if (e->rank == 1) return ltU_fmt("[%d]", e->shape[1]);
+  return ltU_fmt("[%d, %d]", e->shape[0], e->shape[1]);
+}
+
+/* Sets e's shape to the broadcast of a and b, or reports a mismatch. */
+static void broadcast(Expr *e, const Expr *a, const Expr *b, const char *op) {
+  if (a->rank == 0 || b->rank == 0) {
+    const Expr *t = a->rank ? a : b;
+    e->rank = t->rank;
+    e->shape[0] = t->shape[0];
+    e->shape[1] = t->shape[1];
+    return;
+  }
+  for (int i = 0; i < 2; i++) {
+    int x = a->shape[i], y = b->shape[i];
+    if (x != y && x != 1 && y != 1)
+      ltU_error(e->line,
+                "shape mismatch in %s: %s and %s; dims must be equal or 1 to broadcast",
+                op, shape_str(a), shape_str(b));
+    e->shape[i] = x > y ? x : y;
+  }
+  e->rank = a->rank > b->rank ? a->rank : b->rank;
+}
+
+/* Converts a weak constant to the type of its partner. */
+static Expr *settle(Expr *c, Dtype dt, int line) {
+  if (!ltI_dtypes[dt].is_float && dt != DT_BOOL && c->cval != floor(c->cval))
+    ltU_error(line, "the number %g cannot be an %s operand; write an integer",
+              c->cval, ltI_dtypes[dt].name);
+  return ltI_const(c->cval, dt, 0, line);
+}
+
+/* Brings a and b to one dtype by the rules at the top of this file. */
+static void unify(Expr **pa, Expr **pb, const char *op, int line) {
+  Expr *a = *pa, *b = *pb;
+  if (a->weak && b->weak) return;
+  if (a->weak) { *pa = settle(a, b->dt, line); return; }
+  if (b->weak) { *pb = settle(b, a->dt, line); return; }
+  if (a->dt == b->dt) return;
+  if (a->rank == 0 && a->dt == DT_I32 && ltI_dtypes[b->dt].is_float) {
+    *pa = ltI_cast(a, b->dt, line);
+    return;
+  }
+  if (b->rank == 0 && b->dt == DT_I32 && ltI_dtypes[a->dt].is_float) {
+    *pb = ltI_cast(b, a->dt, line);
+    return;
+  }
+  ltU_error(line, "dtype mismatch in %s: %s and %s; cast one side with :cast(\"%s\")",
+            op, ltI_dtypes[a->dt].name, ltI_dtypes[b->dt].name, ltI_dtypes[b->dt].name);
+}
+
+static double fold(BinOp op, double x, double y, int is_int) {
+  switch (op) {
+  case B_ADD: return x + y;
+  case B_SUB: return x - y;
+  case B_MUL: return x * y;
+  case B_DIV: return is_int ? trunc(x / y) : x / y;
+  case B_IDIV: return floor(x / y);
+  case B_MOD: return x - floor(x / y) * y;
+  case B_MAX: return x > y ? x : y;
+  case B_MIN: return x < y ? x : y;
+  case B_LT: return x < y;
+  case B_LE: return x <= y;
+  case B_GT: return x > y;
+  case B_GE: return x >= y;
+  case B_EQ: return x == y;
+  case B_NE: return x != y;
+  case B_AND: return x && y;
+  case B_OR: return x || y;
+  default: return 0;
+  }
+}
+
+/* A unary operation; math functions need a float operand. */
+Expr *ltI_unary(UnOp op, Expr *a, int line) {
+  Dtype dt = a->dt;
+  if (op == U_NOT) {
+    if (dt != DT_BOOL) ltU_error(line, "negate needs a bool operand (a comparison), not %s", ltI_dtypes[dt].name);
+  } else if (op == U_NEG || op == U_ABS) {
+    if (dt == DT_BOOL) ltU_error(line, "%s needs a number, not a bool", ltI_unop_names[op]);
+  } else {
+    if (a->weak) dt = DT_F32;
+    else if (!ltI_dtypes[dt].is_float)
+      ltU_error(line, "%s needs a float operand, not %s; cast it with :cast(\"f32\")",
+                ltI_unop_names[op], ltI_dtypes[dt].name);
+  }
+  if (a->kind == E_CONST && a->weak && (op == U_NEG || op == U_ABS))
+    return ltI_const(op == U_NEG ? -a->cval : fabs(a->cval), a->dt, 1, line);
+  Expr *e = expr(E_UNARY, dt, line);
+  e->op = op;
+  e->a = a->weak && dt != a->dt ? settle(a, dt, line) : a;
+  e->rank = a->rank;
+  e->shape[0] = a->shape[0];
+  e->shape[1] = a->shape[1];
+  return e;
+}
+
+/* Integer identities, so index arithmetic prints the way a person writes
+** it: x * 1 = x, x + 0 = x, (x + a) - b = x + (a - b). */
+static Expr *simplify(Expr *e) {
+  long long a = 0, b = 0;
+  int ca = ltI_const_int(e->a, &a), cb = ltI_const_int(e->b, &b);
+  if (e->op == B_MUL && cb && b == 1 && e->a->rank == e->rank) return e->a;
+  if (e->op == B_MUL && ca && a == 1 && e->b->rank == e->rank) return e->b;
+  if ((e->op == B_ADD || e->op == B_SUB) && cb && b == 0 && e->a->rank == e->rank) return e->a;
+  if (e->op == B_ADD && ca && a == 0 && e->b->rank == e->rank) return e->b;
+  if ((e->op == B_ADD || e->op == B_SUB) && cb && e->a->kind == E_BINARY && e->a->op == B_ADD) {
+    long long inner;
+    if (ltI_const_int(e->a->b, &inner)) {
+      long long v = inner + (e->op == B_ADD ? b : -b);
+      Expr *k = ltI_const((double)v, DT_I32, 0, e->line);
+      Expr *r = ltU_alloc(sizeof *r);
+      *r = *e;
+      r->op = B_ADD;
+      r->a = e->a->a;
+      r->b = k;
+      return simplify(r);
+    }
+  }
+  return e;
+}
+
+/* A binary operation with broadcasting; constants fold. */
+Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
+  const char *name = ltI_binop_names[op];
+  unify(&a, &b, name, line);
+  Dtype dt = a->weak ? b->dt : a->dt;
+  int is_cmp = op >= B_LT && op <= B_NE;
+  if (op == B_AND || op == B_OR) {
+    if (a->dt != DT_BOOL || b->dt != DT_BOOL)
+      ltU_error(line, "%s needs bool operands (comparisons)", name);
+  } else if (dt == DT_BOOL) {
+    ltU_error(line, "%s needs numbers, not bools", name);
+  }
+  if ((op == B_IDIV || op == B_MOD) && ltI_dtypes[dt].is_float && !(a->weak && b->weak))
+    ltU_error(line, "%s needs integer operands; use / for floats", name);
+  if (a->kind == E_CONST && b->kind == E_CONST) {
+    int is_int = !ltI_dtypes[dt].is_float;
+    if ((op == B_DIV || op == B_IDIV || op == B_MOD) && b->cval == 0)
+      ltU_error(line, "division by the constant 0");
+    return ltI_const(fold(op, a->cval, b->cval, is_int), is_cmp ? DT_BOOL : dt,
+                     a->weak && b->weak && !is_cmp, line);
+  }
+  Expr *e = expr(E_BINARY, is_cmp ? DT_BOOL : dt, line);
+  e->op = op;
+  e->a = a;
+  e->b = b;
+  broadcast(e, a, b, name);
+  return dt == DT_I32 && !is_cmp ? simplify(e) : e;
+}
+
+/* where(c, a, b): c must be bool; a and b follow the binary rules. */
+Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line) {
+  if (c->dt != DT_BOOL) ltU_error(line, "where needs a bool condition (a comparison), not %s", ltI_dtypes[c->dt].name);
+  unify(&a, &b, "where", line);
+  Expr *e = expr(E_SELECT, a->weak ? b->dt : a->dt, line);
+  e->c = c;
+  e->a = a;
+  e->b = b;
+  Expr tmp = {0};
+  tmp.line = line;
+  broadcast(&tmp, a, b, "where");
+  broadcast(e, c, &tmp, "where");
+  if (a->weak && b->weak) e->dt = DT_F32;
+  return e;
+}
+
+/* Converts a value to dtype dt (rounding to nearest for narrower floats). */
+Expr *ltI_cast(Expr *a, Dtype dt, int line) {
+  if (a->weak) return settle(a, dt, line);
+  if (a->dt == dt) return a;
+  Expr *e = expr(E_CAST, dt, line);
+  e->a = a;
+  e->rank = a->rank;
+  e->shape[0] = a->shape[0];
+  e->shape[1] = a->shape[1];
+  return e;
+}
+
+/* True if the uniform value e is known never to be negative. */
+int ltI_nonneg(const Expr *e) {
+  switch (e->kind) {
+  case E_CONST: return e->cval >= 0;
+  case E_SYM: return e->sym->nonneg;
+  case E_BINARY:
+    switch (e->op) {
+    case B_ADD: case B_MUL: case B_DIV: case B_IDIV: case B_MAX: case B_MOD:
+      return ltI_nonneg(e->a) && ltI_nonneg(e->b);
+    case B_MIN: return ltI_nonneg(e->a) || ltI_nonneg(e->b);
+    default: return 0;
+    }
+  default: return 0;
+  }
+}
+
+/* If e folds to an integer constant, stores it and returns 1. */
+int ltI_const_int(const Expr *e, long long *out) {
+  if (e->kind != E_CONST || e->cval != floor(e->cval)) return 0;
+  *out = (long long)e->cval;
+  return 1;
+}
+
+/* A statement of the given kind at a DSL line. */
+Stmt *ltI_stmt(StmtKind kind, int line) {
+  Stmt *s = ltU_alloc(sizeof *s);
+  s->kind = kind;
+  s->line = line;
+  return s;
+}
+
+void ltI_append(Block *b, Stmt *s) {
+  if (b->last) b->last->next = s;
+  else b->first = s;
+  b->last = s;
+}
+
+static void count_expr(Expr *e) {
+  if (!e) return;
+  if (e->kind == E_SYM) e->sym->uses++;
+  count_expr(e->a);
+  count_expr(e->b);
+  count_expr(e->c);
+}
+
+static void count_block(Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    count_expr(s->val);
+    count_expr(s->other);
+    count_expr(s->lo);
+    count_expr(s->hi);
+    count_expr(s->step);
+    if (s->view)
+      for (int i = 0; i < s->view->t->trank; i++) count_expr(s->view->origin[i]);
+    count_block(&s->body);
+    count_block(&s->orelse);
+  }
+}
+
+/* Recounts how often each symbol is read by an expression. */
+void ltI_count_uses(Kernel *k) {
+  for (int i = 0; i < k->nsyms; i++) k->syms[i]->uses = 0;
+  count_block(&k->body);
+}

@@ -1,0 +1,286 @@
+/*
+** lt.h: the one internal header of gen.
+**
+** gen turns a kernel file written in the Lua DSL into CUDA, HIP or C source.
+** Lua runs the kernel file (dsl.c); every DSL call appends to a typed tile IR
+** made of the structures below: symbols (tensors, sizes, fragments, shared
+** tiles, temporaries), expressions over them, and statements in nested blocks.
+** The passes listed in main.c then rewrite and annotate that IR (inline.c,
+** layout.c, smem.c, barrier.c) and emit.c prints it for one Target
+** (target.c).  Every node keeps the DSL line it came from.
+**
+** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),
+** ltD_ (dsl.c), ltP_ (passes), ltE_ (emit.c), ltT_ (target.c).
+*/
+#ifndef LT_H
+#define LT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LT_VERSION "0.1.0"
+
+/* ---- util.c: arena, growable strings, errors ---- */
+
+void *ltU_alloc(size_t n);                  /* zeroed; freed at exit */
+char *ltU_strdup(const char *s);
+char *ltU_fmt(const char *fmt, ...);        /* formatted, arena-owned */
+
+typedef struct Buf { char *p; size_t n, cap; } Buf;
+void ltU_put(Buf *b, const char *s);
+void ltU_printf(Buf *b, const char *fmt, ...);
+void ltU_indent(Buf *b, int depth);
+
+/* A user error at a DSL line: prints "file:line: error: msg" and unwinds to
+** main (exit code 1).  line 0 prints "file: error: msg". */
+void ltU_error(int line, const char *fmt, ...);
+extern const char *ltU_file;                /* kernel file, as given */
+
+/* ---- ir.c: data types ---- */
+
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_BOOL, DT_COUNT } Dtype;
+
+typedef struct DtypeInfo {
+  const char *name;   /* DSL spelling */
+  int bytes;
+  int is_float;
+} DtypeInfo;
+
+extern const DtypeInfo ltI_dtypes[DT_COUNT];
+int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
+Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
+
+/* ---- ir.c: symbols, expressions, statements ---- */
+
+typedef struct Sym Sym;
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Layout Layout;
+
+typedef enum {
+  SYM_SIZE,     /* symbolic tensor size: launcher parameter, int */
+  SYM_STRIDE,   /* explicit tensor stride: launcher parameter, int64 */
+  SYM_SCALAR,   /* scalar parameter (eps, alpha): launcher parameter */
+  SYM_PID,      /* program id along a grid axis */
+  SYM_LOOP,     /* runtime loop index */
+  SYM_LET,      /* immutable value defined by an S_LET */
+  SYM_FRAG,     /* mutable register tile (k:fragment) */
+  SYM_SHARED,   /* shared-memory tile (k:shared, reduction scratch) */
+  SYM_TENSOR    /* global tensor parameter */
+} SymKind;
+
+#define LT_MAXRANK 4
+
+struct Sym {
+  SymKind kind;
+  const char *name;     /* C identifier; NULL until named */
+  int named;            /* name came from the DSL (a Lua local or key) */
+  Dtype dt;
+  int rank;             /* 0: uniform scalar; 1 or 2: tile */
+  int shape[2];         /* tiles: always two dims ([1, C] for rank 1) */
+  int line;
+  int seq;              /* creation order */
+  int uses;             /* expression references */
+  Stmt *def;            /* S_LET / S_FRAG declaration */
+  int nonneg;           /* scalar known to be >= 0 */
+  /* tensors */
+  int trank;
+  Expr *dims[LT_MAXRANK];
+  Expr *strides[LT_MAXRANK];
+  int loaded, stored;
+  /* grid axis (SYM_PID) */
+  int axis;
+  Expr *extent;
+  /* shared tiles */
+  int smem_offset, smem_bytes;
+  int scratch;          /* compiler-made reduction scratch */
+  /* fragments and lets of tile rank */
+  Layout *layout;
+  struct Block *home;   /* block that defines it (scope check) */
+};
+
+typedef enum { E_CONST, E_SYM, E_UNARY, E_BINARY, E_SELECT, E_CAST, E_IOTA } ExprKind;
+
+typedef enum {
+  U_NEG, U_NOT, U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_COUNT
+} UnOp;
+
+typedef enum {
+  B_ADD, B_SUB, B_MUL, B_DIV, B_IDIV, B_MOD, B_MAX, B_MIN,
+  B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR, B_COUNT
+} BinOp;
+
+struct Expr {
+  ExprKind kind;
+  int op;               /* UnOp / BinOp */
+  Dtype dt;
+  int weak;             /* a bare Lua number: takes the other side's type */
+  int rank;             /* 0: uniform scalar */
+  int shape[2];
+  int line;
+  double cval;          /* E_CONST */
+  Sym *sym;             /* E_SYM */
+  Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
+};
+
+/* A window of a global tensor: origin (element offsets per dim) and extent. */
+typedef struct View {
+  Sym *t;
+  Expr *origin[LT_MAXRANK];
+  int ext[LT_MAXRANK];
+  int rdim, cdim;       /* tensor dims that map to tile rows / cols (-1: none) */
+  int line;
+} View;
+
+typedef enum {
+  S_LET,        /* dst = val (new immutable value) */
+  S_FRAG,       /* declare mutable fragment dst, val = initial value or NULL */
+  S_ASSIGN,     /* dst (fragment) = val */
+  S_LOAD,       /* dst = view, masked: other */
+  S_STORE,      /* view = val, masked */
+  S_REDUCE,     /* dst = reduce(op, val, axis) */
+  S_SLOAD,      /* dst (fragment) = shared tile src */
+  S_SSTORE,     /* shared tile dst2 = val (fragment expression) */
+  S_G2S,        /* shared tile dst2 = view (masked, other) */
+  S_FOR,        /* for var in [lo, hi) step */
+  S_IF,         /* if (val) body else orelse */
+  S_BARRIER     /* placed by barrier.c */
+} StmtKind;
+
+typedef struct Block {
+  Stmt *first, *last;
+} Block;
+
+struct Stmt {
+  StmtKind kind;
+  int line;
+  const char *what;     /* DSL text for the comment, e.g. "m = reduce_max(x, 2)" */
+  Sym *dst;
+  Sym *shared;          /* S_SLOAD source, S_SSTORE / S_G2S destination */
+  Expr *val, *other;
+  View *view;
+  int op, axis;         /* reduction op (B_ADD / B_MAX / B_MIN), axis 0/1 */
+  Sym *scratch;         /* reduction scratch (smem.c) */
+  Sym *var;             /* loop index */
+  Expr *lo, *hi, *step;
+  Block body, orelse;
+  Stmt *next;
+};
+
+typedef struct Kernel {
+  const char *name;     /* variant function name, e.g. softmax_bf16 */
+  const char *family;   /* kernel name, e.g. softmax */
+  const char *doc;
+  const char *variant_desc;   /* "dtype=bf16" */
+  const char *config_desc;    /* "BC=4096 threads=256" */
+  int threads;
+  Sym *grid[3];
+  int ngrid;
+  Sym **syms;           /* every symbol, creation order */
+  int nsyms, capsyms;
+  Block body;
+  Layout *layouts;      /* one per tile shape family (layout.c) */
+  int smem_bytes;
+} Kernel;
+
+Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
+Expr *ltI_const(double v, Dtype dt, int weak, int line);
+Expr *ltI_ref(Sym *s, int line);
+Expr *ltI_unary(UnOp op, Expr *a, int line);
+Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line);
+Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line);
+Expr *ltI_cast(Expr *a, Dtype dt, int line);
+Stmt *ltI_stmt(StmtKind kind, int line);
+void ltI_append(Block *b, Stmt *s);
+int ltI_is_tile(const Expr *e);
+int ltI_nonneg(const Expr *e);
+int ltI_const_int(const Expr *e, long long *out); /* folds constants */
+void ltI_count_uses(Kernel *k);
+extern const char *const ltI_unop_names[U_COUNT];
+extern const char *const ltI_binop_names[B_COUNT];
+
+/* ---- target.c ---- */
+
+typedef enum { LANG_CUDA, LANG_HIP, LANG_C } Lang;
+
+typedef struct Target {
+  const char *name;         /* sm80, gfx942, c ... */
+  const char *desc;
+  Lang lang;
+  const char *ext;          /* .cu .hip .c */
+  const char *arch;         /* sm_80, gfx942 */
+  const char *build_hint;   /* how to compile one generated file */
+  int warp;                 /* lanes per warp / wavefront; 1 for c */
+  int max_threads;          /* threads per block */
+  int smem_static;          /* shared bytes per block without opt-in */
+  int smem_max;             /* with opt-in */
+  int vec_bytes;            /* widest global access per thread */
+  const char *type_names[DT_COUNT];
+  const char *to_f32[DT_COUNT];     /* "%s" converted to float */
+  const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
+  const char *shfl_xor;     /* "%s" value, "%d" lane mask */
+  const char *barrier;
+  const char *unop_f32[U_COUNT];    /* function per unary op on float */
+  const char *err_invalid, *err_misaligned, *err_config, *err_last;
+} Target;
+
+const Target *ltT_find(const char *name);
+const char *ltT_prologue(const Target *t);
+extern const Target *const ltT_all[];      /* NULL-terminated */
+
+/* ---- layout.c ---- */
+
+/* How a [rows, cols] register tile is spread over the block's threads:
+** thread tid = ty * tc + tx holds, for each of its nr rows and nc column
+** chunks, vec consecutive elements:
+**     row = ri * tr + ty,   col = (ci * tc + tx) * vec + v.
+** Slices ([rows, 1], [1, cols]) of the tile use the same threads and keep
+** only the dimension they have; the other is replicated.                */
+struct Layout {
+  int rows, cols, vec;
+  int tr, tc, nr, nc;
+  int threads;
+  int line;
+  Layout *next;
+};
+
+/* ---- passes ---- */
+
+void ltP_inline(Kernel *k);                    /* inline.c */
+void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
+void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
+void ltP_barrier(Kernel *k);                   /* barrier.c */
+Layout *ltP_layout_of(Kernel *k, const int shape[2]);
+int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
+int ltP_reduce_groups(const Layout *l, int axis, int warp);
+
+/* ---- emit.c ---- */
+
+typedef struct Output { const char *src, *hdr; } Output;
+Output ltE_emit(Kernel *k, const Target *t, const char *explain_only);
+void ltE_explain(Kernel *k, const Target *t, Buf *b);
+
+/* ---- dsl.c ---- */
+
+typedef struct Define { const char *key, *value; } Define;
+
+typedef struct GenRequest {
+  const char *file;
+  const Target *target;     /* NULL for --list */
+  Define *defs;
+  int ndefs;
+  int list;
+} GenRequest;
+
+/* Runs the kernel file; calls back once per variant with its IR. */
+typedef void (*VariantFn)(Kernel *k, void *ud);
+void ltD_run(GenRequest *req, VariantFn fn, void *ud, Buf *listing);
+
+/* ---- embedded text (build/embed.c, made by build.sh) ---- */
+extern const char ltX_prelude[];    /* dsl/tile.lua */
+extern const char ltX_cuda[];       /* templates/cuda.h */
+extern const char ltX_hip[];        /* templates/hip.h */
+extern const char ltX_c[];          /* templates/c.h */
+
+#endif

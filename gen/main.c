@@ -1,0 +1,192 @@
+/*
+** main.c: the command line of gen and the flat list of passes.
+**
+**   gen FILE.lua --target T -o DIR [-D key=value]...   write DIR/<variant>.{cu,hip,c,h}
+**   gen FILE.lua --list                                variants and config
+**   gen FILE.lua --target T --explain                  the plan, no files
+**
+** Every variant is generated in memory first; files are written only when
+** all of them succeeded, each through a temporary name and a rename, so a
+** failed run leaves no output behind.  Exit: 0 ok, 1 user error, 2 usage.
+*/
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lt.h"
+
+extern jmp_buf ltU_jmp;
+
+/* The passes, in order, for one variant. */
+static void run_passes(Kernel *k, const Target *t) {
+  ltP_inline(k);
+  ltP_layout(k, t);
+  ltP_smem(k, t);
+  if (t->warp > 1) ltP_barrier(k);
+}
+
+typedef struct Gen {
+  const Target *target;
+  int explain;
+  Buf explained;
+  const char *names[256], *srcs[256], *hdrs[256];
+  int n;
+} Gen;
+
+/* Called by dsl.c once per variant with its IR. */
+static void on_variant(Kernel *k, void *ud) {
+  Gen *g = ud;
+  run_passes(k, g->target);
+  if (g->explain) {
+    ltE_explain(k, g->target, &g->explained);
+    return;
+  }
+  if (g->n == 256) ltU_error(0, "more than 256 variants");
+  Output o = ltE_emit(k, g->target, NULL);
+  g->names[g->n] = k->name;
+  g->srcs[g->n] = o.src;
+  g->hdrs[g->n] = o.hdr;
+  g->n++;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: gen FILE.lua --target TARGET -o DIR [-D key=value]...\n"
+        "       gen FILE.lua --list\n"
+        "       gen FILE.lua --target TARGET --explain [-D key=value]...\n"
+        "\n"
+        "Runs a luatile kernel file and writes one source file and one header per\n"
+        "variant into DIR.  Options:\n"
+        "  --target T   one of:", f);
+  for (int i = 0; ltT_all[i]; i++) fprintf(f, " %s", ltT_all[i]->name);
+  fputs("\n"
+        "  -o DIR       output directory (made if missing)\n"
+        "  -D key=value override a config value or pick one variant value\n"
+        "  --list       print the kernel's variants and config\n"
+        "  --explain    print the plan (grid, block, layouts, shared memory)\n"
+        "  --help, --version\n"
+        "Exit status: 0 ok, 1 error in the kernel file, 2 usage error.\n", f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "gen: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(gen --help for usage)\n");
+  return 2;
+}
+
+/* Writes text to dir/name through a temporary file; 0 on success. */
+static int write_file(const char *dir, const char *name, const char *text, const char **written, int *nw) {
+  char *path = ltU_fmt("%s/%s", dir, name);
+  char *tmp = ltU_fmt("%s/.%s.tmp%ld", dir, name, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return -1;
+  size_t n = strlen(text);
+  int ok = fwrite(text, 1, n, f) == n;
+  ok &= fclose(f) == 0;
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return -1;
+  }
+  written[(*nw)++] = path;
+  return 0;
+}
+
+static int make_dir(const char *dir) {
+  char *p = ltU_strdup(dir);
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/') {
+      *s = 0;
+      if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+      *s = '/';
+    }
+  if (mkdir(p, 0777) != 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  GenRequest req = {0};
+  Gen g = {0};
+  const char *outdir = NULL, *target = NULL;
+  Define defs[64];
+  req.defs = defs;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("luatile gen %s (Lua 5.4)\n", LT_VERSION);
+      return 0;
+    } else if (strcmp(a, "--list") == 0) {
+      req.list = 1;
+    } else if (strcmp(a, "--explain") == 0) {
+      g.explain = 1;
+    } else if (strcmp(a, "--target") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-D") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a value", a);
+      const char *v = argv[++i];
+      if (a[1] == 'o') outdir = v;
+      else if (a[1] == '-') target = v;
+      else {
+        const char *eq = strchr(v, '=');
+        if (!eq || eq == v) return usage_error("-D takes key=value, not '%s'", v);
+        if (req.ndefs == 64) return usage_error("too many -D options%s", "");
+        defs[req.ndefs].key = ltU_fmt("%.*s", (int)(eq - v), v);
+        defs[req.ndefs].value = eq + 1;
+        req.ndefs++;
+      }
+    } else if (strncmp(a, "-D", 2) == 0 && a[2]) {
+      const char *v = a + 2;
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v) return usage_error("-D takes key=value, not '%s'", v);
+      if (req.ndefs == 64) return usage_error("too many -D options%s", "");
+      defs[req.ndefs].key = ltU_fmt("%.*s", (int)(eq - v), v);
+      defs[req.ndefs].value = eq + 1;
+      req.ndefs++;
+    } else if (a[0] == '-') {
+      return usage_error("unknown option '%s'", a);
+    } else if (req.file) {
+      return usage_error("one kernel file at a time (got a second: '%s')", a);
+    } else {
+      req.file = a;
+    }
+  }
+  if (!req.file) return usage_error("no kernel file given%s", "");
+  if (!req.list) {
+    if (!target) return usage_error("--target is required (one of sm80, sm90a, gfx90a, gfx942, gfx1100, c)%s", "");
+    if (!(g.target = ltT_find(target)))
+      return usage_error("unknown target '%s' (targets: sm80, sm90a, gfx90a, gfx942, gfx1100, c)", target);
+    if (!outdir && !g.explain) return usage_error("-o DIR is required to write files (or use --explain)%s", "");
+  }
+  req.target = g.target;
+  ltU_file = req.file;
+  if (setjmp(ltU_jmp)) return 1;   /* a user error was reported */
+  Buf listing = {0};
+  ltD_run(&req, on_variant, &g, req.list ? &listing : NULL);
+  if (req.list) {
+    fputs(listing.p, stdout);
+    return 0;
+  }
+  if (g.explain) {
+    fputs(g.explained.p ? g.explained.p : "", stdout);
+    return 0;
+  }
+  if (make_dir(outdir) != 0) {
+    fprintf(stderr, "gen: cannot make the output directory '%s': %s\n", outdir, strerror(errno));
+    return 1;
+  }
+  const char *written[512];
+  int nw = 0;
+  for (int i = 0; i < g.n; i++) {
+    if (write_file(outdir, ltU_fmt("%s%s", g.names[i], g.target->ext), g.srcs[i], written, &nw) != 0 ||
+        write_file(outdir, ltU_fmt("%s.h", g.names[i]), g.hdrs[i], written, &nw) != 0) {
+      fprintf(stderr, "gen: cannot write into '%s': %s\n", outdir, strerror(errno));
+      for (int j = 0; j < nw; j++) remove(written[j]);
+      return 1;
+    }
+  }
+  return 0;
+}

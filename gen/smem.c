@@ -1,0 +1,64 @@
+/*
+** smem.c: shared memory.  Gives each reduction that crosses warps a scratch
+** tile (one partial per warp and kept row or column), lays out the shared
+** tiles and scratches one after another, and checks the total against the
+** target's limit for static shared memory.
+*/
+#include "lt.h"
+
+static int log2i(int x) {
+  int n = 0;
+  while ((1 << n) < x) n++;
+  return n;
+}
+
+/* Partials per kept element that a reduction leaves for shared memory:
+** the number of warps along the reduced thread dimension (1: none). */
+int ltP_reduce_groups(const Layout *l, int axis, int warp) {
+  if (axis == 1) return l->tc > warp ? l->tc / warp : 1;
+  int above = l->tc > warp ? l->tc : warp;   /* rows are in thread bits above tc */
+  return l->threads > above ? l->threads / above : 1;
+}
+
+static void scratch_block(Kernel *k, const Target *t, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_REDUCE) {
+      const Layout *l = s->val->rank ? ltP_layout_of(k, s->val->shape) : NULL;
+      int g = l ? ltP_reduce_groups(l, s->axis, t->warp) : 1;
+      if (g > 1) {
+        Sym *sc = ltI_sym(k, SYM_SHARED, ltI_compute_type(s->dst->dt), s->line);
+        sc->scratch = 1;
+        sc->rank = 2;
+        sc->shape[0] = s->axis == 1 ? s->dst->shape[0] : g;   /* kept rows x groups, or groups x kept cols */
+        sc->shape[1] = s->axis == 1 ? g : s->dst->shape[1];
+        s->scratch = sc;
+      }
+    }
+    scratch_block(k, t, &s->body);
+    scratch_block(k, t, &s->orelse);
+  }
+}
+
+/* Adds reduction scratches, assigns offsets and checks the limit. */
+void ltP_smem(Kernel *k, const Target *t) {
+  scratch_block(k, t, &k->body);
+  int off = 0;
+  Sym *biggest = NULL;
+  for (int i = 0; i < k->nsyms; i++) {
+    Sym *s = k->syms[i];
+    if (s->kind != SYM_SHARED) continue;
+    int bytes = s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes;
+    off = (off + 15) & ~15;
+    s->smem_offset = off;
+    s->smem_bytes = bytes;
+    off += bytes;
+    if (!biggest || bytes > biggest->smem_bytes) biggest = s;
+  }
+  k->smem_bytes = off;
+  if (off > t->smem_static)
+    ltU_error(biggest->line, "the kernel needs %d bytes of shared memory, over the %d KB a block gets on %s "
+                             "(biggest: a [%d, %d] %s tile of %d bytes); make the tiles smaller",
+              off, t->smem_static / 1024, t->name, biggest->shape[0], biggest->shape[1],
+              ltI_dtypes[biggest->dt].name, biggest->smem_bytes);
+  (void)log2i;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Compile + machine-code checks of every generated file in out/ for its
+# target (see one.sh), two at a time; then each header alone as C and C++.
+cd "$(dirname "$0")/../.."
+o=build/tests/compile
+mkdir -p $o
+for t in sm80 sm90a gfx90a gfx942 gfx1100; do
+  for f in out/$t/*.cu out/$t/*.hip; do [ -e "$f" ] && echo "$t $f"; done
+done | xargs -P "$(nproc)" -n 2 sh -c 'bash tests/compile/one.sh "$0" "$1" '"$o"
+for h in out/sm80/*.h; do
+  n=$(basename "$h" .h)
+  printf '#include "../../../%s"\nint main(void) { return (int)sizeof(&%s) == 0; }\n' "$h" "$n" > $o/h_$n.c
+  if cc -std=c11 -Wall -Wextra -Werror -c $o/h_$n.c -o $o/h_$n.o 2>$o/h_$n.log &&
+     c++ -x c++ -Wall -Wextra -Werror -c $o/h_$n.c -o $o/h_$n.o 2>>$o/h_$n.log; then
+    echo "PASS header $n.h builds alone as C and C++"
+  else
+    echo "FAIL header $n.h: $(head -c 200 $o/h_$n.log)"
+  fi
+done
