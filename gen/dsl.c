@@ -25,6 +25,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lt.h"
 
@@ -97,10 +98,11 @@ static int dsl_error(const char *fmt, ...) {
 static int msgh(lua_State *l) {
   if (lua_istable(l, 1)) {
     lua_getfield(l, 1, "lt_error");
-    return 1;
+    if (lua_isstring(l, -1)) return 1;
+    lua_pop(l, 1);
   }
-  const char *msg = lua_tostring(l, 1);
-  if (!msg) msg = "a non-string error value was raised";
+  const char *msg = lua_type(l, 1) == LUA_TSTRING || lua_type(l, 1) == LUA_TNUMBER ? lua_tostring(l, 1) : NULL;
+  if (!msg) msg = ltU_fmt("error() was given a %s; give it a message string", luaL_typename(l, 1));
   /* Lua prefixes "chunk:line: "; keep the line if it is the kernel file's */
   size_t fl = strlen(kfile);
   int line = 0;
@@ -138,10 +140,34 @@ static void *lalloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 }
 
 /* Count hook: stops a kernel file that runs for too long. */
+static int fatal;   /* set once the step limit is hit: pcall cannot catch it */
+
 static void step_hook(lua_State *l, lua_Debug *ar) {
   (void)ar;
-  if (++steps > STEP_LIMIT)
+  if (++steps > STEP_LIMIT) {
+    fatal = 1;
     luaL_error(l, "the kernel file ran for over %d million Lua steps (an endless loop?)", STEP_LIMIT);
+  }
+}
+
+/* pcall / xpcall for kernel files: as Lua's, except that the step limit
+** goes through them. */
+static int sandbox_pcall(lua_State *l) {
+  int x = lua_toboolean(l, lua_upvalueindex(1));
+  int n = lua_gettop(l);
+  luaL_checkany(l, 1);
+  int base = x ? 3 : 2;       /* pcall(f, ...) / xpcall(f, h, ...) */
+  if (x) {                    /* stack: f h args -> h f args */
+    lua_pushvalue(l, 2);
+    lua_pushvalue(l, 1);
+    lua_replace(l, 2);
+    lua_replace(l, 1);
+  }
+  int rc = lua_pcall(l, n - base + 1, LUA_MULTRET, x ? 1 : 0);
+  if (rc != LUA_OK && fatal) return lua_error(l);
+  lua_pushboolean(l, rc == LUA_OK);
+  lua_insert(l, x ? 2 : 1);
+  return lua_gettop(l) - (x ? 1 : 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1193,6 +1219,8 @@ const char *ltD_line_text(int line) {
 }
 
 static char *slurp(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   Buf b = {0};
@@ -1209,8 +1237,23 @@ static char *slurp(const char *path) {
 }
 
 static int sandbox_index(lua_State *l) {
-  return dsl_error("undefined global '%s'; declare it with local, or use tile.%s if you meant the DSL",
-                   lua_tostring(l, 2), lua_tostring(l, 2));
+  static const char *const banned[] = {"os", "io", "debug", "package", "load", "loadfile", "dofile",
+                                       "collectgarbage", "require", NULL};
+  const char *n = lua_tostring(l, 2);
+  for (int i = 0; n && banned[i]; i++)
+    if (strcmp(banned[i], n) == 0)
+      return dsl_error("undefined global '%s'; kernel files run sandboxed, without os, io, debug, package, load, "
+                       "loadfile, dofile and collectgarbage", n);
+  lua_getfield(l, LUA_REGISTRYINDEX, "lt_tile");
+  lua_getfield(l, -1, n ? n : "");
+  if (n && !lua_isnil(l, -1))
+    return dsl_error("undefined global '%s'; declare it with local, or use tile.%s if you meant the DSL", n, n);
+  return dsl_error("undefined global '%s'; declare it with local", n ? n : "?");
+}
+
+/* k's metatable: a misspelt builder method is named in the error. */
+static int k_index(lua_State *l) {
+  return dsl_error("the kernel builder has no field or method '%s'", lua_tostring(l, 2) ? lua_tostring(l, 2) : "?");
 }
 
 static int sandbox_newindex(lua_State *l) {
@@ -1227,8 +1270,8 @@ static int sandbox_require(lua_State *l) {
 /* Builds the kernel file's environment: safe base functions and libraries. */
 static void push_sandbox(void) {
   static const char *const safe[] = {
-    "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber", "tostring",
-    "type", "rawequal", "rawget", "rawlen", "rawset", "setmetatable", "getmetatable", "xpcall",
+    "assert", "error", "ipairs", "next", "pairs", "select", "tonumber", "tostring",
+    "type", "rawequal", "rawget", "rawlen", "rawset", "setmetatable", "getmetatable",
     "string", "table", "math", "utf8", "print", NULL,
   };
   lua_newtable(L);
@@ -1238,6 +1281,12 @@ static void push_sandbox(void) {
   }
   lua_pushcfunction(L, sandbox_require);
   lua_setfield(L, -2, "require");
+  lua_pushboolean(L, 0);
+  lua_pushcclosure(L, sandbox_pcall, 1);
+  lua_setfield(L, -2, "pcall");
+  lua_pushboolean(L, 1);
+  lua_pushcclosure(L, sandbox_pcall, 1);
+  lua_setfield(L, -2, "xpcall");
   lua_pushvalue(L, -1);
   lua_setfield(L, -2, "_G");
   lua_newtable(L);
@@ -1325,6 +1374,13 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
   blocks[nblocks++] = &K->body;
   seq_counter = 0;
 
+  lua_getfield(L, kt, "lt_line");
+  K->line = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, kt, "body");
+  lua_Debug ar;
+  lua_getinfo(L, ">S", &ar);
+  K->body_line = ar.linedefined;
   lua_getfield(L, kt, "params");
   lua_pushvalue(L, vt);
   lua_pushvalue(L, ct);
@@ -1334,12 +1390,18 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
   lua_getfield(L, kt, "body");
   lua_newtable(L);            /* k: a table of methods */
   luaL_setfuncs(L, k_methods, 0);
+  lua_newtable(L);
+  lua_pushcfunction(L, k_index);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
   lua_pushvalue(L, p);
   lua_pushvalue(L, ct);
   lua_pushvalue(L, vt);
   lua_call(L, 4, 0);
   lua_pop(L, 1);
-  if (!K->ngrid) dsl_error("the body never called k:grid(...): say how many programs (blocks) run");
+  if (!K->ngrid)
+    raise_msg(ltU_fmt("%s:%d: error: the body never called k:grid(...): say how many programs (blocks) run", kfile,
+                      K->body_line));
   for (int i = 0; i < K->nsyms; i++)
     if (K->syms[i]->kind == SYM_TENSOR && !K->syms[i]->loaded && !K->syms[i]->stored) {
       Sym *t = K->syms[i];
@@ -1360,8 +1422,9 @@ static int run_file(lua_State *l) {
   lua_setupvalue(L, -2, 1);
   lua_call(L, 0, 1);
   int kt = lua_gettop(L);
-  lua_getfield(L, kt, "lt_line");
-  if (!lua_istable(L, kt) || lua_isnil(L, -1))
+  if (lua_istable(L, kt)) lua_getfield(L, kt, "lt_line");
+  else lua_pushnil(L);
+  if (lua_isnil(L, -1))
     return raise_msg(ltU_fmt("%s: error: the file must end with: return tile.kernel { ... }", kfile)), 0;
   int kline = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);

@@ -115,7 +115,9 @@ static int open_loops(E *e, Ctx *c, const Layout *l, const int shape[2], int row
   c->l = l;
   c->shape[0] = shape[0];
   c->shape[1] = shape[1];
-  c->ri = c->ci = c->vi = NULL;
+  if (rows) c->ri = NULL;   /* loops not asked for keep an enclosing loop's index */
+  if (chunks) c->ci = NULL;
+  if (lanes) c->vi = NULL;
   int n = 0;
   struct { int on, count; const char *name; const char **slot; } loops[3] = {
     {rows && shape[0] == l->rows, l->nr, "ri", &c->ri},
@@ -312,7 +314,7 @@ static void declare_regs(E *e, const Sym *s) {
 
 /* dst[element] = val over dst's elements (a tile assignment). */
 static void tile_assign(E *e, const Sym *dst, const Expr *val) {
-  Ctx c;
+  Ctx c = {0};
   int n = open_loops(e, &c, dst->layout, dst->shape, 1, 1, 1);
   const char *v = etext(e, val, &c);
   if (dst->kind == SYM_FRAG && (dst->dt == DT_F16 || dst->dt == DT_BF16))
@@ -372,7 +374,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   }
   if (ok) line(e, "const bool ok = %s;", ok);
   line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
-  Ctx c;
+  Ctx c = {0};
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *rowc = NULL, *ptr_off = NULL;
   if (v->rdim >= 0 && v->ext[v->rdim] > 1) {
@@ -487,7 +489,7 @@ static void reduce(E *e, Stmt *s) {
   int ax = s->axis;
   declare_regs(e, d);
   /* 1. each thread folds the elements it holds */
-  Ctx c;
+  Ctx c = {0};
   int outer = open_loops(e, &c, l, s->val->shape, ax == 1, ax == 0, ax == 0);
   const char *di = reg_index(&c, d->shape);
   line(e, "%s[%s] = %s;", d->name, di, red_identity((BinOp)s->op, ct));
@@ -529,7 +531,7 @@ static void reduce(E *e, Stmt *s) {
     int G = ax == 1 ? sc->shape[1] : sc->shape[0];
     const char *guard = ax == 1 ? ltU_fmt("tid %% %d == 0", W) : (l->tc < W ? ltU_fmt("tid %% %d < %d", W, l->tc) : NULL);
     const char *grp = ax == 1 ? ltU_fmt("%s / %d", tx_name(l), W) : ltU_fmt("tid / %d", l->tc > W ? l->tc : W);
-    Ctx k;
+    Ctx k = {0};
     if (guard) {
       line(e, "if (%s) {", guard);
       e->depth++;
@@ -560,7 +562,7 @@ static void reduce(E *e, Stmt *s) {
 static void shared_rw(E *e, Stmt *s) {
   Sym *sh = s->shared;
   if (s->kind == S_SLOAD) {
-    Ctx c;
+    Ctx c = {0};
     int n = open_loops(e, &c, s->dst->layout, sh->shape, 1, 1, 1);
     line(e, "%s[%s] = %s;", s->dst->name, reg_index(&c, s->dst->shape),
          to_compute(e, sh->dt, ltU_fmt("%s[%s][%s]", sh->name, or0(tile_row(&c)), or0(tile_col(&c)))));
@@ -568,7 +570,7 @@ static void shared_rw(E *e, Stmt *s) {
     return;
   }
   const Layout *l = ltP_layout_of(e->k, sh->shape);
-  Ctx c;
+  Ctx c = {0};
   int n = open_loops(e, &c, l, sh->shape, 1, 1, 1);
   line(e, "%s[%s][%s] = %s;", sh->name, or0(tile_row(&c)), or0(tile_col(&c)),
        to_storage(e, sh->dt, etext(e, s->val, &c)));

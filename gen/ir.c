@@ -143,8 +143,9 @@ static void unify(Expr **pa, Expr **pb, const char *op, int line) {
     *pb = ltI_cast(b, a->dt, line);
     return;
   }
+  Dtype wide = a->dt == DT_F32 || b->dt == DT_F32 ? DT_F32 : b->dt;   /* suggest the cast that loses nothing */
   ltU_error(line, "dtype mismatch in %s: %s and %s; cast one side with :cast(\"%s\")",
-            op, ltI_dtypes[a->dt].name, ltI_dtypes[b->dt].name, ltI_dtypes[b->dt].name);
+            op, ltI_dtypes[a->dt].name, ltI_dtypes[b->dt].name, ltI_dtypes[wide].name);
 }
 
 static double fold(BinOp op, double x, double y, int is_int) {
@@ -153,8 +154,8 @@ static double fold(BinOp op, double x, double y, int is_int) {
   case B_SUB: return x - y;
   case B_MUL: return x * y;
   case B_DIV: return is_int ? trunc(x / y) : x / y;
-  case B_IDIV: return floor(x / y);
-  case B_MOD: return x - floor(x / y) * y;
+  case B_IDIV: return trunc(x / y);          /* as C does: the emitted code divides in C */
+  case B_MOD: return fmod(x, y);
   case B_MAX: return x > y ? x : y;
   case B_MIN: return x < y ? x : y;
   case B_LT: return x < y;
@@ -282,9 +283,9 @@ int ltI_nonneg(const Expr *e) {
   case E_SYM: return e->sym->nonneg;
   case E_BINARY:
     switch (e->op) {
-    case B_ADD: case B_MUL: case B_DIV: case B_IDIV: case B_MAX: case B_MOD:
+    case B_ADD: case B_MUL: case B_DIV: case B_IDIV: case B_MOD: case B_MIN:
       return ltI_nonneg(e->a) && ltI_nonneg(e->b);
-    case B_MIN: return ltI_nonneg(e->a) || ltI_nonneg(e->b);
+    case B_MAX: return ltI_nonneg(e->a) || ltI_nonneg(e->b);
     default: return 0;
     }
   default: return 0;

@@ -60,7 +60,7 @@ void ltP_layout(Kernel *k, const Target *t) {
   int T = k->threads;
   if (t->lang != LANG_C) {
     if (!is_pow2(T) || T % t->warp != 0 || T > t->max_threads)
-      ltU_error(0, "config threads = %d: a block needs a power of two of threads, a multiple of the "
+      ltU_error(k->line, "config threads = %d: a block needs a power of two of threads, a multiple of the "
                    "%s warp (%d) and at most %d", T, t->name, t->warp, t->max_threads);
   }
   int R = 0, C = 0, line = 0;

@@ -174,6 +174,7 @@ typedef struct Kernel {
   const char *doc;
   const char *variant_desc;   /* "dtype=bf16" */
   const char *config_desc;    /* "BC=4096 threads=256" */
+  int line, body_line;        /* of tile.kernel { and of body = function */
   int threads;
   Sym *grid[3];
   int ngrid;

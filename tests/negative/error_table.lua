@@ -1,4 +1,4 @@
--- expect: tests/negative/error_table.lua:3: error: a non-string error value was raised
+-- expect: tests/negative/error_table.lua:3: error: error() was given a table; give it a message string
 local tile = require "tile"
 error({ code = 42 })
 return tile.kernel {

@@ -51,11 +51,10 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
     const int gc = bn * 32 + tx * 4;
     const int *ptr = base + (int64_t)gr * N + gc;
     if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      int h[4];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; int e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) a[vi] = h[vi];
+      for (int vi = 0; vi < 4; ++vi) a[vi] = h.e[vi];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {

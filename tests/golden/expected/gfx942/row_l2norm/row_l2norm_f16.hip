@@ -56,11 +56,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
       const int gc = tid * 4;
       const _Float16 *ptr = base + gc;
       if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-        _Float16 h[4];
-        const uint2 raw = *(const uint2 *)ptr;
-        memcpy(h, &raw, sizeof raw);
+        union { uint2 v[1]; _Float16 e[4]; } h;
+        h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = (float)h[vi];
+        for (int vi = 0; vi < 4; ++vi) x[vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -163,11 +162,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
         const int gc = j * 1024 + tid * 4;
         const _Float16 *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          _Float16 h[4];
-          const uint2 raw = *(const uint2 *)ptr;
-          memcpy(h, &raw, sizeof raw);
+          union { uint2 v[1]; _Float16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = (float)h[vi];
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = (float)h.e[vi];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -238,11 +236,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
         const int gc = j_2 * 1024 + tid * 4;
         const _Float16 *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          _Float16 h[4];
-          const uint2 raw = *(const uint2 *)ptr;
-          memcpy(h, &raw, sizeof raw);
+          union { uint2 v[1]; _Float16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = (float)h[vi];
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = (float)h.e[vi];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {

@@ -51,11 +51,10 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const lt_bf16 *__r
     const int gc = bn * 256 + tx * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * N + gc;
     if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      lt_bf16 h[8];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h[vi]);
+      for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
@@ -70,11 +69,10 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const lt_bf16 *__r
     const int gc = bn * 256 + tx * 8;
     const lt_bf16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      lt_bf16 h[8];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) b[vi] = lt_bf16_to_f32(h[vi]);
+      for (int vi = 0; vi < 8; ++vi) b[vi] = lt_bf16_to_f32(h.e[vi]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {

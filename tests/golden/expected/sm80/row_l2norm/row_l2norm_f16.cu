@@ -41,11 +41,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       const int gc = tid * 4;
       const __half *ptr = base + gc;
       if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-        __half h[4];
-        const uint2 raw = *(const uint2 *)ptr;
-        memcpy(h, &raw, sizeof raw);
+        union { uint2 v[1]; __half e[4]; } h;
+        h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = __half2float(h[vi]);
+        for (int vi = 0; vi < 4; ++vi) x[vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -146,11 +145,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
         const int gc = j * 1024 + tid * 4;
         const __half *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          __half h[4];
-          const uint2 raw = *(const uint2 *)ptr;
-          memcpy(h, &raw, sizeof raw);
+          union { uint2 v[1]; __half e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = __half2float(h[vi]);
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -219,11 +217,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
         const int gc = j_2 * 1024 + tid * 4;
         const __half *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          __half h[4];
-          const uint2 raw = *(const uint2 *)ptr;
-          memcpy(h, &raw, sizeof raw);
+          union { uint2 v[1]; __half e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = __half2float(h[vi]);
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {

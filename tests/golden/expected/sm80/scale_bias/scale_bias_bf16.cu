@@ -36,11 +36,10 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const __nv_bfloat1
     const int gc = bn * 256 + tx * 8;
     const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
     if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      __nv_bfloat16 h[8];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h[vi]);
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
@@ -55,11 +54,10 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const __nv_bfloat1
     const int gc = bn * 256 + tx * 8;
     const __nv_bfloat16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      __nv_bfloat16 h[8];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h[vi]);
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {

@@ -38,11 +38,10 @@ __global__ void __launch_bounds__(128) scale_bias_f32_kernel(const float *__rest
       const int gc = bn * 256 + tx * 4;
       const float *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        float h[4];
-        const uint4 raw = *(const uint4 *)ptr;
-        memcpy(h, &raw, sizeof raw);
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h[vi];
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -58,11 +57,10 @@ __global__ void __launch_bounds__(128) scale_bias_f32_kernel(const float *__rest
     const int gc = bn * 256 + tx * 4;
     const float *ptr = base + gc;
     if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      float h[4];
-      const uint4 raw = *(const uint4 *)ptr;
-      memcpy(h, &raw, sizeof raw);
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h[vi];
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
