@@ -57,11 +57,11 @@ static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 /* One block of softmax_f32: what one GPU block computes, with one thread. */
 static void softmax_f32_block(int row, const float *restrict X, float *restrict Y, int R, int C)
 {
-  // softmax.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:25: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:24: k:when(nchunks:eq(1), function()
+  // softmax.lua:26: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:27: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
     float x[4096];
     {
       const bool ok = row < R;
@@ -72,43 +72,45 @@ static void softmax_f32_block(int row, const float *restrict X, float *restrict 
         x[ci] = ok && gc < C ? ptr[0] : -INFINITY;
       }
     }
-    // softmax.lua:26: local m = k:reduce_max(x, 2)
+    // softmax.lua:28: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     for (int ci = 0; ci < 4096; ++ci) {
       m[0] = fmaxf(m[0], x[ci]);
     }
-    // softmax.lua:27: local e = tile.exp(x - m)
+    // softmax.lua:29: local e = tile.exp2((x - m) * LOG2E)
     float e[4096];
     for (int ci = 0; ci < 4096; ++ci) {
-      e[ci] = expf(x[ci] - m[0]);
+      e[ci] = exp2f((x[ci] - m[0]) * 1.442695f);
     }
-    // softmax.lua:28: local s = k:reduce_sum(e, 2)
-    float s[1];
-    s[0] = 0.0f;
+    // softmax.lua:30: local inv = 1 / k:reduce_sum(e, 2)
+    float t7[1];
+    t7[0] = 0.0f;
     for (int ci = 0; ci < 4096; ++ci) {
-      s[0] = s[0] + e[ci];
+      t7[0] = t7[0] + e[ci];
     }
-    // softmax.lua:29: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e / s)
+    float inv[1];
+    inv[0] = 1.0f / t7[0];
+    // softmax.lua:31: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
     {
       const bool ok = row < R;
       float *base = Y + (int64_t)row * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         float *ptr = base + gc;
-        if (ok && gc < C) ptr[0] = e[ci] / s[0];
+        if (ok && gc < C) ptr[0] = e[ci] * inv[0];
       }
     }
   } else {
-    // softmax.lua:31: local m = k:fragment("f32", { 1, 1 }, -math.huge)
+    // softmax.lua:33: local m = k:fragment("f32", { 1, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:32: local s = k:fragment("f32", { 1, 1 }, 0)
-    float s_2[1];
-    s_2[0] = 0.0f;
-    // softmax.lua:33: k:serial(0, nchunks, function(j)
+    // softmax.lua:34: local s = k:fragment("f32", { 1, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:35: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:34: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:36: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_2[4096];
       {
         const bool ok = row < R;
@@ -119,27 +121,30 @@ static void softmax_f32_block(int row, const float *restrict X, float *restrict 
           x_2[ci] = ok && gc < C ? ptr[0] : -INFINITY;
         }
       }
-      // softmax.lua:35: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t8[1];
-      t8[0] = -INFINITY;
+      // softmax.lua:37: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t10[1];
+      t10[0] = -INFINITY;
       for (int ci = 0; ci < 4096; ++ci) {
-        t8[0] = fmaxf(t8[0], x_2[ci]);
+        t10[0] = fmaxf(t10[0], x_2[ci]);
       }
       float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t8[0]);
-      // softmax.lua:36: k:assign(s, s * tile.exp(m - m_new) + k:reduce_sum(tile.exp(x - m_new), 2))
-      float t14[1];
-      t14[0] = 0.0f;
+      m_new[0] = fmaxf(m_2[0], t10[0]);
+      // softmax.lua:38: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t18[1];
+      t18[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
-        t14[0] = t14[0] + expf(x_2[ci] - m_new[0]);
+        t18[0] = t18[0] + exp2f((x_2[ci] - m_new[0]) * 1.442695f);
       }
-      s_2[0] = s_2[0] * expf(m_2[0] - m_new[0]) + t14[0];
-      // softmax.lua:37: k:assign(m, m_new)
+      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t18[0];
+      // softmax.lua:39: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:39: k:serial(0, nchunks, function(j)
+    // softmax.lua:41: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:42: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:40: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:43: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_3[4096];
       {
         const bool ok = row < R;
@@ -150,14 +155,14 @@ static void softmax_f32_block(int row, const float *restrict X, float *restrict 
           x_3[ci] = ok && gc < C ? ptr[0] : -INFINITY;
         }
       }
-      // softmax.lua:41: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp(x - m) / s)
+      // softmax.lua:44: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       {
         const bool ok = row < R;
         float *base = Y + (int64_t)row * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           float *ptr = base + gc;
-          if (ok && gc < C) ptr[0] = expf(x_3[ci] - m_2[0]) / s_2[0];
+          if (ok && gc < C) ptr[0] = exp2f((x_3[ci] - m_2[0]) * 1.442695f) * inv_2[0];
         }
       }
     }

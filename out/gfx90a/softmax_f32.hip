@@ -41,14 +41,14 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
   const int tid = threadIdx.x;
   const int row = blockIdx.x;
   __shared__ float m_red[1][4];
-  __shared__ float s_red[1][4];
-  __shared__ float t8_red[1][4];
-  __shared__ float t14_red[1][4];
-  // softmax.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
+  __shared__ float t7_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t18_red[1][4];
+  // softmax.lua:25: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:24: k:when(nchunks:eq(1), function()
+  // softmax.lua:26: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:27: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = row < R;
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
         }
       }
     }
-    // softmax.lua:26: local m = k:reduce_max(x, 2)
+    // softmax.lua:28: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -93,39 +93,41 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:27: local e = tile.exp(x - m)
+    // softmax.lua:29: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        e[ci * 4 + vi] = expf(x[ci * 4 + vi] - m[0]);
+        e[ci * 4 + vi] = exp2f((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:28: local s = k:reduce_sum(e, 2)
-    float s[1];
-    s[0] = 0.0f;
+    // softmax.lua:30: local inv = 1 / k:reduce_sum(e, 2)
+    float t7[1];
+    t7[0] = 0.0f;
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        s[0] = s[0] + e[ci * 4 + vi];
+        t7[0] = t7[0] + e[ci * 4 + vi];
       }
     }
-    s[0] = s[0] + __shfl_xor(s[0], 32);
-    s[0] = s[0] + __shfl_xor(s[0], 16);
-    s[0] = s[0] + __shfl_xor(s[0], 8);
-    s[0] = s[0] + __shfl_xor(s[0], 4);
-    s[0] = s[0] + __shfl_xor(s[0], 2);
-    s[0] = s[0] + __shfl_xor(s[0], 1);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 32);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 16);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 8);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 4);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 2);
+    t7[0] = t7[0] + __shfl_xor(t7[0], 1);
     if (tid % 64 == 0) {
-      s_red[0][tid / 64] = s[0];
+      t7_red[0][tid / 64] = t7[0];
     }
     lt_syncthreads();
-    s[0] = s_red[0][0];
+    t7[0] = t7_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) s[0] = s[0] + s_red[0][wi];
-    // softmax.lua:29: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e / s)
+    for (int wi = 1; wi < 4; ++wi) t7[0] = t7[0] + t7_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t7[0];
+    // softmax.lua:31: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
     {
       const bool ok = row < R;
       float *base = Y + (int64_t)row * C;
@@ -136,26 +138,26 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] / s[0];
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
           ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = e[ci * 4 + vi] / s[0];
+            if (ok && gc + vi < C) ptr[vi] = e[ci * 4 + vi] * inv[0];
           }
         }
       }
     }
   } else {
-    // softmax.lua:31: local m = k:fragment("f32", { 1, 1 }, -math.huge)
+    // softmax.lua:33: local m = k:fragment("f32", { 1, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:32: local s = k:fragment("f32", { 1, 1 }, 0)
-    float s_2[1];
-    s_2[0] = 0.0f;
-    // softmax.lua:33: k:serial(0, nchunks, function(j)
+    // softmax.lua:34: local s = k:fragment("f32", { 1, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:35: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:34: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:36: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_2[16];
       {
         const bool ok = row < R;
@@ -177,61 +179,64 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
           }
         }
       }
-      // softmax.lua:35: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t8[1];
-      t8[0] = -INFINITY;
+      // softmax.lua:37: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t10[1];
+      t10[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t8[0] = fmaxf(t8[0], x_2[ci * 4 + vi]);
+          t10[0] = fmaxf(t10[0], x_2[ci * 4 + vi]);
         }
       }
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 32));
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 16));
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 8));
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 4));
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 2));
-      t8[0] = fmaxf(t8[0], __shfl_xor(t8[0], 1));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 32));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 16));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 8));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 4));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 2));
+      t10[0] = fmaxf(t10[0], __shfl_xor(t10[0], 1));
       if (tid % 64 == 0) {
-        t8_red[0][tid / 64] = t8[0];
+        t10_red[0][tid / 64] = t10[0];
       }
       lt_syncthreads();
-      t8[0] = t8_red[0][0];
+      t10[0] = t10_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t8[0] = fmaxf(t8[0], t8_red[0][wi]);
+      for (int wi = 1; wi < 4; ++wi) t10[0] = fmaxf(t10[0], t10_red[0][wi]);
       float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t8[0]);
-      // softmax.lua:36: k:assign(s, s * tile.exp(m - m_new) + k:reduce_sum(tile.exp(x - m_new), 2))
-      float t14[1];
-      t14[0] = 0.0f;
+      m_new[0] = fmaxf(m_2[0], t10[0]);
+      // softmax.lua:38: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t18[1];
+      t18[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t14[0] = t14[0] + expf(x_2[ci * 4 + vi] - m_new[0]);
+          t18[0] = t18[0] + exp2f((x_2[ci * 4 + vi] - m_new[0]) * 1.442695f);
         }
       }
-      t14[0] = t14[0] + __shfl_xor(t14[0], 32);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 16);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 8);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 4);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 2);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 1);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 32);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 16);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 8);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 4);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 2);
+      t18[0] = t18[0] + __shfl_xor(t18[0], 1);
       if (tid % 64 == 0) {
-        t14_red[0][tid / 64] = t14[0];
+        t18_red[0][tid / 64] = t18[0];
       }
       lt_syncthreads();
-      t14[0] = t14_red[0][0];
+      t18[0] = t18_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-      s_2[0] = s_2[0] * expf(m_2[0] - m_new[0]) + t14[0];
-      // softmax.lua:37: k:assign(m, m_new)
+      for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t18[0];
+      // softmax.lua:39: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:39: k:serial(0, nchunks, function(j)
+    // softmax.lua:41: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:42: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:40: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:43: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_3[16];
       {
         const bool ok = row < R;
@@ -253,7 +258,7 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
           }
         }
       }
-      // softmax.lua:41: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp(x - m) / s)
+      // softmax.lua:44: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       {
         const bool ok = row < R;
         float *base = Y + (int64_t)row * C;
@@ -264,12 +269,12 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
           if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) h.e[vi] = expf(x_3[ci * 4 + vi] - m_2[0]) / s_2[0];
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = exp2f((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
             ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = expf(x_3[ci * 4 + vi] - m_2[0]) / s_2[0];
+              if (ok && gc + vi < C) ptr[vi] = exp2f((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
             }
           }
         }

@@ -1,0 +1,29 @@
+"""lt.py: loads a shared library of generated launchers and calls them on
+torch tensors (device pointers, sizes, scalars, the current stream)."""
+import ctypes
+
+import torch
+
+
+class Lib:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+
+    def __call__(self, name, *args):
+        fn = getattr(self.lib, name)
+        fn.restype = ctypes.c_int
+        cargs = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                cargs.append(ctypes.c_void_p(a.data_ptr()))
+            elif a is None:
+                cargs.append(ctypes.c_void_p(0))
+            elif isinstance(a, float):
+                cargs.append(ctypes.c_float(a))
+            else:
+                cargs.append(ctypes.c_int(a))
+        cargs.append(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        return fn(*cargs)
+
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
