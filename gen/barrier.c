@@ -93,8 +93,7 @@ static void walk(Block *b, State *st, int insert) {
       *flag_of(st, wr) |= PEND_W;
     }
   }
-  b->last = NULL;
-  for (Stmt *s = b->first; s; s = s->next) b->last = s;
+  ltI_fix_last(b);
 }
 
 /* Inserts the barriers the kernel needs (targets with more than one thread). */

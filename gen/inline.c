@@ -118,8 +118,7 @@ static int inline_block(Block *b) {
     changed |= inline_block(&st->orelse);
     link = &st->next;
   }
-  b->last = NULL;
-  for (Stmt *st = b->first; st; st = st->next) b->last = st;
+  ltI_fix_last(b);
   return changed;
 }
 
@@ -153,8 +152,7 @@ static int propagate_block(Block *b) {
     }
     link = &st->next;
   }
-  b->last = NULL;
-  for (Stmt *st = b->first; st; st = st->next) b->last = st;
+  ltI_fix_last(b);
   return changed;
 }
 
@@ -172,8 +170,7 @@ static int dead_block(Block *b) {
     }
     link = &st->next;
   }
-  b->last = NULL;
-  for (Stmt *st = b->first; st; st = st->next) b->last = st;
+  ltI_fix_last(b);
   return changed;
 }
 

@@ -307,6 +307,12 @@ Stmt *ltI_stmt(StmtKind kind, int line) {
   return s;
 }
 
+/* Points b->last at the final statement again after a pass edited the list. */
+void ltI_fix_last(Block *b) {
+  b->last = NULL;
+  for (Stmt *s = b->first; s; s = s->next) b->last = s;
+}
+
 void ltI_append(Block *b, Stmt *s) {
   if (b->last) b->last->next = s;
   else b->first = s;

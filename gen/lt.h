@@ -194,6 +194,7 @@ Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line);
 Expr *ltI_cast(Expr *a, Dtype dt, int line);
 Stmt *ltI_stmt(StmtKind kind, int line);
 void ltI_append(Block *b, Stmt *s);
+void ltI_fix_last(Block *b);
 int ltI_is_tile(const Expr *e);
 int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */

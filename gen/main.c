@@ -107,6 +107,17 @@ static int make_dir(const char *dir) {
   return 0;
 }
 
+/* Records one -D key=value; reports a usage error and returns -1 if bad. */
+static int add_define(GenRequest *req, const char *v) {
+  const char *eq = strchr(v, '=');
+  if (!eq || eq == v) return usage_error("-D takes key=value, not '%s'", v), -1;
+  if (req->ndefs == 64) return usage_error("too many -D options%s", ""), -1;
+  req->defs[req->ndefs].key = ltU_fmt("%.*s", (int)(eq - v), v);
+  req->defs[req->ndefs].value = eq + 1;
+  req->ndefs++;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   GenRequest req = {0};
   Gen g = {0};
@@ -130,22 +141,9 @@ int main(int argc, char **argv) {
       const char *v = argv[++i];
       if (a[1] == 'o') outdir = v;
       else if (a[1] == '-') target = v;
-      else {
-        const char *eq = strchr(v, '=');
-        if (!eq || eq == v) return usage_error("-D takes key=value, not '%s'", v);
-        if (req.ndefs == 64) return usage_error("too many -D options%s", "");
-        defs[req.ndefs].key = ltU_fmt("%.*s", (int)(eq - v), v);
-        defs[req.ndefs].value = eq + 1;
-        req.ndefs++;
-      }
+      else if (add_define(&req, v) != 0) return 2;
     } else if (strncmp(a, "-D", 2) == 0 && a[2]) {
-      const char *v = a + 2;
-      const char *eq = strchr(v, '=');
-      if (!eq || eq == v) return usage_error("-D takes key=value, not '%s'", v);
-      if (req.ndefs == 64) return usage_error("too many -D options%s", "");
-      defs[req.ndefs].key = ltU_fmt("%.*s", (int)(eq - v), v);
-      defs[req.ndefs].value = eq + 1;
-      req.ndefs++;
+      if (add_define(&req, a + 2) != 0) return 2;
     } else if (a[0] == '-') {
       return usage_error("unknown option '%s'", a);
     } else if (req.file) {
