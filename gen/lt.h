@@ -228,7 +228,7 @@ typedef struct Target {
 } Target;
 
 const Target *ltT_find(const char *name);
-const char *ltT_prologue(const Target *t);
+const char *ltT_prologue(const Target *t, int emulate);
 extern const Target *const ltT_all[];      /* NULL-terminated */
 
 /* ---- layout.c ---- */
@@ -260,7 +260,7 @@ int ltP_reduce_groups(const Layout *l, int axis, int warp);
 /* ---- emit.c ---- */
 
 typedef struct Output { const char *src, *hdr; } Output;
-Output ltE_emit(Kernel *k, const Target *t, const char *explain_only);
+Output ltE_emit(Kernel *k, const Target *t, int emulate);
 void ltE_explain(Kernel *k, const Target *t, Buf *b);
 
 /* ---- dsl.c ---- */
@@ -284,5 +284,8 @@ extern const char ltX_prelude[];    /* dsl/tile.lua */
 extern const char ltX_cuda[];       /* templates/cuda.h */
 extern const char ltX_hip[];        /* templates/hip.h */
 extern const char ltX_c[];          /* templates/c.h */
+extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
+extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
+extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */
 
 #endif

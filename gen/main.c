@@ -4,6 +4,8 @@
 **   gen FILE.lua --target T -o DIR [-D key=value]...   write DIR/<variant>.{cu,hip,c,h}
 **   gen FILE.lua --list                                variants and config
 **   gen FILE.lua --target T --explain                  the plan, no files
+**   gen FILE.lua --target T --emulate -o DIR           DIR/<variant>.emu.cpp: the GPU
+**                                                      code, run on the CPU lane by lane
 **
 ** Every variant is generated in memory first; files are written only when
 ** all of them succeeded, each through a temporary name and a rename, so a
@@ -32,6 +34,7 @@ static void run_passes(Kernel *k, const Target *t) {
 typedef struct Gen {
   const Target *target;
   int explain;
+  int emulate;              /* --emulate */
   Buf explained;
   const char *names[256], *srcs[256], *hdrs[256];
   int n;
@@ -46,7 +49,7 @@ static void on_variant(Kernel *k, void *ud) {
     return;
   }
   if (g->n == 256) ltU_error(0, "more than 256 variants");
-  Output o = ltE_emit(k, g->target, NULL);
+  Output o = ltE_emit(k, g->target, g->emulate);
   g->names[g->n] = k->name;
   g->srcs[g->n] = o.src;
   g->hdrs[g->n] = o.hdr;
@@ -67,6 +70,8 @@ static void usage(FILE *f) {
         "  -D key=value override a config value or pick one variant value\n"
         "  --list       print the kernel's variants and config\n"
         "  --explain    print the plan (grid, block, layouts, shared memory)\n"
+        "  --emulate    write DIR/<variant>.emu.cpp: the GPU code with a preamble that\n"
+        "               runs it on the CPU, lane by lane (CUDA and HIP targets)\n"
         "  --help, --version\n"
         "Exit status: 0 ok, 1 error in the kernel file, 2 usage error.\n", f);
 }
@@ -136,6 +141,8 @@ int main(int argc, char **argv) {
       req.list = 1;
     } else if (strcmp(a, "--explain") == 0) {
       g.explain = 1;
+    } else if (strcmp(a, "--emulate") == 0) {
+      g.emulate = 1;
     } else if (strcmp(a, "--target") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-D") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", a);
       const char *v = argv[++i];
@@ -158,6 +165,8 @@ int main(int argc, char **argv) {
     if (!(g.target = ltT_find(target)))
       return usage_error("unknown target '%s' (targets: sm80, sm90a, gfx90a, gfx942, gfx1100, c)", target);
     if (!outdir && !g.explain) return usage_error("-o DIR is required to write files (or use --explain)%s", "");
+    if (g.emulate && g.target->lang == LANG_C)
+      return usage_error("--emulate is for the CUDA and HIP targets; the c target already runs on the CPU%s", "");
   }
   req.target = g.target;
   ltU_file = req.file;
@@ -179,7 +188,8 @@ int main(int argc, char **argv) {
   const char *written[512];
   int nw = 0;
   for (int i = 0; i < g.n; i++) {
-    if (write_file(outdir, ltU_fmt("%s%s", g.names[i], g.target->ext), g.srcs[i], written, &nw) != 0 ||
+    const char *ext = g.emulate ? ".emu.cpp" : g.target->ext;
+    if (write_file(outdir, ltU_fmt("%s%s", g.names[i], ext), g.srcs[i], written, &nw) != 0 ||
         write_file(outdir, ltU_fmt("%s.h", g.names[i]), g.hdrs[i], written, &nw) != 0) {
       fprintf(stderr, "gen: cannot write into '%s': %s\n", outdir, strerror(errno));
       for (int j = 0; j < nw; j++) remove(written[j]);
