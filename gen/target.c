@@ -104,6 +104,7 @@ const Target *ltT_find(const char *name) {
 /* The prologue text of a target's language; with `emulate`, the CPU
 ** emulation headers instead (gen --emulate, CUDA and HIP targets only). */
 const char *ltT_prologue(const Target *t, int emulate) {
-  if (emulate) return ltU_fmt("%s\n%s", ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
+  if (emulate)
+    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
   return t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
 }
