@@ -1,2 +1,1003 @@
-/* templates/emu.h: placeholder until the emulator lands (issue 6). */
-#error "gen --emulate: the CPU emulation headers are not written yet"
+/*
+** templates/emu.h: runs a generated CUDA or HIP kernel on the CPU, lane by
+** lane, with GPU semantics (gen --emulate).  Plain C++17, no GPU toolkit.
+**
+** How it works.  lt_emu_launch runs the blocks of the grid one after
+** another on the calling OS thread.  Each GPU thread of a block gets its own
+** stack and runs as a fiber (a coroutine): it runs until it reaches a
+** barrier or a warp-wide operation (shuffle, ldmatrix, mma, MFMA, WMMA),
+** then switches back to the scheduler, which resumes the next thread that
+** can go on.  A barrier opens when every thread of the block waits at it.
+** A warp operation runs once, for the whole warp, when its last lane
+** arrives: it reads and writes each lane's operands in place (they live on
+** the lanes' own stacks).  When no thread can go on and some have not
+** finished, the block is stuck: some threads wait at a barrier or a warp
+** operation that the others never reach, and the emulator says which.
+**
+** Shared memory.  __shared__ arrays become thread_local arrays (one copy
+** per OS thread, so all fibers of the block share it).  The dynamic shared
+** memory lt_smem is one thread_local buffer, filled with 0xff bytes (NaN in
+** every float format) at the start of every block.  Its writes are
+** attributed to threads by comparing it with a copy at every sync point of
+** the writing thread; with the reads and writes of the intrinsics
+** (ldmatrix, cp.async) that gives a shadow state per byte: who wrote it, in
+** which barrier interval, whether a cp.async to it is still in flight.
+**
+** Errors are printed as "FILE:LINE: error: lt_emu: KERNEL, block (x,y,z):
+** ..." with FILE:LINE the generated source, then that line and the DSL line
+** of the nearest "// K.lua:N:" comment above it.  The block stops, the
+** launch returns LT_EMU_ERR_LAUNCH.
+**
+** Settings, from the environment, read at each launch:
+**   LT_EMU_SCHEDULE  forward (default), reverse, or random[:SEED]: the order
+**                    in which ready threads are resumed; a race between
+**                    threads shows up as results that differ between orders.
+**   LT_EMU_TRACK=0   no shadow state for the dynamic shared memory.
+**   LT_EMU_STACK     bytes of stack per GPU thread (default 256 KiB).
+**   LT_EMU_TIMEOUT   seconds: report the running thread and exit after that.
+**   LT_EMU_ABORT=1   abort() at the first error (for a debugger).
+*/
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <link.h>
+
+#if !defined(__x86_64__) && !defined(LT_EMU_UCONTEXT)
+#define LT_EMU_UCONTEXT 1   /* no hand-written switch for this CPU */
+#endif
+#ifdef LT_EMU_UCONTEXT
+#include <ucontext.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LT_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LT_EMU_ASAN 1
+#endif
+#endif
+#ifdef LT_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+/* ------------------------------------------------------------------ */
+/* the GPU dialect common to CUDA and HIP                               */
+
+#define __global__ static
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __shared__ thread_local
+#define __align__(n) __attribute__((aligned(n)))
+
+/* Vector types of the GPU headers, as plain structs; may_alias because
+** generated code reads and writes them through pointers to other types. */
+struct __attribute__((may_alias, aligned(16))) uint4 { unsigned x, y, z, w; };
+struct __attribute__((may_alias, aligned(8))) uint2 { unsigned x, y; };
+struct __attribute__((may_alias, aligned(16))) int4 { int x, y, z, w; };
+struct __attribute__((may_alias, aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((may_alias, aligned(8))) float2 { float x, y; };
+struct uint3 { unsigned x, y, z; };
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+
+#define LT_EMU_SMEM_CAP (227 * 1024)   /* the largest dynamic shared memory of any target */
+#define LT_EMU_ERR_LAUNCH 719          /* cudaErrorLaunchFailure, hipErrorLaunchFailure */
+#define LT_EMU_ERR_CONFIG 9            /* cudaErrorInvalidConfiguration, hipErrorInvalidConfiguration */
+#define LT_EMU_ERR_VALUE 1             /* cudaErrorInvalidValue, hipErrorInvalidValue */
+
+/* Dynamic shared memory (extern __shared__ ... lt_smem[] in a kernel).
+** inline: one buffer for all translation units. */
+inline thread_local __attribute__((aligned(128))) unsigned char lt_smem[LT_EMU_SMEM_CAP];
+
+/* ------------------------------------------------------------------ */
+/* context switch                                                       */
+
+#ifndef LT_EMU_UCONTEXT
+/* lt_emu_swap_x64(save, to): pushes the callee-saved registers and the
+** SSE/x87 control words on the current stack, stores the stack pointer in
+** *save, loads `to` and pops the same from there.  Weak: every translation
+** unit with an emulated kernel carries a copy, the linker keeps one. */
+extern "C" void lt_emu_swap_x64(void **save, void *to);
+__asm__(".text\n"
+        ".weak lt_emu_swap_x64\n"
+        ".hidden lt_emu_swap_x64\n"
+        ".type lt_emu_swap_x64,@function\n"
+        "lt_emu_swap_x64:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size lt_emu_swap_x64, .-lt_emu_swap_x64\n");
+#endif
+
+namespace lt_emu {
+namespace {
+
+/* A saved execution context: a stack pointer (x86-64), or a ucontext. */
+struct Ctx {
+#ifdef LT_EMU_UCONTEXT
+  ucontext_t uc;
+#else
+  void *sp;
+#endif
+};
+
+/* Saves the running context in `from` and resumes `to`. */
+inline void ctx_swap(Ctx *from, Ctx *to) {
+#ifdef LT_EMU_UCONTEXT
+  swapcontext(&from->uc, &to->uc);
+#else
+  lt_emu_swap_x64(&from->sp, to->sp);
+#endif
+}
+
+/* Prepares c to start fn() on the stack [stack, stack + size); fn must
+** never return.  The first frame has a null return address and frame
+** pointer, where backtraces stop. */
+inline void ctx_make(Ctx *c, char *stack, size_t size, void (*fn)(void)) {
+#ifdef LT_EMU_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(stack, size);   /* frames of an abandoned fiber */
+#endif
+#ifdef LT_EMU_UCONTEXT
+  getcontext(&c->uc);
+  c->uc.uc_stack.ss_sp = stack;
+  c->uc.uc_stack.ss_size = size;
+  c->uc.uc_link = NULL;
+  makecontext(&c->uc, fn, 0);
+#else
+  uintptr_t hi = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+  void **p = (void **)hi;
+  p[-1] = NULL;          /* return address of fn: none */
+  p[-2] = (void *)fn;    /* popped by ret */
+  for (int i = 3; i <= 8; i++) p[-i] = NULL;   /* rbp rbx r12 r13 r14 r15 */
+  unsigned char *ctl = (unsigned char *)(hi - 72);
+  __asm__ volatile("stmxcsr (%0)\n fnstcw 4(%0)" : : "r"(ctl) : "memory");
+  c->sp = ctl;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* state of a launch                                                    */
+
+enum { RUN, WAIT_WARP, WAIT_BAR, DONE };
+
+struct Thread;
+/* A warp operation: runs once per warp on all lanes (lanes[0..n-1]). */
+typedef void (*WarpFn)(Thread *lanes, int n);
+
+/* One 16-byte cp.async in flight: lands in shared memory at a wait_group
+** of its thread that covers its group. */
+struct Copy {
+  int tid, group;
+  unsigned char *dst;
+  unsigned char data[16];
+  int bytes;              /* src-size: the rest of the 16 is zero-filled */
+  const char *file;
+  int line;
+};
+
+/* One GPU thread: its fiber, where it is, and what it waits for. */
+struct Thread {
+  Ctx ctx;
+  char *stack;
+  size_t stack_size;
+  uint3 idx;              /* threadIdx */
+  int tid, warp, lane;
+  int state;
+  unsigned wait_gen;      /* the warp's or the barrier's generation it waits past */
+  const char *file;       /* last sync point reached: file, line, what */
+  int line;
+  const char *what;
+  WarpFn op;              /* warp operation it waits in, with its operands */
+  void *args;
+  int group;              /* cp.async: the open (uncommitted) group */
+#ifdef LT_EMU_ASAN
+  void *fake_stack;
+#endif
+};
+
+/* Per byte of dynamic shared memory: who last wrote it and when. */
+struct Shadow {
+  uint16_t writer;        /* thread id + 1; 0: not written in this block */
+  uint16_t pending;       /* thread id + 1 of a cp.async in flight to it; 0: none */
+  uint16_t reader;        /* thread id + 1 of an intrinsic read in epoch repoch; 0xffff: several */
+  uint16_t pad;
+  uint32_t wepoch, repoch;
+};
+
+struct Warp {
+  int size, arrived;
+  unsigned gen;
+};
+
+/* The launch being run on this OS thread. */
+struct State {
+  const char *kernel, *file;
+  int line;                 /* launch site */
+  int warp;                 /* lanes per warp */
+  dim3 grid, block;
+  uint3 bidx;               /* blockIdx */
+  int nthreads, nwarps;
+  Thread *threads;
+  Warp *warps;
+  int *order;
+  int bar_arrived;
+  unsigned bar_gen, epoch;  /* epoch: barriers completed in this block */
+  Thread *cur;              /* the thread running, NULL in the scheduler */
+  Ctx sched;
+  int error;
+  char msg[2048];
+  void (*invoke)(void *);   /* calls the kernel with the launch's arguments */
+  void *invoke_arg;
+  int schedule;             /* 0 forward, 1 reverse, 2 random */
+  uint64_t rng;
+  size_t smem_bytes;        /* dynamic shared memory of the launch */
+  int track;                /* keep the shadow state of lt_smem */
+  unsigned char *snap;
+  Shadow *shadow;
+  Copy *copies;             /* cp.async in flight, in issue order */
+  size_t ncopies, capcopies;
+#ifdef LT_EMU_ASAN
+  void *sched_fake;
+  const void *sched_bottom;
+  size_t sched_size;
+#endif
+};
+
+thread_local State *g;
+thread_local int last_error;   /* cudaGetLastError / hipGetLastError */
+thread_local char last_msg[2048];
+
+/* The last error message of this OS thread (for tests of the emulator). */
+inline const char *message(void) { return last_msg; }
+
+/* ------------------------------------------------------------------ */
+/* reporting                                                            */
+
+/* Prints the text of line `line` of `file` and the DSL line of the nearest
+** "// NAME.lua:N: text" comment above it, when the file can be read. */
+inline void show_source(const char *file, int line) {
+  FILE *f = file ? fopen(file, "r") : NULL;
+  if (!f) return;
+  char buf[1024], dsl[1024] = "";
+  for (int n = 1; n <= line && fgets(buf, sizeof buf, f); n++) {
+    char *p = buf;
+    while (*p == ' ') p++;
+    if (strncmp(p, "// ", 3) == 0 && strstr(p, ".lua:")) snprintf(dsl, sizeof dsl, "%s", p + 3);
+    if (n == line) {
+      buf[strcspn(buf, "\n")] = 0;
+      fprintf(stderr, "  %5d | %s\n", line, buf);
+    }
+  }
+  fclose(f);
+  if (*dsl) fprintf(stderr, "  from %s", dsl);
+}
+
+/* Switches from the running GPU thread back to the scheduler; `final`:
+** the fiber will never be resumed. */
+inline void leave(State *s, Thread *t, bool final) {
+#ifdef LT_EMU_ASAN
+  __sanitizer_start_switch_fiber(final ? NULL : &t->fake_stack, s->sched_bottom, s->sched_size);
+#else
+  (void)final;
+#endif
+  ctx_swap(&t->ctx, &s->sched);
+#ifdef LT_EMU_ASAN
+  __sanitizer_finish_switch_fiber(t->fake_stack, &s->sched_bottom, &s->sched_size);
+#endif
+}
+
+/* Reports an error at file:line of the generated source and stops the
+** launch: inside a GPU thread it never returns (the block is abandoned). */
+inline void fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+inline void fail(const char *file, int line, const char *fmt, ...) {
+  State *s = g;
+  char text[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (s && !s->error) {
+    snprintf(s->msg, sizeof s->msg, "%s, block (%u,%u,%u): %s", s->kernel, s->bidx.x, s->bidx.y, s->bidx.z, text);
+    snprintf(last_msg, sizeof last_msg, "%s", s->msg);
+    fprintf(stderr, "%s:%d: error: lt_emu: %s\n", file ? file : "?", line, s->msg);
+    show_source(file, line);
+    s->error = LT_EMU_ERR_LAUNCH;
+    const char *ab = getenv("LT_EMU_ABORT");
+    if (ab && *ab == '1') abort();
+  } else if (!s) {
+    snprintf(last_msg, sizeof last_msg, "%s", text);
+    fprintf(stderr, "%s:%d: error: lt_emu: %s\n", file ? file : "?", line, text);
+  }
+  if (s && s->cur) {
+    Thread *t = s->cur;
+    for (;;) leave(s, t, true);
+  }
+}
+
+/* Appends "a-b, c, ..." for the ids i of [0, n) with pick(i) true. */
+template <class F>
+inline void ranges(char *out, size_t cap, int n, F pick) {
+  size_t len = strlen(out);
+  int first = 1;
+  for (int i = 0; i < n; i++) {
+    if (!pick(i)) continue;
+    int j = i;
+    while (j + 1 < n && pick(j + 1)) j++;
+    int w = j > i ? snprintf(out + len, cap - len, "%s%d-%d", first ? "" : ", ", i, j)
+                  : snprintf(out + len, cap - len, "%s%d", first ? "" : ", ", i);
+    if (w < 0 || (size_t)w >= cap - len) return;
+    len += (size_t)w;
+    first = 0;
+    i = j;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* shadow state of the dynamic shared memory                            */
+
+/* Offset of [p, p + n) in lt_smem, or -1 when outside it. */
+inline long smem_offset(const void *p, size_t n) {
+  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)lt_smem;
+  if (a < lo || a + n > lo + LT_EMU_SMEM_CAP) return -1;
+  return (long)(a - lo);
+}
+
+/* Records the bytes of lt_smem thread t changed since its last sync point
+** as written by t, checking them against cp.async in flight and against
+** reads and writes of other threads since the last barrier. */
+inline void track_writes(State *s, Thread *t, const char *file, int line) {
+  if (!s->track) return;
+  size_t n = s->smem_bytes;
+  unsigned char *snap = s->snap;
+  for (size_t c = 0; c < n; c += 64) {
+    size_t m = n - c < 64 ? n - c : 64;
+    if (memcmp(lt_smem + c, snap + c, m) == 0) continue;
+    for (size_t i = c; i < c + m; i++) {
+      if (lt_smem[i] == snap[i]) continue;
+      Shadow *h = &s->shadow[i];
+      int me = t->tid + 1;
+      if (h->pending)
+        fail(file, line, "thread %d wrote shared memory (dynamic, offset %zu) while a cp.async of thread %d to it "
+             "was in flight (no cp.async wait before the write)", t->tid, i, h->pending - 1);
+      if (h->writer && h->writer != me && h->wepoch == s->epoch)
+        fail(file, line, "threads %d and %d both wrote shared memory (dynamic, offset %zu) with no barrier between",
+             h->writer - 1, t->tid, i);
+      if (h->reader && h->reader != me && h->repoch == s->epoch)
+        fail(file, line, "thread %d overwrote shared memory (dynamic, offset %zu) that thread %d read since the last "
+             "barrier (missing barrier before the write)", t->tid, i, h->reader == 0xffff ? -1 : h->reader - 1);
+      h->writer = (uint16_t)me;
+      h->wepoch = s->epoch;
+      snap[i] = lt_smem[i];
+    }
+  }
+}
+
+/* Checks a read of n bytes at p by thread t through an intrinsic
+** (ldmatrix): written in this block, not by a cp.async in flight, not by
+** another thread since the last barrier. */
+inline void check_read(State *s, Thread *t, const void *p, size_t n, const char *what, const char *file, int line) {
+  long off = smem_offset(p, n);
+  if (off < 0 || !s->track) return;
+  int me = t->tid + 1;
+  for (size_t i = (size_t)off; i < (size_t)off + n; i++) {
+    Shadow *h = &s->shadow[i];
+    if (h->pending)
+      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d is still "
+           "copying (missing cp.async wait)", what, t->lane, i, h->pending - 1);
+    if (!h->writer)
+      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that no thread wrote in this block",
+           what, t->lane, i);
+    if (h->writer != me && h->wepoch == s->epoch)
+      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that thread %d wrote since the last "
+           "barrier (missing barrier)", what, t->lane, i, h->writer - 1);
+    if (h->repoch != s->epoch || !h->reader) h->reader = (uint16_t)me;
+    else if (h->reader != me) h->reader = 0xffff;
+    h->repoch = s->epoch;
+  }
+}
+
+/* Checks that [p, p + n) is shared memory usable by this launch: inside
+** the dynamic part the launch asked for, or outside lt_smem (a __shared__
+** array). */
+inline void check_shared(State *s, const void *p, size_t n, const char *what, const char *file, int line) {
+  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)lt_smem;
+  if (a + n > lo && a < lo + LT_EMU_SMEM_CAP && (a < lo || a + n > lo + s->smem_bytes))
+    fail(file, line, "%s at dynamic shared offset %ld..%ld is outside the %zu bytes of the launch", what,
+         (long)(a - lo), (long)(a - lo + n) - 1, s->smem_bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* barriers and warp operations                                         */
+
+/* Waits in the scheduler until `ready`: a barrier or warp generation moved. */
+inline void block_on(State *s, Thread *t, int state, unsigned gen) {
+  t->state = state;
+  t->wait_gen = gen;
+  leave(s, t, false);
+  t->state = RUN;
+}
+
+/* __syncthreads: waits until all threads of the block are here.  The
+** last one to arrive checks they all wait at the same barrier. */
+inline void barrier(const char *file, int line, const char *what) {
+  State *s = g;
+  Thread *t = s->cur;
+  track_writes(s, t, file, line);
+  t->file = file, t->line = line, t->what = what;
+  if (++s->bar_arrived < s->nthreads) {
+    block_on(s, t, WAIT_BAR, s->bar_gen);
+    return;
+  }
+  Thread *th = s->threads, *t0 = &th[0];
+  for (int i = 1; i < s->nthreads; i++) {
+    Thread *o = &th[i];
+    if (o->line == t0->line && strcmp(o->file, t0->file) == 0) continue;
+    char m[1024] = "";
+    snprintf(m, sizeof m, "%s at line %d reached by only some threads: threads ", t0->what, t0->line);
+    ranges(m, sizeof m, s->nthreads, [&](int k) { return th[k].line == t0->line; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " wait there; threads ");
+    ranges(m, sizeof m, s->nthreads, [&](int k) { return th[k].line == o->line; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " wait at the %s at line %d", o->what, o->line);
+    fail(t0->file, t0->line, "%s", m);
+  }
+  s->bar_arrived = 0;
+  s->bar_gen++;
+  s->epoch++;
+}
+
+/* A warp-wide operation: every lane of the warp must reach the same one
+** (same code, same line).  The last lane to arrive runs fn for all lanes;
+** the others wait.  args: this lane's operands, read by fn. */
+inline void warp_sync(WarpFn fn, void *args, const char *what, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  track_writes(s, t, file, line);
+  t->file = file, t->line = line, t->what = what;
+  t->op = fn, t->args = args;
+  Warp *w = &s->warps[t->warp];
+  if (++w->arrived < w->size) {
+    block_on(s, t, WAIT_WARP, w->gen);
+    return;
+  }
+  Thread *lanes = &s->threads[t->warp * s->warp];
+  Thread *l0 = &lanes[0];
+  for (int l = 1; l < w->size; l++) {
+    Thread *o = &lanes[l];
+    if (o->op == l0->op && o->line == l0->line && strcmp(o->file, l0->file) == 0) continue;
+    char m[1024] = "";
+    snprintf(m, sizeof m, "%s at line %d reached by only some lanes of warp %d: lanes ", l0->what, l0->line, t->warp);
+    ranges(m, sizeof m, w->size, [&](int k) { return lanes[k].line == l0->line && lanes[k].op == l0->op; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " are there; lanes ");
+    ranges(m, sizeof m, w->size, [&](int k) { return lanes[k].line == o->line && lanes[k].op == o->op; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " are at %s at line %d", o->what, o->line);
+    fail(l0->file, l0->line, "%s", m);
+  }
+  fn(lanes, w->size);
+  w->arrived = 0;
+  w->gen++;
+  for (int l = 0; l < w->size; l++) lanes[l].op = NULL;
+}
+
+/* Operands of a shuffle: this lane's value and where its result goes. */
+template <class T>
+struct ShflArgs {
+  T val, res;
+  int mask, width;
+};
+
+/* The xor shuffle over a warp: lane l reads lane l ^ mask of its group of
+** `width` lanes; a lane past its group reads its own value, as on the GPU. */
+template <class T>
+void shfl_xor_run(Thread *lanes, int n) {
+  for (int l = 0; l < n; l++) {
+    ShflArgs<T> *a = (ShflArgs<T> *)lanes[l].args;
+    int w = a->width, src = l ^ a->mask;
+    if (w <= 0 || (w & (w - 1)) || w > g->warp)
+      fail(lanes[l].file, lanes[l].line, "shuffle width %d is not a power of two up to the warp size %d", w, g->warp);
+    if ((src & ~(w - 1)) != (l & ~(w - 1))) src = l;
+    if (src >= n)
+      fail(lanes[l].file, lanes[l].line, "lane %d shuffles from lane %d, which does not exist (a warp of %d lanes)",
+           l, src, n);
+    a->res = ((ShflArgs<T> *)lanes[src].args)->val;
+  }
+}
+
+/* __shfl_xor_sync / __shfl_xor for any 4- or 8-byte value. */
+template <class T>
+T shfl_xor(unsigned long long member_mask, T v, int lane_mask, int width, const char *what, const char *file, int line) {
+  State *s = g;
+  unsigned long long all = s->warps[s->cur->warp].size >= 64 ? ~0ull : (1ull << s->warps[s->cur->warp].size) - 1;
+  if ((member_mask & all) != all)
+    fail(file, line, "%s with member mask %#llx: only full-warp shuffles are emulated", what, member_mask);
+  ShflArgs<T> a;
+  a.val = v;
+  a.mask = lane_mask;
+  a.width = width;
+  warp_sync(shfl_xor_run<T>, &a, what, file, line);
+  return a.res;
+}
+
+/* ------------------------------------------------------------------ */
+/* cp.async (per thread; lands at a covering wait_group)                */
+
+/* Lands the copies of thread t whose group is <= upto, in issue order. */
+inline void land_copies(State *s, Thread *t, int upto) {
+  size_t k = 0;
+  for (size_t i = 0; i < s->ncopies; i++) {
+    Copy &c = s->copies[i];
+    if (c.tid != t->tid || c.group > upto) {
+      s->copies[k++] = c;
+      continue;
+    }
+    memcpy(c.dst, c.data, 16);
+    long off = smem_offset(c.dst, 16);
+    if (off >= 0 && s->track) {
+      for (int b = 0; b < 16; b++) {
+        Shadow *h = &s->shadow[(size_t)off + (size_t)b];
+        h->pending = 0;
+        h->writer = (uint16_t)(t->tid + 1);
+        h->wepoch = s->epoch;
+        s->snap[(size_t)off + (size_t)b] = c.dst[b];
+      }
+    }
+  }
+  s->ncopies = k;
+}
+
+/* cp.async.cg.shared.global [dst], [src], 16, src_bytes: reads src_bytes
+** bytes now, lands them (zero-filled to 16) at a later covering wait. */
+inline void cp_async16(void *dst, const void *src, int src_bytes, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  track_writes(s, t, file, line);
+  if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async src-size %d is not in 0..16", src_bytes);
+  if ((uintptr_t)dst % 16) fail(file, line, "cp.async destination %p is not 16-byte aligned", dst);
+  if (src_bytes > 0 && (uintptr_t)src % 16) fail(file, line, "cp.async source %p is not 16-byte aligned", src);
+  check_shared(s, dst, 16, "cp.async destination", file, line);
+  Copy c;
+  c.tid = t->tid;
+  c.group = t->group;
+  c.dst = (unsigned char *)dst;
+  memset(c.data, 0, 16);
+  if (src_bytes > 0) memcpy(c.data, src, (size_t)src_bytes);
+  c.bytes = src_bytes;
+  c.file = file;
+  c.line = line;
+  long off = smem_offset(dst, 16);
+  if (off >= 0 && s->track) {
+    for (int b = 0; b < 16; b++) {
+      Shadow *h = &s->shadow[(size_t)off + (size_t)b];
+      size_t at = (size_t)off + (size_t)b;
+      if (h->pending)
+        fail(file, line, "cp.async to shared memory (dynamic, offset %zu) while an earlier cp.async of thread %d "
+             "to it is still in flight", at, h->pending - 1);
+      if (h->reader && h->reader != t->tid + 1 && h->repoch == s->epoch)
+        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that thread %d read since the last "
+             "barrier (missing barrier before the copy)", at, h->reader == 0xffff ? -1 : h->reader - 1);
+      if (h->writer && h->writer != t->tid + 1 && h->wepoch == s->epoch)
+        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that thread %d wrote since the last "
+             "barrier", at, h->writer - 1);
+      h->pending = (uint16_t)(t->tid + 1);
+    }
+  }
+  if (s->ncopies == s->capcopies) {
+    s->capcopies = s->capcopies ? 2 * s->capcopies : 256;
+    s->copies = (Copy *)realloc(s->copies, s->capcopies * sizeof(Copy));
+    if (!s->copies) fail(file, line, "out of memory for cp.async records");
+  }
+  s->copies[s->ncopies++] = c;
+}
+
+/* cp.async.commit_group: closes this thread's open group. */
+inline void cp_async_commit(const char *file, int line) {
+  State *s = g;
+  track_writes(s, s->cur, file, line);
+  s->cur->group++;
+}
+
+/* cp.async.wait_group n: lands this thread's committed groups but the n
+** most recent. */
+inline void cp_async_wait(int n, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  track_writes(s, t, file, line);
+  if (n < 0) fail(file, line, "cp.async.wait_group %d", n);
+  land_copies(s, t, t->group - 1 - n);
+}
+
+/* lt_cp_async_wait<N>() in emulation: an object made at the call site
+** (for its file and line) whose member template does the wait. */
+struct CpWait {
+  const char *file;
+  int line;
+  CpWait(const char *f, int l) : file(f), line(l) {}
+  template <int N>
+  void wait(void) const { cp_async_wait(N, file, line); }
+};
+
+/* ------------------------------------------------------------------ */
+/* the scheduler                                                        */
+
+/* First code of every fiber: runs the kernel, then leaves for good. */
+inline void fiber_main(void) {
+  State *s = g;
+  Thread *t = s->cur;
+#ifdef LT_EMU_ASAN
+  __sanitizer_finish_switch_fiber(NULL, &s->sched_bottom, &s->sched_size);
+#endif
+  s->invoke(s->invoke_arg);
+  track_writes(s, t, t->file, t->line);
+  t->state = DONE;
+  for (;;) leave(s, t, true);
+}
+
+/* Resumes GPU thread t until it blocks or finishes. */
+inline void enter(State *s, Thread *t) {
+  s->cur = t;
+#ifdef LT_EMU_ASAN
+  __sanitizer_start_switch_fiber(&s->sched_fake, t->stack, t->stack_size);
+#endif
+  ctx_swap(&s->sched, &t->ctx);
+#ifdef LT_EMU_ASAN
+  __sanitizer_finish_switch_fiber(s->sched_fake, NULL, NULL);
+#endif
+  s->cur = NULL;
+}
+
+/* Whether thread t can run now. */
+inline bool ready(State *s, Thread *t) {
+  if (t->state == RUN) return true;
+  if (t->state == WAIT_WARP) return s->warps[t->warp].gen != t->wait_gen;
+  if (t->state == WAIT_BAR) return s->bar_gen != t->wait_gen;
+  return false;
+}
+
+/* Explains a stuck block: which threads wait where, which finished. */
+inline void report_stuck(State *s) {
+  int n = s->nthreads;
+  Thread *th = s->threads;
+  char m[1536] = "";
+  for (int i = 0; i < n; i++) {   /* a warp operation some lanes never reach */
+    Thread *t = &th[i];
+    if (t->state != WAIT_WARP) continue;
+    Thread *lanes = &th[t->warp * s->warp];
+    int size = s->warps[t->warp].size;
+    snprintf(m, sizeof m, "%s reached by only some lanes of warp %d: lanes ", t->what, t->warp);
+    ranges(m, sizeof m, size, [&](int k) { return lanes[k].state == WAIT_WARP; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " wait at it");
+    for (int k = 0; k < size; k++) {
+      Thread *o = &lanes[k];
+      if (o->state == WAIT_WARP) continue;
+      snprintf(m + strlen(m), sizeof m - strlen(m), "; lane %d %s", k,
+               o->state == DONE ? "finished the kernel" : "waits at a barrier");
+      if (o->state == WAIT_BAR) snprintf(m + strlen(m), sizeof m - strlen(m), " (%s, line %d)", o->what, o->line);
+      break;
+    }
+    fail(t->file, t->line, "%s", m);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    Thread *t = &th[i];
+    if (t->state != WAIT_BAR) continue;
+    snprintf(m, sizeof m, "%s reached by only some threads: threads ", t->what);
+    ranges(m, sizeof m, n, [&](int k) { return th[k].state == WAIT_BAR; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " wait at it; threads ");
+    ranges(m, sizeof m, n, [&](int k) { return th[k].state == DONE; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " finished the kernel without reaching it");
+    fail(t->file, t->line, "%s", m);
+    return;
+  }
+  fail(s->file, s->line, "block stuck with no thread waiting (emulator bug)");
+}
+
+/* Orders the threads for the next pass of the scheduler. */
+inline void shuffle_order(State *s) {
+  int n = s->nthreads;
+  for (int i = n - 1; i > 0; i--) {
+    s->rng ^= s->rng << 13, s->rng ^= s->rng >> 7, s->rng ^= s->rng << 17;
+    int j = (int)(s->rng % (uint64_t)(i + 1));
+    int x = s->order[i];
+    s->order[i] = s->order[j], s->order[j] = x;
+  }
+}
+
+/* Runs one block to the end; returns 0 or the error. */
+inline int run_block(State *s) {
+  int n = s->nthreads;
+  for (int i = 0; i < n; i++) {
+    Thread *t = &s->threads[i];
+    ctx_make(&t->ctx, t->stack, t->stack_size, fiber_main);
+    t->state = RUN;
+    t->file = s->file, t->line = s->line, t->what = "kernel start";
+    t->op = NULL;
+    t->group = 0;
+  }
+  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0;
+  s->bar_arrived = 0;
+  s->epoch = 0;
+  s->ncopies = 0;
+  if (s->smem_bytes) {
+    memset(lt_smem, 0xff, s->smem_bytes);   /* NaN in every float format */
+    if (s->track) {
+      memset(s->snap, 0xff, s->smem_bytes);
+      memset(s->shadow, 0, s->smem_bytes * sizeof(Shadow));
+    }
+  }
+  for (;;) {
+    if (s->schedule == 2) shuffle_order(s);
+    int any = 0, left = 0;
+    for (int k = 0; k < n; k++) {
+      Thread *t = &s->threads[s->order[k]];
+      if (t->state == DONE) continue;
+      left = 1;
+      if (!ready(s, t)) continue;
+      any = 1;
+      enter(s, t);
+      if (s->error) return s->error;
+    }
+    if (!left) return 0;
+    if (!any) {
+      report_stuck(s);
+      return s->error;
+    }
+  }
+}
+
+/* Stacks of the GPU threads, kept for the next launches of this OS
+** thread; each has a guard page below it. */
+thread_local char *stack_pool[1024];
+thread_local int stack_pool_n;
+thread_local size_t stack_pool_size;
+
+/* The stack of GPU thread i, `size` bytes above a guard page. */
+inline char *get_stack(int i, size_t size) {
+  if (stack_pool_size != size) {
+    for (int k = 0; k < stack_pool_n; k++) munmap(stack_pool[k] - 4096, stack_pool_size + 4096);
+    stack_pool_n = 0;
+    stack_pool_size = size;
+  }
+  while (stack_pool_n <= i) {
+    void *p = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    mprotect(p, 4096, PROT_NONE);
+    stack_pool[stack_pool_n++] = (char *)p + 4096;
+  }
+  return stack_pool[i];
+}
+
+/* Prints where the running GPU thread is when a signal stops the
+** program (a crash or LT_EMU_TIMEOUT), then lets the default action run. */
+inline void on_signal(int sig) {
+  State *s = g;
+  char m[512];
+  int len;
+  if (s && s->cur) {
+    Thread *t = s->cur;
+    len = snprintf(m, sizeof m,
+                   "%s:%d: error: lt_emu: %s, block (%u,%u,%u), thread %d: %s after this sync point "
+                   "(build with -fsanitize=address,undefined for the exact line)\n",
+                   t->file, t->line, s->kernel, s->bidx.x, s->bidx.y, s->bidx.z, t->tid,
+                   sig == SIGALRM ? "timed out" : strsignal(sig));
+  } else {
+    len = snprintf(m, sizeof m, "lt_emu: %s outside a GPU thread\n", sig == SIGALRM ? "timed out" : strsignal(sig));
+  }
+  if (len > 0) {
+    ssize_t w = write(2, m, (size_t)len);
+    (void)w;
+  }
+  signal(sig, SIG_DFL);
+  if (sig == SIGALRM) _exit(124);
+  raise(sig);
+}
+
+/* Reads a non-negative integer setting from the environment. */
+inline long env_long(const char *name, long dflt) {
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  char *end;
+  long x = strtol(v, &end, 0);
+  return *end || x < 0 ? dflt : x;
+}
+
+/* Calls the closure at p (the kernel with the launch's arguments). */
+template <class L>
+void run_closure(void *p) {
+  (*(L *)p)();
+}
+
+/* Per-kernel opt-in of dynamic shared memory above 48 KiB
+** (cudaFuncSetAttribute), keyed by the kernel's address. */
+struct OptIn {
+  const void *kernel;
+  int bytes;
+};
+thread_local OptIn smem_optin[256];
+thread_local int smem_optin_n;
+
+inline int smem_allowed(const void *k) {
+  for (int i = 0; i < smem_optin_n; i++)
+    if (smem_optin[i].kernel == k) return smem_optin[i].bytes;
+  return 48 * 1024;
+}
+
+/* Records a kernel's dynamic shared memory opt-in; checks the size. */
+inline int set_smem_optin(const void *k, int bytes, int max_bytes) {
+  if (bytes < 0 || bytes > max_bytes) return LT_EMU_ERR_VALUE;
+  for (int i = 0; i < smem_optin_n; i++)
+    if (smem_optin[i].kernel == k) {
+      smem_optin[i].bytes = bytes;
+      return 0;
+    }
+  if (smem_optin_n == 256) return LT_EMU_ERR_VALUE;
+  smem_optin[smem_optin_n].kernel = k;
+  smem_optin[smem_optin_n++].bytes = bytes;
+  return 0;
+}
+
+/* Frees what a launch allocated. */
+inline void free_state(State *s) {
+  free(s->threads);
+  free(s->warps);
+  free(s->order);
+  free(s->snap);
+  free(s->shadow);
+  free(s->copies);
+}
+
+/* Checks the launch configuration and sets up the launch's state, or
+** returns an error. */
+inline int setup(State *s, const void *kern, int warp, int smem_max) {
+  dim3 grid = s->grid, block = s->block;
+  long nt = (long)block.x * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || nt > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
+      grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u) {
+    fail(s->file, s->line, "launch with grid (%u,%u,%u) and block (%u,%u,%u): invalid configuration", grid.x, grid.y,
+         grid.z, block.x, block.y, block.z);
+    return LT_EMU_ERR_CONFIG;
+  }
+  int allowed = smem_allowed(kern);
+  if (s->smem_bytes > (size_t)smem_max || s->smem_bytes > (size_t)allowed) {
+    int target = s->smem_bytes > (size_t)smem_max;
+    fail(s->file, s->line, "launch with %zu bytes of dynamic shared memory: more than %s (%d bytes)", s->smem_bytes,
+         target ? "the target has" : "the kernel's opt-in (cudaFuncSetAttribute MaxDynamicSharedMemorySize)",
+         target ? smem_max : allowed);
+    return LT_EMU_ERR_VALUE;
+  }
+  int n = (int)nt;
+  s->warp = warp;
+  s->nthreads = n;
+  s->nwarps = (n + warp - 1) / warp;
+  s->threads = (Thread *)calloc((size_t)n, sizeof(Thread));
+  s->warps = (Warp *)calloc((size_t)s->nwarps, sizeof(Warp));
+  s->order = (int *)calloc((size_t)n, sizeof(int));
+  if (!s->threads || !s->warps || !s->order) {
+    fail(s->file, s->line, "out of memory for %d threads", n);
+    return LT_EMU_ERR_LAUNCH;
+  }
+  for (int w = 0; w < s->nwarps; w++) s->warps[w].size = n - w * warp < warp ? n - w * warp : warp;
+  size_t ssize = (size_t)env_long("LT_EMU_STACK", 256 * 1024);
+  ssize = (ssize + 4095) & ~(size_t)4095;
+  if (ssize < 65536) ssize = 65536;
+  for (int i = 0; i < n; i++) {
+    Thread *t = &s->threads[i];
+    t->tid = i, t->warp = i / warp, t->lane = i % warp;
+    t->idx.x = (unsigned)i % block.x;
+    t->idx.y = (unsigned)i / block.x % block.y;
+    t->idx.z = (unsigned)i / (block.x * block.y);
+    t->stack = get_stack(i, ssize);
+    t->stack_size = ssize;
+    if (!t->stack) {
+      fail(s->file, s->line, "no memory for %d thread stacks of %zu bytes", n, ssize);
+      return LT_EMU_ERR_LAUNCH;
+    }
+  }
+  const char *sch = getenv("LT_EMU_SCHEDULE");
+  s->schedule = sch && strcmp(sch, "reverse") == 0 ? 1 : sch && strncmp(sch, "random", 6) == 0 ? 2 : 0;
+  s->rng = 0x9e3779b97f4a7c15ull ^ (s->schedule == 2 && sch[6] == ':' ? strtoull(sch + 7, NULL, 0) : 1);
+  for (int i = 0; i < n; i++) s->order[i] = s->schedule == 1 ? n - 1 - i : i;
+  s->track = s->smem_bytes > 0 && env_long("LT_EMU_TRACK", 1) != 0;
+  if (s->track) {
+    s->snap = (unsigned char *)malloc(s->smem_bytes);
+    s->shadow = (Shadow *)malloc(s->smem_bytes * sizeof(Shadow));
+    if (!s->snap || !s->shadow) {
+      fail(s->file, s->line, "out of memory for the shadow of %zu bytes of shared memory", s->smem_bytes);
+      return LT_EMU_ERR_LAUNCH;
+    }
+  }
+  return 0;
+}
+
+/* Runs the blocks of a set-up launch in order, with the signal handlers
+** (or AddressSanitizer's poisoning of unused shared memory) in place. */
+inline int run_grid(State *s) {
+  int err = 0;
+#ifdef LT_EMU_ASAN
+  size_t smem = s->smem_bytes;
+  ASAN_POISON_MEMORY_REGION(lt_smem + smem, LT_EMU_SMEM_CAP - smem);
+#else
+  struct sigaction sa, old[4];
+  static const int sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGALRM};
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_ONSTACK;
+  static thread_local char altstack[65536];
+  stack_t ss, oldss;
+  ss.ss_sp = altstack, ss.ss_size = sizeof altstack, ss.ss_flags = 0;
+  sigaltstack(&ss, &oldss);
+  for (int i = 0; i < 4; i++) sigaction(sigs[i], &sa, &old[i]);
+#endif
+  long timeout = env_long("LT_EMU_TIMEOUT", 0);
+  if (timeout) alarm((unsigned)timeout);
+  for (unsigned z = 0; z < s->grid.z && !err; z++)
+    for (unsigned y = 0; y < s->grid.y && !err; y++)
+      for (unsigned x = 0; x < s->grid.x && !err; x++) {
+        s->bidx.x = x, s->bidx.y = y, s->bidx.z = z;
+        err = run_block(s);
+      }
+  if (timeout) alarm(0);
+#ifdef LT_EMU_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(lt_smem + smem, LT_EMU_SMEM_CAP - smem);
+#else
+  for (int i = 0; i < 4; i++) sigaction(sigs[i], &old[i], NULL);
+  sigaltstack(&oldss, NULL);
+#endif
+  return err;
+}
+
+/* Runs kernel kern over grid x block on the CPU (see the top of the
+** file); name, file and line: the launch site, for messages; warp: lanes
+** per warp; smem_max: the target's dynamic shared memory. */
+template <class... P, class... A>
+int launch(const char *name, const char *file, int line, int warp, int smem_max, void (*kern)(P...), dim3 grid,
+           dim3 block, size_t smem, void *stream, A... args) {
+  (void)stream;
+  auto call = [kern, args...]() { kern(args...); };
+  State st;
+  memset((void *)&st, 0, sizeof st);
+  State *outer = g;
+  if (outer && outer->cur) {
+    fail(file, line, "%s launched from inside a kernel", name);
+    return LT_EMU_ERR_LAUNCH;
+  }
+  st.kernel = name, st.file = file, st.line = line;
+  st.grid = grid, st.block = block, st.smem_bytes = smem;
+  st.invoke = &run_closure<decltype(call)>, st.invoke_arg = &call;
+  g = &st;
+  int err = setup(&st, (const void *)kern, warp, smem_max);
+  if (!err) err = run_grid(&st);
+  free_state(&st);
+  g = outer;
+  if (err) last_error = err;
+  return err;
+}
+
+/* The running thread's threadIdx / blockIdx (read by the macros below). */
+inline const uint3 &thread_idx(void) { return g->cur->idx; }
+inline const uint3 &block_idx(void) { return g->bidx; }
+
+}  // namespace
+}  // namespace lt_emu
+
+#define threadIdx (lt_emu::thread_idx())
+#define blockIdx (lt_emu::block_idx())
+#define blockDim (lt_emu::g->block)
+#define gridDim (lt_emu::g->grid)
+#define warpSize (lt_emu::g->warp)

@@ -1,2 +1,274 @@
-/* templates/emu_cuda.h: placeholder until the emulator lands (issue 6). */
-#error "gen --emulate: the CPU emulation headers are not written yet"
+/*
+** templates/emu_cuda.h: the CUDA side of gen --emulate, after emu.h.
+**
+** Gives generated .cu code what it uses from the CUDA headers (__half,
+** __nv_bfloat16 and their conversions, __syncthreads, __shfl_xor_sync,
+** error codes, cudaFuncSetAttribute) and the helpers of templates/cuda.h,
+** with the PTX instructions of the sm80 path modelled from the PTX ISA:
+** ldmatrix (m8n8 b16, x2/x4, .trans), mma.sync m16n8k16 (f16/bf16 in, f32
+** accumulate) and cp.async (16 bytes, commit/wait groups, landing only at
+** a covering wait).  The conversions are written here in integer
+** arithmetic (round to nearest even), not taken from the host compiler.
+*/
+#ifndef LT_EMU_WARP
+#define LT_EMU_WARP 32
+#endif
+
+/* ------------------------------------------------------------------ */
+/* f16 and bf16                                                         */
+
+/* The 16-bit float types, as their bits (trivial: they go into unions). */
+struct __half { uint16_t __x; };
+struct __nv_bfloat16 { uint16_t __x; };
+typedef struct __half half;
+
+namespace lt_emu {
+namespace {
+
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+inline float bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* f32 -> IEEE binary16, round to nearest even; NaN stays NaN. */
+inline uint16_t f32_to_f16(float f) {
+  uint32_t x = f32_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* 65520 and up round to inf */
+  if (ax >= 0x38800000u) {                                     /* normal */
+    uint32_t h = (ax >> 13) - (112u << 10), rem = ax & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
+  }
+  if (ax <= 0x33000000u) return (uint16_t)sign;                /* at most half the smallest subnormal */
+  uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126u - e;
+  uint32_t h = m >> shift, rem = m & ((1u << shift) - 1u), half_ulp = 1u << (shift - 1u);
+  if (rem > half_ulp || (rem == half_ulp && (h & 1u))) h++;
+  return (uint16_t)(sign | h);
+}
+
+/* IEEE binary16 -> f32 (exact). */
+inline float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    float v = (float)m * 5.9604644775390625e-08f;   /* m * 2^-24 */
+    return sign ? -v : v;
+  }
+  if (e == 31) return bits_f32(sign | 0x7f800000u | (m << 13));
+  return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+/* f32 -> bf16, round to nearest even; NaN stays NaN. */
+inline uint16_t f32_to_bf16(float f) {
+  uint32_t u = f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+
+}  // namespace
+}  // namespace lt_emu
+
+static inline float __half2float(__half h) { return lt_emu::f16_to_f32(h.__x); }
+static inline __half __float2half_rn(float f) { return __half{lt_emu::f32_to_f16(f)}; }
+static inline __half __float2half(float f) { return __float2half_rn(f); }
+static inline float __bfloat162float(__nv_bfloat16 b) { return lt_emu::bf16_to_f32(b.__x); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16{lt_emu::f32_to_bf16(f)}; }
+static inline __nv_bfloat16 __float2bfloat16(float f) { return __float2bfloat16_rn(f); }
+static inline float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
+static inline unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+
+/* ------------------------------------------------------------------ */
+/* the runtime API generated code calls                                 */
+
+typedef int cudaError_t;
+enum {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorLaunchFailure = 719,
+};
+typedef void *cudaStream_t;
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+
+/* Returns and clears the last launch error of this OS thread. */
+static inline cudaError_t cudaGetLastError(void) {
+  int e = lt_emu::last_error;
+  lt_emu::last_error = 0;
+  return e;
+}
+
+static inline cudaError_t cudaPeekAtLastError(void) { return lt_emu::last_error; }
+static inline cudaError_t cudaDeviceSynchronize(void) { return 0; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
+
+/* cudaFuncSetAttribute(kernel, MaxDynamicSharedMemorySize, bytes): records
+** the opt-in a launch above 48 KiB needs; checks the value. */
+template <class F>
+static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr, int value) {
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaErrorInvalidValue;
+  return lt_emu::set_smem_optin((const void *)kernel, value, LT_EMU_SMEM_CAP);
+}
+
+#define lt_emu_launch(kernel, grid, block, smem, stream, ...) \
+  lt_emu::launch(#kernel, __FILE__, __LINE__, LT_EMU_WARP, LT_EMU_SMEM_CAP, kernel, grid, block, smem, stream, __VA_ARGS__)
+
+#define __syncthreads() lt_emu::barrier(__FILE__, __LINE__, "__syncthreads")
+#define __shfl_xor_sync(mask, v, ...) lt_emu::cuda_shfl_xor(mask, v, __FILE__, __LINE__, __VA_ARGS__)
+
+namespace lt_emu {
+namespace {
+
+/* __shfl_xor_sync(mask, v, lane_mask[, width]) with its call site. */
+template <class T>
+T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int lane_mask, int width = 32) {
+  return shfl_xor<T>(mask, v, lane_mask, width, "__shfl_xor_sync", file, line);
+}
+
+}  // namespace
+}  // namespace lt_emu
+
+/* ------------------------------------------------------------------ */
+/* the helpers of templates/cuda.h                                      */
+
+static inline float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+static inline float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+static inline int lt_imax(int a, int b) { return a > b ? a : b; }
+static inline int lt_imin(int a, int b) { return a < b ? a : b; }
+
+/* ------------------------------------------------------------------ */
+/* ldmatrix, mma.sync, cp.async (PTX ISA: "Warp-level matrix load      */
+/* instruction: ldmatrix", "Matrix Fragments for mma.m16n8k16 with     */
+/* floating point type", "cp.async")                                    */
+
+namespace lt_emu {
+namespace {
+
+/* Operands of one lane's ldmatrix: its destination registers, the row
+** address it supplies, the number of matrices and .trans. */
+struct LdmArgs {
+  uint32_t *r;
+  const void *row;
+  int num, trans;
+};
+
+/* ldmatrix.sync.aligned.m8n8.{x2,x4}[.trans].shared.b16.  Lanes 8i..8i+7
+** give the 8 rows (16 bytes each) of matrix i.  Without .trans lane l gets
+** row l/4, columns 2(l%4) and 2(l%4)+1 of each matrix (the lower column in
+** the low half); with .trans the matrix is read column-major: lane l gets
+** the elements at rows 2(l%4), 2(l%4)+1 of column l/4. */
+void ldmatrix_run(Thread *lanes, int n) {
+  State *s = g;
+  LdmArgs *a0 = (LdmArgs *)lanes[0].args;
+  const char *what = a0->num == 4 ? (a0->trans ? "ldmatrix.x4.trans" : "ldmatrix.x4")
+                                  : (a0->trans ? "ldmatrix.x2.trans" : "ldmatrix.x2");
+  if (n != 32) fail(lanes[0].file, lanes[0].line, "%s needs a warp of 32 lanes, not %d", what, n);
+  uint16_t m[4][8][8];
+  for (int l = 0; l < 32; l++) {
+    LdmArgs *a = (LdmArgs *)lanes[l].args;
+    if (a->num != a0->num || a->trans != a0->trans)
+      fail(lanes[l].file, lanes[l].line, "lanes of one %s use different qualifiers", what);
+  }
+  for (int l = 0; l < 8 * a0->num; l++) {
+    LdmArgs *a = (LdmArgs *)lanes[l].args;
+    Thread *t = &lanes[l];
+    if ((uintptr_t)a->row % 16)
+      fail(t->file, t->line, "%s: row address %p of lane %d is not 16-byte aligned", what, a->row, l);
+    check_shared(s, a->row, 16, what, t->file, t->line);
+    check_read(s, t, a->row, 16, what, t->file, t->line);
+    memcpy(m[l / 8][l % 8], a->row, 16);
+  }
+  for (int l = 0; l < 32; l++) {
+    LdmArgs *a = (LdmArgs *)lanes[l].args;
+    int row = l / 4, col = 2 * (l % 4);
+    for (int i = 0; i < a0->num; i++) {
+      uint16_t lo = a0->trans ? m[i][col][row] : m[i][row][col];
+      uint16_t hi = a0->trans ? m[i][col + 1][row] : m[i][row][col + 1];
+      a->r[i] = (uint32_t)lo | (uint32_t)hi << 16;
+    }
+  }
+}
+
+inline void ldmatrix(uint32_t *r, const void *row, int num, int trans, const char *what, const char *file, int line) {
+  LdmArgs a = {r, row, num, trans};
+  warp_sync(ldmatrix_run, &a, what, file, line);
+}
+
+/* Operands of one lane's mma: its D (= C) registers, A and B registers. */
+struct MmaArgs {
+  float *d;
+  const uint32_t *a, *b;
+  int bf16;
+};
+
+/* The 16-bit element `half` (0 low, 1 high) of a packed register, as f32. */
+inline double unpack16(uint32_t r, int half, int bf16) {
+  uint16_t h = (uint16_t)(half ? r >> 16 : r & 0xffffu);
+  return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, D = A*B + C
+** with C the same registers as D.  groupID g = l>>2, threadID_in_group
+** t = l%4.  A (16x16): a_i, i = 0..7 (register i/2, half i%2), row g for
+** i in {0,1,4,5} else g+8, column 2t + (i&1), +8 for i >= 4.  B (16x8):
+** b_i, i = 0..3, row 2t + (i&1), +8 for i >= 2, column g.  C/D (16x8):
+** c_i, i = 0..3, row g for i < 2 else g+8, column 2t + (i&1).  Products
+** and sums in double, rounded to f32 once. */
+void mma16816_run(Thread *lanes, int n) {
+  MmaArgs *x0 = (MmaArgs *)lanes[0].args;
+  if (n != 32) fail(lanes[0].file, lanes[0].line, "mma.sync needs a warp of 32 lanes, not %d", n);
+  double A[16][16], B[16][8], C[16][8];
+  for (int l = 0; l < 32; l++) {
+    MmaArgs *x = (MmaArgs *)lanes[l].args;
+    int gid = l >> 2, tig = l % 4;
+    for (int i = 0; i < 8; i++) {
+      int row = (i < 2 || (i >= 4 && i < 6)) ? gid : gid + 8;
+      int col = tig * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][col] = unpack16(x->a[i / 2], i % 2, x0->bf16);
+    }
+    for (int i = 0; i < 4; i++) {
+      int row = tig * 2 + (i & 1) + (i >= 2 ? 8 : 0);
+      B[row][gid] = unpack16(x->b[i / 2], i % 2, x0->bf16);
+    }
+    for (int i = 0; i < 4; i++) C[i < 2 ? gid : gid + 8][tig * 2 + (i & 1)] = x->d[i];
+  }
+  for (int l = 0; l < 32; l++) {
+    MmaArgs *x = (MmaArgs *)lanes[l].args;
+    int gid = l >> 2, tig = l % 4;
+    for (int i = 0; i < 4; i++) {
+      int row = i < 2 ? gid : gid + 8, col = tig * 2 + (i & 1);
+      double acc = C[row][col];
+      for (int k = 0; k < 16; k++) acc += A[row][k] * B[k][col];
+      x->d[i] = (float)acc;
+    }
+  }
+}
+
+inline void mma16816(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file,
+                     int line) {
+  MmaArgs x = {d, a, b, bf16};
+  warp_sync(mma16816_run, &x, what, file, line);
+}
+
+}  // namespace
+}  // namespace lt_emu
+
+#define lt_ldmatrix_x4(r, row) lt_emu::ldmatrix(r, row, 4, 0, "ldmatrix.x4", __FILE__, __LINE__)
+#define lt_ldmatrix_x4_trans(r, row) lt_emu::ldmatrix(r, row, 4, 1, "ldmatrix.x4.trans", __FILE__, __LINE__)
+#define lt_ldmatrix_x2(r, row) lt_emu::ldmatrix(r, row, 2, 0, "ldmatrix.x2", __FILE__, __LINE__)
+#define lt_ldmatrix_x2_trans(r, row) lt_emu::ldmatrix(r, row, 2, 1, "ldmatrix.x2.trans", __FILE__, __LINE__)
+#define lt_mma_16816_f16(d, a, b) lt_emu::mma16816(d, a, b, 0, "mma.sync.m16n8k16.f16", __FILE__, __LINE__)
+#define lt_mma_16816_bf16(d, a, b) lt_emu::mma16816(d, a, b, 1, "mma.sync.m16n8k16.bf16", __FILE__, __LINE__)
+#define lt_cp_async16(smem, gmem, src_bytes) lt_emu::cp_async16(smem, gmem, src_bytes, __FILE__, __LINE__)
+#define lt_cp_async_commit() lt_emu::cp_async_commit(__FILE__, __LINE__)
+#define lt_cp_async_wait lt_emu::CpWait(__FILE__, __LINE__).wait

@@ -1,2 +1,226 @@
-/* templates/emu_hip.h: placeholder until the emulator lands (issue 6). */
-#error "gen --emulate: the CPU emulation headers are not written yet"
+/*
+** templates/emu_hip.h: the HIP side of gen --emulate, after emu.h.
+**
+** Gives generated .hip code what it uses from the HIP headers (_Float16 is
+** the host compiler's own; lt_bf16 and its conversions, __shfl_xor with
+** the wavefront as width, error codes) and the helpers of templates/hip.h,
+** with the matrix instructions of the AMD targets modelled from AMD's
+** documentation (CDNA3 ISA and the matrix instruction calculator for
+** MFMA, RDNA3 ISA for WMMA): see each function.  The wavefront size comes
+** from LT_EMU_WARP, which gen defines before emu.h (64 for gfx90a/gfx942,
+** 32 for gfx1100); 64 when a file does not define it.
+*/
+#ifndef LT_EMU_WARP
+#define LT_EMU_WARP 64
+#endif
+
+#define LT_EMU_HIP_LDS (64 * 1024)   /* LDS per workgroup on gfx90a, gfx942 and gfx1100 */
+
+namespace lt_emu {
+namespace {
+
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+inline float bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* bf16 bits -> f32 (exact). */
+inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+
+/* One 16-bit element of a packed register (half 0: low bits) as f32:
+** an IEEE binary16 (via the compiler's _Float16) or a bf16. */
+inline double unpack16(uint32_t r, int half, int bf16) {
+  uint16_t h = (uint16_t)(half ? r >> 16 : r & 0xffffu);
+  if (bf16) return bf16_to_f32(h);
+  _Float16 f;
+  memcpy(&f, &h, 2);
+  return (double)(float)f;
+}
+
+}  // namespace
+}  // namespace lt_emu
+
+static inline float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
+static inline unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+
+/* ------------------------------------------------------------------ */
+/* the runtime API generated code calls                                 */
+
+typedef int hipError_t;
+enum {
+  hipSuccess = 0,
+  hipErrorInvalidValue = 1,
+  hipErrorInvalidConfiguration = 9,
+  hipErrorLaunchFailure = 719,
+};
+typedef void *hipStream_t;
+enum hipFuncAttribute { hipFuncAttributeMaxDynamicSharedMemorySize = 8 };
+
+/* Returns and clears the last launch error of this OS thread. */
+static inline hipError_t hipGetLastError(void) {
+  int e = lt_emu::last_error;
+  lt_emu::last_error = 0;
+  return e;
+}
+
+static inline hipError_t hipPeekAtLastError(void) { return lt_emu::last_error; }
+static inline hipError_t hipDeviceSynchronize(void) { return 0; }
+static inline hipError_t hipStreamSynchronize(hipStream_t) { return 0; }
+
+/* hipFuncSetAttribute((const void *)kernel, MaxDynamicSharedMemorySize, n). */
+static inline hipError_t hipFuncSetAttribute(const void *kernel, hipFuncAttribute attr, int value) {
+  if (attr != hipFuncAttributeMaxDynamicSharedMemorySize) return hipErrorInvalidValue;
+  return lt_emu::set_smem_optin(kernel, value, LT_EMU_HIP_LDS);
+}
+
+#define lt_emu_launch(kernel, grid, block, smem, stream, ...) \
+  lt_emu::launch(#kernel, __FILE__, __LINE__, LT_EMU_WARP, LT_EMU_HIP_LDS, kernel, grid, block, smem, stream, __VA_ARGS__)
+
+#define __syncthreads() lt_emu::barrier(__FILE__, __LINE__, "__syncthreads")
+#define lt_syncthreads() lt_emu::barrier(__FILE__, __LINE__, "lt_syncthreads")
+#define __shfl_xor(v, ...) lt_emu::hip_shfl_xor(v, __FILE__, __LINE__, __VA_ARGS__)
+
+namespace lt_emu {
+namespace {
+
+/* __shfl_xor(v, lane_mask[, width]): width defaults to the wavefront. */
+template <class T>
+T hip_shfl_xor(T v, const char *file, int line, int lane_mask, int width = -1) {
+  return shfl_xor<T>(~0ull, v, lane_mask, width < 0 ? g->warp : width, "__shfl_xor", file, line);
+}
+
+}  // namespace
+}  // namespace lt_emu
+
+/* ------------------------------------------------------------------ */
+/* the helpers of templates/hip.h                                       */
+
+typedef uint16_t lt_bf16;
+
+/* bf16 (kept as its bits) -> f32, and f32 -> bf16 rounding to nearest
+** even with NaN kept a NaN. */
+static inline float lt_bf16_to_f32(lt_bf16 h) { return lt_emu::bf16_to_f32(h); }
+static inline lt_bf16 lt_f32_to_bf16(float f) {
+  uint32_t u = lt_emu::f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);
+  uint32_t lsb = (u >> 16) & 1u;
+  return (lt_bf16)((u + 0x7fffu + lsb) >> 16);
+}
+static inline float lt_round_f16(float x) { return (float)(_Float16)x; }
+static inline float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
+static inline int lt_imax(int a, int b) { return a > b ? a : b; }
+static inline int lt_imin(int a, int b) { return a < b ? a : b; }
+
+/* ------------------------------------------------------------------ */
+/* MFMA (wave64) and WMMA (wave32)                                      */
+
+namespace lt_emu {
+namespace {
+
+/* Operands of one lane's matrix instruction: D (= C) and A, B registers. */
+struct MatArgs {
+  float *d;
+  const uint32_t *a, *b;
+  int bf16;
+};
+
+/* The MFMA and WMMA shapes, with the layouts of the AMD documentation. */
+enum { MFMA_32x32x8, MFMA_16x16x16, WMMA_16x16x16 };
+
+/* Where an A or B element and a D element live, for each shape.  For the
+** inputs, element (r, k) (r: row i of A or column j of B) lives in lane
+** in_lane(r, k), 16-bit element in_elem(r, k) of that lane's registers
+** (element e: register e/2, half e%2).  Output register v of lane l holds
+** D[out_row][out_col].
+**   v_mfma_f32_32x32x8{f16,bf16_1k}: lane 32*(k/4) + r, element k%4;
+**     D: i = 8*(v/4) + 4*(l/32) + v%4, j = l%32.
+**   v_mfma_f32_16x16x16{f16,bf16_1k}: lane 16*(k/4) + r, element k%4;
+**     D: i = 4*(l/16) + v, j = l%16.
+**   v_wmma_f32_16x16x16_{f16,bf16} (wave32): lane r and r + 16 (the upper
+**     half repeats the lower), element k; D: i = 2v + l/16, j = l%16. */
+inline int in_lane(int shape, int r, int k) {
+  return shape == MFMA_32x32x8 ? 32 * (k / 4) + r : shape == MFMA_16x16x16 ? 16 * (k / 4) + r : r;
+}
+inline int in_elem(int shape, int k) { return shape == WMMA_16x16x16 ? k : k % 4; }
+inline int out_row(int shape, int v, int l) {
+  return shape == MFMA_32x32x8 ? 8 * (v / 4) + 4 * (l / 32) + v % 4 : shape == MFMA_16x16x16 ? 4 * (l / 16) + v
+                                                                                             : 2 * v + l / 16;
+}
+inline int out_col(int shape, int l) { return shape == MFMA_32x32x8 ? l % 32 : l % 16; }
+
+/* D = A*B + C for one shape over the whole wavefront; products and sums
+** in double, rounded to f32 once. */
+template <int SHAPE>
+void matrix_run(Thread *lanes, int n) {
+  const int M = SHAPE == MFMA_32x32x8 ? 32 : 16, K = SHAPE == MFMA_32x32x8 ? 8 : 16;
+  const int lanes_needed = SHAPE == WMMA_16x16x16 ? 32 : 64, nregs = SHAPE == MFMA_32x32x8 ? 16 : SHAPE == MFMA_16x16x16 ? 4 : 8;
+  const char *what = SHAPE == MFMA_32x32x8 ? "v_mfma_f32_32x32x8" : SHAPE == MFMA_16x16x16 ? "v_mfma_f32_16x16x16"
+                                                                                           : "v_wmma_f32_16x16x16";
+  if (n != lanes_needed)
+    fail(lanes[0].file, lanes[0].line, "%s needs a wavefront of %d lanes, not %d", what, lanes_needed, n);
+  MatArgs *x0 = (MatArgs *)lanes[0].args;
+  double A[32][16], B[16][32], C[32][32];
+  for (int r = 0; r < M; r++)
+    for (int k = 0; k < K; k++) {
+      int l = in_lane(SHAPE, r, k), e = in_elem(SHAPE, k);
+      MatArgs *x = (MatArgs *)lanes[l].args;
+      A[r][k] = unpack16(x->a[e / 2], e % 2, x0->bf16);
+      B[k][r] = unpack16(x->b[e / 2], e % 2, x0->bf16);
+    }
+  if (SHAPE == WMMA_16x16x16) {   /* the upper 16 lanes must repeat the lower ones */
+    for (int l = 16; l < 32; l++) {
+      MatArgs *hi = (MatArgs *)lanes[l].args, *lo = (MatArgs *)lanes[l - 16].args;
+      for (int e = 0; e < 8; e++) {
+        if (hi->a[e] != lo->a[e])
+          fail(lanes[l].file, lanes[l].line, "%s: operand A of lane %d differs from lane %d (register %d): "
+               "wave32 WMMA needs lanes 16-31 to repeat lanes 0-15", what, l, l - 16, e);
+        if (hi->b[e] != lo->b[e])
+          fail(lanes[l].file, lanes[l].line, "%s: operand B of lane %d differs from lane %d (register %d): "
+               "wave32 WMMA needs lanes 16-31 to repeat lanes 0-15", what, l, l - 16, e);
+      }
+    }
+  }
+  for (int l = 0; l < n; l++) {
+    MatArgs *x = (MatArgs *)lanes[l].args;
+    for (int v = 0; v < nregs; v++) C[out_row(SHAPE, v, l)][out_col(SHAPE, l)] = x->d[v];
+  }
+  for (int l = 0; l < n; l++) {
+    MatArgs *x = (MatArgs *)lanes[l].args;
+    for (int v = 0; v < nregs; v++) {
+      int i = out_row(SHAPE, v, l), j = out_col(SHAPE, l);
+      double acc = C[i][j];
+      for (int k = 0; k < K; k++) acc += A[i][k] * B[k][j];
+      x->d[v] = (float)acc;
+    }
+  }
+}
+
+template <int SHAPE>
+void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file, int line) {
+  MatArgs x = {d, a, b, bf16};
+  warp_sync(matrix_run<SHAPE>, &x, what, file, line);
+}
+
+}  // namespace
+}  // namespace lt_emu
+
+#define lt_mfma_32x32x8_f16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, 0, "v_mfma_f32_32x32x8f16", __FILE__, __LINE__)
+#define lt_mfma_32x32x8_bf16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, 1, "v_mfma_f32_32x32x8bf16_1k", __FILE__, __LINE__)
+#define lt_mfma_16x16x16_f16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, 0, "v_mfma_f32_16x16x16f16", __FILE__, __LINE__)
+#define lt_mfma_16x16x16_bf16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, 1, "v_mfma_f32_16x16x16bf16_1k", __FILE__, __LINE__)
+#define lt_wmma_16x16x16_f16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, 0, "v_wmma_f32_16x16x16_f16_w32", __FILE__, __LINE__)
+#define lt_wmma_16x16x16_bf16(d, a, b) \
+  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, 1, "v_wmma_f32_16x16x16_bf16_w32", __FILE__, __LINE__)

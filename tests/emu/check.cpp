@@ -1,0 +1,427 @@
+/*
+** check.cpp: numerics of the emulated GPU code (gen --emulate) of every
+** shipped kernel, for one target.  tests/emu/run.sh builds it once per
+** target with -I the folder of that target's generated headers and links
+** it with that target's .emu.cpp objects.
+**
+** Each case draws random inputs (never zeros) of a ragged shape (not a
+** multiple of the tile), rounds them to the variant's dtype, poisons the
+** outputs (0xff bytes: NaN in every float format), surrounds every buffer
+** with guard bytes (poisoned for AddressSanitizer when built with it,
+** checked after the run otherwise), runs the launcher and compares every
+** element with a float64 reference computed here from the rounded inputs:
+**     |out - ref| <= atol + rtol * |ref|, and no NaN.
+** Some cases pass pointers one element past a 16-byte boundary, so the
+** kernels take their element-by-element paths.
+**
+**   check TARGET [VARIANT]   runs the cases (of VARIANT only, if given)
+**   check --list             prints the variants it has cases for
+** Prints one PASS / FAIL line per case.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECK_ASAN 1
+#endif
+#endif
+#ifdef CHECK_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+#define HAVE(h) __has_include(h)
+#if HAVE("add_f32.h")
+#include "add_f32.h"
+#endif
+#if HAVE("add_f16.h")
+#include "add_f16.h"
+#endif
+#if HAVE("add_bf16.h")
+#include "add_bf16.h"
+#endif
+#if HAVE("bias_gelu_f32.h")
+#include "bias_gelu_f32.h"
+#endif
+#if HAVE("bias_gelu_f16.h")
+#include "bias_gelu_f16.h"
+#endif
+#if HAVE("bias_gelu_bf16.h")
+#include "bias_gelu_bf16.h"
+#endif
+#if HAVE("softmax_f32.h")
+#include "softmax_f32.h"
+#endif
+#if HAVE("softmax_f16.h")
+#include "softmax_f16.h"
+#endif
+#if HAVE("softmax_bf16.h")
+#include "softmax_bf16.h"
+#endif
+#if HAVE("rmsnorm_f32.h")
+#include "rmsnorm_f32.h"
+#endif
+#if HAVE("rmsnorm_f16.h")
+#include "rmsnorm_f16.h"
+#endif
+#if HAVE("rmsnorm_bf16.h")
+#include "rmsnorm_bf16.h"
+#endif
+#if HAVE("layernorm_f32.h")
+#include "layernorm_f32.h"
+#endif
+#if HAVE("layernorm_f16.h")
+#include "layernorm_f16.h"
+#endif
+#if HAVE("layernorm_bf16.h")
+#include "layernorm_bf16.h"
+#endif
+
+enum Dt { F32, F16, BF16 };
+static const char *const dt_name[] = {"f32", "f16", "bf16"};
+static const size_t dt_bytes[] = {4, 2, 2};
+static const double rel_tol[] = {2e-5, 4e-3, 2e-2};
+static const double abs_tol[] = {1e-5, 1e-3, 1e-2};
+
+static const char *target = "?";
+static const char *only = NULL;   /* run only this variant */
+static int listing;
+static int fails;
+
+/* ------------------------------------------------------------------ */
+/* values                                                               */
+
+/* Element i of a buffer of dtype dt, as a double.  f16 through the host
+** compiler's _Float16, bf16 by shifting its bits: independent of the
+** conversions the emulated code uses. */
+static double get(const void *p, Dt dt, size_t i) {
+  if (dt == F32) return ((const float *)p)[i];
+  if (dt == F16) return (double)(float)((const _Float16 *)p)[i];
+  uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Stores v as element i, rounded to nearest even. */
+static void put(void *p, Dt dt, size_t i, double v) {
+  if (dt == F32) ((float *)p)[i] = (float)v;
+  else if (dt == F16) ((_Float16 *)p)[i] = (_Float16)(float)v;
+  else {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    ((uint16_t *)p)[i] = (uint16_t)u;
+  }
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static double uniform(double lo, double hi) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return lo + (hi - lo) * (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ------------------------------------------------------------------ */
+/* guarded buffers                                                      */
+
+enum { GUARD = 256 };
+
+/* A tensor of n elements with GUARD bytes on each side; `skew` shifts the
+** data one element off 16-byte alignment. */
+struct Buf {
+  unsigned char *base;
+  void *p;
+  size_t n, bytes;
+  Dt dt;
+};
+
+static Buf make(Dt dt, size_t n, int skew) {
+  Buf b;
+  b.dt = dt, b.n = n, b.bytes = n * dt_bytes[dt];
+  size_t off = GUARD + (skew ? dt_bytes[dt] : 0);
+  b.base = (unsigned char *)aligned_alloc(64, (off + b.bytes + GUARD + 63) / 64 * 64);
+  memset(b.base, 0xa5, off + b.bytes + GUARD);
+  b.p = b.base + off;
+#ifdef CHECK_ASAN
+  ASAN_POISON_MEMORY_REGION(b.base, off);
+  ASAN_POISON_MEMORY_REGION((unsigned char *)b.p + b.bytes, GUARD);
+#endif
+  return b;
+}
+
+/* Random values in [lo, hi], none within 1e-3 of zero, rounded to dt. */
+static Buf random_buf(Dt dt, size_t n, double lo, double hi, int skew) {
+  Buf b = make(dt, n, skew);
+  for (size_t i = 0; i < n; i++) {
+    double v;
+    do v = uniform(lo, hi);
+    while (fabs(v) < 1e-3);
+    put(b.p, dt, i, v);
+  }
+  return b;
+}
+
+static Buf poisoned(Dt dt, size_t n, int skew) {
+  Buf b = make(dt, n, skew);
+  memset(b.p, 0xff, b.bytes);
+  return b;
+}
+
+/* Whether the guard bytes around b are intact (always, under ASan, which
+** reports a touch of them itself). */
+static bool guards_ok(const Buf &b) {
+  size_t lo = (size_t)((unsigned char *)b.p - b.base);
+#ifdef CHECK_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(b.base, lo);
+  ASAN_UNPOISON_MEMORY_REGION((unsigned char *)b.p + b.bytes, GUARD);
+#endif
+  for (size_t i = 0; i < lo; i++)
+    if (b.base[i] != 0xa5) return false;
+  for (size_t i = 0; i < GUARD; i++)
+    if (((unsigned char *)b.p)[b.bytes + i] != 0xa5) return false;
+  return true;
+}
+
+static void drop(Buf &b) {
+  guards_ok(b);   /* unpoisons */
+  free(b.base);
+}
+
+/* ------------------------------------------------------------------ */
+/* verdicts                                                             */
+
+static void verdict(const char *name, const char *why) {
+  if (why) {
+    printf("FAIL emu %s %s: %s\n", target, name, why);
+    fails++;
+  } else {
+    printf("PASS emu %s %s\n", target, name);
+  }
+  fflush(stdout);
+}
+
+/* Compares output `out` with ref; returns NULL or why not. */
+static const char *compare(const Buf &out, const double *ref) {
+  static char why[256];
+  if (!guards_ok(out)) return "a write outside the output tensor (guard bytes changed)";
+  for (size_t i = 0; i < out.n; i++) {
+    double o = get(out.p, out.dt, i), tol = abs_tol[out.dt] + rel_tol[out.dt] * fabs(ref[i]);
+    if (isnan(o) || fabs(o - ref[i]) > tol) {
+      snprintf(why, sizeof why, "element %zu is %.9g, reference %.9g (tolerance %.2g)", i, o, ref[i], tol);
+      return why;
+    }
+  }
+  return NULL;
+}
+
+/* Whether cases of `variant` are to run (and lists it with --list). */
+static bool wanted(const char *variant) {
+  if (listing) {
+    printf("%s\n", variant);
+    return false;
+  }
+  return !only || strcmp(only, variant) == 0;
+}
+
+static FILE *hashes;   /* $LT_CHECK_HASHES: "name hash" of every output */
+
+/* Judges one run: the launcher's status, then the output against ref;
+** records a hash of the output bytes when asked. */
+static void judge(const char *name, int rc, const Buf &out, const double *ref) {
+  char why[96];
+  if (rc) {
+    snprintf(why, sizeof why, "launcher returned error %d", rc);
+    verdict(name, why);
+    return;
+  }
+  verdict(name, compare(out, ref));
+  if (hashes) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < out.bytes; i++) h = (h ^ ((unsigned char *)out.p)[i]) * 0x100000001b3ull;
+    fprintf(hashes, "%s %016llx\n", name, (unsigned long long)h);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* the kernels                                                          */
+
+typedef int (*AddFn)(const void *, const void *, void *, int, void *);
+typedef int (*BiasGeluFn)(const void *, const void *, void *, int, int, void *);
+typedef int (*SoftmaxFn)(const void *, void *, int, int, void *);
+typedef int (*RmsFn)(const void *, const void *, void *, int, int, float, void *);
+typedef int (*LnFn)(const void *, const void *, const void *, void *, int, int, float, void *);
+
+/* Z = X + Y over ragged lengths (blocks of 4096 elements). */
+static void test_add(Dt dt, const char *variant, AddFn fn) {
+  if (!wanted(variant)) return;
+  static const int sizes[] = {1, 7, 4095, 4097, 9001};
+  for (int s = 0; s < 5; s++)
+    for (int skew = 0; skew < 2; skew++) {
+      int n = sizes[s];
+      if (skew && n < 4000) continue;
+      Buf x = random_buf(dt, (size_t)n, -3, 3, skew), y = random_buf(dt, (size_t)n, -3, 3, skew);
+      Buf z = poisoned(dt, (size_t)n, skew);
+      double *ref = (double *)malloc(sizeof(double) * (size_t)n);
+      for (int i = 0; i < n; i++) ref[i] = get(x.p, dt, (size_t)i) + get(y.p, dt, (size_t)i);
+      char name[96];
+      snprintf(name, sizeof name, "%s N=%d%s", variant, n, skew ? " misaligned" : "");
+      judge(name, fn(x.p, y.p, z.p, n, NULL), z, ref);
+      drop(x), drop(y), drop(z), free(ref);
+    }
+  Buf ok = random_buf(dt, 8, -1, 1, 0);
+  char name[96];
+  snprintf(name, sizeof name, "%s rejects bad arguments", variant);
+  bool rejects = fn(NULL, ok.p, ok.p, 8, NULL) != 0 && fn(ok.p, ok.p, ok.p, 0, NULL) != 0 &&
+                 fn((char *)ok.p + 1, ok.p, ok.p, 4, NULL) != 0;
+  verdict(name, rejects ? NULL : "a null pointer, a size of 0 or an odd address was accepted");
+  drop(ok);
+}
+
+/* Y = gelu(X + B), B broadcast down the rows; tiles of 8 x 512. */
+static void test_bias_gelu(Dt dt, const char *variant, BiasGeluFn fn) {
+  if (!wanted(variant)) return;
+  static const int shapes[][2] = {{1, 1}, {13, 700}, {9, 1025}, {3, 513}};
+  for (int s = 0; s < 4; s++)
+    for (int skew = 0; skew < 2; skew++) {
+      int M = shapes[s][0], N = shapes[s][1];
+      if (skew && M == 1) continue;
+      size_t n = (size_t)M * (size_t)N;
+      Buf x = random_buf(dt, n, -3, 3, skew), b = random_buf(dt, (size_t)N, -1, 1, skew), y = poisoned(dt, n, skew);
+      double *ref = (double *)malloc(sizeof(double) * n);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double h = get(x.p, dt, (size_t)i * N + j) + get(b.p, dt, (size_t)j);
+          ref[(size_t)i * N + j] = 0.5 * h * (1.0 + erf(h / sqrt(2.0)));
+        }
+      char name[96];
+      snprintf(name, sizeof name, "%s %dx%d%s", variant, M, N, skew ? " misaligned" : "");
+      judge(name, fn(x.p, b.p, y.p, M, N, NULL), y, ref);
+      drop(x), drop(b), drop(y), free(ref);
+    }
+}
+
+/* Row shapes: one chunk of 4096 (full, ragged, tiny) and several chunks. */
+static const int rows[][2] = {{1, 1}, {3, 1000}, {2, 4096}, {2, 4097}, {3, 9000}, {4, 77}};
+enum { NROWS = sizeof rows / sizeof rows[0] };
+
+/* Y = softmax over the last dim; odd rows get a ramp, so a long row's
+** running max grows from chunk to chunk. */
+static void test_softmax(Dt dt, const char *variant, SoftmaxFn fn) {
+  if (!wanted(variant)) return;
+  for (int s = 0; s < NROWS; s++)
+    for (int skew = 0; skew < 2; skew++) {
+      int R = rows[s][0], C = rows[s][1];
+      if (skew && C < 1000) continue;
+      size_t n = (size_t)R * C;
+      Buf x = random_buf(dt, n, -6, 6, skew), y = poisoned(dt, n, skew);
+      for (int r = 1; r < R; r += 2)
+        for (int c = 0; c < C; c++) put(x.p, dt, (size_t)r * C + c, get(x.p, dt, (size_t)r * C + c) + 12.0 * c / C);
+      double *ref = (double *)malloc(sizeof(double) * n);
+      for (int r = 0; r < R; r++) {
+        double m = -INFINITY, sum = 0;
+        for (int c = 0; c < C; c++) m = fmax(m, get(x.p, dt, (size_t)r * C + c));
+        for (int c = 0; c < C; c++) sum += exp(get(x.p, dt, (size_t)r * C + c) - m);
+        for (int c = 0; c < C; c++) ref[(size_t)r * C + c] = exp(get(x.p, dt, (size_t)r * C + c) - m) / sum;
+      }
+      char name[96];
+      snprintf(name, sizeof name, "%s %dx%d%s", variant, R, C, skew ? " misaligned" : "");
+      judge(name, fn(x.p, y.p, R, C, NULL), y, ref);
+      drop(x), drop(y), free(ref);
+    }
+}
+
+/* RMSNorm (rms) or LayerNorm (ln) over the last dim, eps 1e-5. */
+static void test_norm(Dt dt, const char *variant, RmsFn rms, LnFn ln) {
+  if (!wanted(variant)) return;
+  const float eps = 1e-5f;
+  for (int s = 0; s < NROWS; s++)
+    for (int skew = 0; skew < 2; skew++) {
+      int R = rows[s][0], C = rows[s][1];
+      if (skew && C < 1000) continue;
+      size_t n = (size_t)R * C;
+      Buf x = random_buf(dt, n, -3, 3, skew), w = random_buf(dt, (size_t)C, 0.5, 1.5, skew);
+      Buf b = random_buf(dt, (size_t)C, -1, 1, skew), y = poisoned(dt, n, skew);
+      double *ref = (double *)malloc(sizeof(double) * n);
+      for (int r = 0; r < R; r++) {
+        const size_t o = (size_t)r * C;
+        double mean = 0, ss = 0;
+        if (ln) {
+          for (int c = 0; c < C; c++) mean += get(x.p, dt, o + c);
+          mean /= C;
+        }
+        for (int c = 0; c < C; c++) ss += (get(x.p, dt, o + c) - mean) * (get(x.p, dt, o + c) - mean);
+        double rstd = 1.0 / sqrt(ss / C + eps);
+        for (int c = 0; c < C; c++)
+          ref[o + c] = (get(x.p, dt, o + c) - mean) * rstd * get(w.p, dt, (size_t)c) + (ln ? get(b.p, dt, (size_t)c) : 0);
+      }
+      char name[96];
+      snprintf(name, sizeof name, "%s %dx%d%s", variant, R, C, skew ? " misaligned" : "");
+      int rc = rms ? rms(x.p, w.p, y.p, R, C, eps, NULL) : ln(x.p, w.p, b.p, y.p, R, C, eps, NULL);
+      judge(name, rc, y, ref);
+      drop(x), drop(w), drop(b), drop(y), free(ref);
+    }
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--list") == 0) listing = 1;
+  else if (argc > 1) target = argv[1];
+  if (argc > 2) only = argv[2];
+  const char *hp = getenv("LT_CHECK_HASHES");
+  if (hp && *hp && !listing) hashes = fopen(hp, "w");
+#if HAVE("add_f32.h")
+  test_add(F32, "add_f32", add_f32);
+#endif
+#if HAVE("add_f16.h")
+  test_add(F16, "add_f16", add_f16);
+#endif
+#if HAVE("add_bf16.h")
+  test_add(BF16, "add_bf16", add_bf16);
+#endif
+#if HAVE("bias_gelu_f32.h")
+  test_bias_gelu(F32, "bias_gelu_f32", bias_gelu_f32);
+#endif
+#if HAVE("bias_gelu_f16.h")
+  test_bias_gelu(F16, "bias_gelu_f16", bias_gelu_f16);
+#endif
+#if HAVE("bias_gelu_bf16.h")
+  test_bias_gelu(BF16, "bias_gelu_bf16", bias_gelu_bf16);
+#endif
+#if HAVE("softmax_f32.h")
+  test_softmax(F32, "softmax_f32", softmax_f32);
+#endif
+#if HAVE("softmax_f16.h")
+  test_softmax(F16, "softmax_f16", softmax_f16);
+#endif
+#if HAVE("softmax_bf16.h")
+  test_softmax(BF16, "softmax_bf16", softmax_bf16);
+#endif
+#if HAVE("rmsnorm_f32.h")
+  test_norm(F32, "rmsnorm_f32", rmsnorm_f32, NULL);
+#endif
+#if HAVE("rmsnorm_f16.h")
+  test_norm(F16, "rmsnorm_f16", rmsnorm_f16, NULL);
+#endif
+#if HAVE("rmsnorm_bf16.h")
+  test_norm(BF16, "rmsnorm_bf16", rmsnorm_bf16, NULL);
+#endif
+#if HAVE("layernorm_f32.h")
+  test_norm(F32, "layernorm_f32", NULL, layernorm_f32);
+#endif
+#if HAVE("layernorm_f16.h")
+  test_norm(F16, "layernorm_f16", NULL, layernorm_f16);
+#endif
+#if HAVE("layernorm_bf16.h")
+  test_norm(BF16, "layernorm_bf16", NULL, layernorm_bf16);
+#endif
+  if (hashes) fclose(hashes);
+  return fails ? 1 : 0;
+}
