@@ -514,8 +514,8 @@ void shfl_xor_run(Thread *lanes, int n) {
       fail(lanes[l].file, lanes[l].line, "shuffle width %d is not a power of two up to the warp size %d", w, g->warp);
     if ((src & ~(w - 1)) != (l & ~(w - 1))) src = l;
     if (src >= n)
-      fail(lanes[l].file, lanes[l].line, "lane %d shuffles from lane %d, which does not exist (a warp of %d lanes)",
-           l, src, n);
+      fail(lanes[l].file, lanes[l].line, "lane %d of warp %d shuffles from lane %d, which does not exist (a warp of %d lanes)",
+           l, lanes[l].warp, src, n);
     a->res = ((ShflArgs<T> *)lanes[src].args)->val;
   }
 }

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# tests/emu/run.sh: the generated CUDA and HIP code, run on the CPU lane by
+# lane (gen --emulate, templates/emu*.h), so CI checks the GPU lowering
+# without a GPU.
+#   1. unit tests of the emulator (unit_cuda.cpp, unit_hip.cpp; the CUDA one
+#      also with the portable ucontext switch);
+#   2. every shipped kernel and variant for every GPU target: generated with
+#      --emulate, built with AddressSanitizer and the bounds and alignment
+#      checks of UBSan, run by check.cpp against float64 references; then
+#      again in a random thread order, where every output must be bitwise
+#      the same (a race between threads would change it);
+#   3. broken lowerings (mutants.txt): one bug put in a generated file; the
+#      detector named there must report it.
+# Prints PASS / FAIL / SKIP lines.
+cd "$(dirname "$0")/../.."
+GEN=${LT_GEN:-build/gen}
+CXX=${CXX:-c++}
+b=build/tests/emu
+jobs=$(nproc 2>/dev/null || echo 2)
+targets="sm80 sm90a gfx90a gfx942 gfx1100"
+rm -rf $b
+mkdir -p $b/mut
+
+if [ ! -x "$GEN" ]; then
+  echo "FAIL emu: $GEN is missing (run ./build.sh gen)"
+  exit 0
+fi
+if ! command -v "$CXX" >/dev/null; then
+  echo "SKIP emu: no C++ compiler ($CXX)"
+  exit 0
+fi
+
+# Sanitizers when the compiler has them: out-of-bounds and misaligned
+# accesses of the generated code are reported at its file:line.
+san="-fsanitize=address,bounds,alignment -fno-sanitize-recover=all"
+echo 'int main(void) { return 0; }' > $b/san.cpp
+if $CXX $san $b/san.cpp -o $b/san 2>/dev/null && $b/san; then
+  have_san=1
+else
+  echo "SKIP emu sanitizers: $CXX cannot build with $san; out-of-bounds accesses go unreported and the sanitizer mutants are skipped"
+  san="" have_san=0
+fi
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=0:halt_on_error=1
+export CXX b
+export CXXFLAGS="-std=c++17 -O1 -g -fno-strict-aliasing -Wall -Wextra -Wno-unknown-pragmas $san"
+
+# Runs the compiler on each line of $1 (its arguments) in parallel; a
+# failed one leaves OUT.err (OUT: the -o argument) with the message.
+compile_all() {
+  xargs -P "$jobs" -L 1 sh -c 'out=$(echo "$@" | sed "s/.* -o \([^ ]*\).*/\1/")
+    $CXX $CXXFLAGS "$@" 2> "$out.log" || cp "$out.log" "$out.err"' _ < "$1"
+}
+
+# 1 + 2: generate, then build everything in one parallel pass.
+: > $b/jobs
+for t in $targets; do
+  mkdir -p $b/$t
+  for k in dsl/kernels/*.lua; do
+    if ! "$GEN" "$k" --target $t --emulate -o $b/$t 2> $b/$t/gen.log; then
+      echo "FAIL emu $t $(basename "$k" .lua): gen --emulate failed: $(head -c 300 $b/$t/gen.log)"
+    fi
+  done
+  for f in $b/$t/*.emu.cpp; do
+    [ -e "$f" ] && echo "-c $f -o ${f%.emu.cpp}.o" >> $b/jobs
+  done
+  echo "-c tests/emu/check.cpp -o $b/$t/check.o -I$b/$t" >> $b/jobs
+done
+echo "-Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
+echo "-Itemplates -DLT_EMU_UCONTEXT tests/emu/unit_cuda.cpp -o $b/unit_cuda_uc" >> $b/jobs
+echo "-Itemplates tests/emu/unit_hip.cpp -o $b/unit_hip" >> $b/jobs
+compile_all $b/jobs
+
+# 1. unit tests
+for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip; do
+  exe=${u%%:*} label=${u#*:}
+  if [ -e $b/$exe.err ]; then
+    echo "FAIL emu unit $label: does not build: $(grep -m1 error $b/$exe.err)"
+    continue
+  fi
+  $b/$exe $label 2> $b/$exe.stderr
+  st=$?
+  [ $st -gt 1 ] && echo "FAIL emu unit $label: crashed (status $st): $(grep -m1 -E 'ERROR|error' $b/$exe.stderr)"
+done
+
+# 2. every kernel, every target
+for t in $targets; do
+  d=$b/$t
+  objs="" broken=0
+  for f in $d/*.emu.cpp; do
+    [ -e "$f" ] || continue
+    v=$(basename "$f" .emu.cpp)
+    if [ -e $d/$v.o.err ]; then
+      echo "FAIL emu $t $v: does not build: $(grep -m1 error $d/$v.o.err)"
+      rm -f $d/$v.h   # check.cpp then leaves the variant out
+      broken=1
+    else
+      objs="$objs $d/$v.o"
+    fi
+  done
+  if [ $broken = 1 ] || [ -e $d/check.o.err ]; then   # again, without the variants that failed
+    $CXX $CXXFLAGS -c tests/emu/check.cpp -o $d/check.o -I$d 2> $d/check.o.err && rm $d/check.o.err
+  fi
+  if [ -e $d/check.o.err ] || ! $CXX $san $d/check.o $objs -o $d/check 2> $d/link.log; then
+    echo "FAIL emu $t: check does not build: $(grep -m1 error $d/check.o.err $d/link.log 2>/dev/null)"
+    continue
+  fi
+  $d/check --list > $d/covered
+  for f in $d/*.emu.cpp; do
+    v=$(basename "$f" .emu.cpp)
+    grep -qx "$v" $d/covered || echo "SKIP emu $t $v: no reference in tests/emu/check.cpp"
+  done
+  LT_CHECK_HASHES=$d/hash.forward $d/check $t 2> $d/stderr
+  st=$?
+  [ $st -gt 1 ] && echo "FAIL emu $t: check crashed (status $st): $(grep -m1 -E 'ERROR|error' $d/stderr)"
+  seed=$(( $(date +%s) % 1000 + 1 ))
+  LT_EMU_SCHEDULE=random:$seed LT_CHECK_HASHES=$d/hash.random $d/check $t > $d/random.out 2> $d/random.stderr
+  st=$?
+  grep '^FAIL' $d/random.out | sed "s/^FAIL emu $t /FAIL emu $t [random:$seed] /"
+  if [ $st -gt 1 ]; then
+    echo "FAIL emu $t [random:$seed]: check crashed (status $st)"
+  elif ! cmp -s $d/hash.forward $d/hash.random; then
+    echo "FAIL emu $t: outputs differ between forward and random:$seed thread orders (a race): $(diff $d/hash.forward $d/hash.random | grep -m1 '^>' | cut -c3-)"
+  else
+    echo "PASS emu $t: $(wc -l < $d/hash.forward) outputs bitwise equal in forward and random:$seed thread orders"
+  fi
+done
+
+# 3. mutants: apply, build, run, and ask the named detector.
+# Replaces FIND by REPL in the nth line holding FIND (after the kernel's
+# "/* One block" comment, or anywhere for "file"); fails if none.
+mutate() {   # src dst where find repl nth
+  awk -v where="$3" -v find="$4" -v repl="$5" -v nth="$6" '
+    /^\/\* One block/ { inkernel = 1 }
+    !done && (where == "file" || inkernel) && (i = index($0, find)) > 0 {
+      if (++seen == nth) { $0 = substr($0, 1, i - 1) repl substr($0, i + length(find)); done = 1 }
+    }
+    { print }
+    END { exit done ? 0 : 1 }' "$1" > "$2"
+}
+
+: > $b/mut/jobs
+grep -v '^#' tests/emu/mutants.txt | grep -v '^$' > $b/mut/list
+while IFS='|' read -r name t v detector words where find repl nth; do
+  src=$b/$t/$v.emu.cpp
+  if [ ! -e "$src" ]; then echo "FAIL emu mutant $name: $src was not generated"; continue; fi
+  if ! mutate "$src" $b/mut/$name.emu.cpp "$where" "$find" "$repl" "$nth"; then
+    echo "FAIL emu mutant $name: the mutation does not apply (no line $nth holding \"$find\" in $t/$v)"
+    continue
+  fi
+  echo "-c $b/mut/$name.emu.cpp -o $b/mut/$name.o" >> $b/mut/jobs
+done < $b/mut/list
+compile_all $b/mut/jobs
+
+while IFS='|' read -r name t v detector words where find repl nth; do
+  m=$b/mut/$name
+  [ -e $m.emu.cpp ] || continue
+  if [ "$detector" = sanitizer ] && [ $have_san = 0 ]; then
+    echo "SKIP emu mutant $name: needs the sanitizers"
+    continue
+  fi
+  if [ -e $m.o.err ]; then echo "FAIL emu mutant $name: does not build: $(grep -m1 error $m.o.err)"; continue; fi
+  others=$(ls $b/$t/*.o | grep -v -e "/check.o$" -e "/$v.o$")
+  if ! $CXX $san $b/$t/check.o $others $m.o -o $m 2> $m.link; then
+    echo "FAIL emu mutant $name: does not link: $(grep -m1 error $m.link)"
+    continue
+  fi
+  LT_EMU_TIMEOUT=60 timeout 120 $m $t $v > $m.out 2> $m.err
+  case $detector in
+    emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
+    sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
+    numerics) grep '^FAIL' $m.out | grep -qF "$words" ;;
+    *) false ;;
+  esac
+  if [ $? = 0 ]; then
+    echo "PASS emu mutant $name: $detector reports it ($t $v)"
+  else
+    echo "FAIL emu mutant $name: $detector did not report it with \"$words\" ($t $v; $(grep -c '^PASS' $m.out) cases passed; stderr: $(head -c 200 $m.err | tr '\n' ' '))"
+  fi
+done < $b/mut/list
+exit 0

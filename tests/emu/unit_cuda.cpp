@@ -1,0 +1,449 @@
+/*
+** unit_cuda.cpp: unit tests of the CUDA side of the emulator
+** (templates/emu.h + emu_cuda.h), built with -Itemplates.
+**
+** 1. The PTX instructions against models written here from the PTX ISA
+**    text, in the other direction where the ISA gives one: ldmatrix on a
+**    known tile (rows scattered in shared memory), mma.sync on known
+**    matrices (operands packed from row-major arrays by the fragment
+**    formulas), ldmatrix + mma together in the usual addressing (A by
+**    ldmatrix.x4, B by ldmatrix.x2.trans) against a plain matmul, cp.async
+**    landing only at a covering wait, with its zero fill.
+** 2. Each detection on a kernel that has the bug: the launch must fail
+**    with the expected words in the message.
+** Prints PASS / FAIL lines.
+*/
+#define LT_EMU_WARP 32
+#include "emu.h"
+#include "emu_cuda.h"
+
+static int fails;
+static const char *label = "cuda";   /* argv[1]: names the build in the output */
+
+static void verdict(const char *name, bool ok, const char *why) {
+  printf("%s emu unit %s %s%s%s\n", ok ? "PASS" : "FAIL", label, name, ok ? "" : ": ", ok ? "" : why);
+  if (!ok) fails++;
+  fflush(stdout);
+}
+
+/* A launch that must fail with `words` in the emulator's message. */
+static void expect_error(const char *name, int rc, int want_rc, const char *words) {
+  char why[2300];
+  bool ok = rc == want_rc && strstr(lt_emu::message(), words) != NULL;
+  snprintf(why, sizeof why, "launch returned %d (want %d), message \"%s\" (want \"%s\")", rc, want_rc,
+           lt_emu::message(), words);
+  verdict(name, ok, why);
+}
+
+static uint16_t h16(float f) { return lt_emu::f32_to_f16(f); }
+static uint16_t b16(float f) { return lt_emu::f32_to_bf16(f); }
+
+/* ------------------------------------------------------------------ */
+/* f16 / bf16 conversions against the host compiler's _Float16          */
+
+static void test_conversions(void) {
+  uint32_t bad = 0, first = 0;
+  for (uint32_t u = 0; u < 0xffffffffu; u += 0x1fffu) {   /* a spread of all floats */
+    float f;
+    memcpy(&f, &u, 4);
+    _Float16 ref = (_Float16)f;
+    uint16_t rb;
+    memcpy(&rb, &ref, 2);
+    uint16_t got = h16(f);
+    bool both_nan = isnan(f) && (got & 0x7c00) == 0x7c00 && (got & 0x3ff);
+    if (got != rb && !both_nan) {
+      if (!bad) first = u;
+      bad++;
+    }
+    if (!isnan(f) && __half2float(__half{rb}) != (float)ref) bad++;
+  }
+  char why[96];
+  snprintf(why, sizeof why, "%u mismatches, first at bits %#x", bad, first);
+  verdict("f32 <-> f16 round to nearest even (vs _Float16)", bad == 0, why);
+  struct { float f; uint16_t b; } cases[] = {{1.0f, 0x3f80}, {1.00390625f, 0x3f80}, {1.01171875f, 0x3f82},
+                                             {-2.5f, 0xc020}, {3.0e38f, 0x7f62}, {INFINITY, 0x7f80}};
+  bool ok = true;
+  for (auto &c : cases) ok = ok && b16(c.f) == c.b && __bfloat162float(__nv_bfloat16{c.b}) == lt_emu::bits_f32((uint32_t)c.b << 16);
+  ok = ok && isnan(__bfloat162float(__float2bfloat16_rn(NAN)));
+  verdict("f32 <-> bf16 round to nearest even, ties and NaN", ok, "a known value rounds wrong");
+}
+
+/* ------------------------------------------------------------------ */
+/* ldmatrix                                                             */
+
+/* Value of element (row, col) of matrix m of the test tile. */
+static uint16_t tile_val(int m, int row, int col) { return (uint16_t)(0x1000 * (m + 1) + 16 * row + col); }
+
+/* Shared byte offset of row `row` of matrix m: rows scattered (stride of
+** 3 rows of 16 bytes, matrices interleaved) to show rows come from the
+** lanes' own addresses. */
+static int row_off(int m, int row) { return (row * 4 + (3 - m)) * 48; }
+
+/* Each lane writes the rows it will address, then all do ldmatrix. */
+__global__ void ldm_kernel(uint32_t *out, int num, int trans) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  int l = threadIdx.x;
+  int m = l / 8, row = l % 8;
+  if (m < num) {
+    uint16_t *p = (uint16_t *)(lt_smem + row_off(m, row));
+    for (int c = 0; c < 8; c++) p[c] = tile_val(m, row, c);
+  }
+  __syncthreads();
+  uint32_t r[4] = {0, 0, 0, 0};
+  const void *addr = lt_smem + row_off(m < num ? m : 0, row);
+  if (num == 4 && !trans) lt_ldmatrix_x4(r, addr);
+  if (num == 4 && trans) lt_ldmatrix_x4_trans(r, addr);
+  if (num == 2 && !trans) lt_ldmatrix_x2(r, addr);
+  if (num == 2 && trans) lt_ldmatrix_x2_trans(r, addr);
+  for (int i = 0; i < 4; i++) out[l * 4 + i] = r[i];
+}
+
+static void test_ldmatrix(void) {
+  for (int num = 2; num <= 4; num += 2)
+    for (int trans = 0; trans < 2; trans++) {
+      uint32_t out[128];
+      int rc = lt_emu_launch(ldm_kernel, dim3(1), dim3(32), 48 * 32, NULL, out, num, trans);
+      /* PTX ISA, ldmatrix: "a group of four threads loads an entire row", thread 0
+      ** receiving the first fragment: lane l holds row l/4, columns 2(l%4), +1;
+      ** .trans loads the matrix column-major (rows and columns swapped). */
+      int bad = -1;
+      for (int l = 0; l < 32 && rc == 0; l++)
+        for (int i = 0; i < num; i++) {
+          int a = l / 4, b = 2 * (l % 4);
+          uint16_t lo = trans ? tile_val(i, b, a) : tile_val(i, a, b);
+          uint16_t hi = trans ? tile_val(i, b + 1, a) : tile_val(i, a, b + 1);
+          if (out[l * 4 + i] != ((uint32_t)hi << 16 | lo) && bad < 0) bad = l * 4 + i;
+        }
+      char name[64], why[128];
+      snprintf(name, sizeof name, "ldmatrix.x%d%s on a scattered tile", num, trans ? ".trans" : "");
+      snprintf(why, sizeof why, "rc %d; lane %d register %d is %#x", rc, bad / 4, bad % 4, bad >= 0 ? out[bad] : 0);
+      verdict(name, rc == 0 && bad < 0, why);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* mma.sync m16n8k16                                                    */
+
+/* Packs the operands of lane l from row-major A (16x16) and B (16x8, [k][n])
+** by the fragment formulas of the PTX ISA, runs the mma, unpacks D. */
+__global__ void mma_kernel(const uint16_t *A, const uint16_t *B, const float *C, float *D, int bf16) {
+  int l = threadIdx.x, gid = l >> 2, tig = l % 4;
+  uint32_t a[4], b[2];
+  float d[4];
+  for (int r = 0; r < 4; r++) {   /* a_{2r}, a_{2r+1} in register r */
+    int i = 2 * r;
+    int row = (i < 2 || (i >= 4 && i < 6)) ? gid : gid + 8;
+    int col = tig * 2 + (i >= 4 ? 8 : 0);
+    a[r] = (uint32_t)A[row * 16 + col] | (uint32_t)A[row * 16 + col + 1] << 16;
+  }
+  for (int r = 0; r < 2; r++) {
+    int k = tig * 2 + (r ? 8 : 0);
+    b[r] = (uint32_t)B[k * 8 + gid] | (uint32_t)B[(k + 1) * 8 + gid] << 16;
+  }
+  for (int i = 0; i < 4; i++) d[i] = C[(i < 2 ? gid : gid + 8) * 8 + tig * 2 + (i & 1)];
+  if (bf16) lt_mma_16816_bf16(d, a, b);
+  else lt_mma_16816_f16(d, a, b);
+  for (int i = 0; i < 4; i++) D[(i < 2 ? gid : gid + 8) * 8 + tig * 2 + (i & 1)] = d[i];
+}
+
+/* Small integers: exact in f16 and bf16, exact sums in f32. */
+static void fill_ints(float *f, int n, int seed) {
+  for (int i = 0; i < n; i++) f[i] = (float)(((i * 7 + seed * 13) % 17) - 8);
+}
+
+static void test_mma(void) {
+  for (int bf16 = 0; bf16 < 2; bf16++) {
+    float Af[256], Bf[128], C[128], D[128];
+    uint16_t A[256], B[128];
+    fill_ints(Af, 256, 1), fill_ints(Bf, 128, 2), fill_ints(C, 128, 3);
+    for (int i = 0; i < 256; i++) A[i] = bf16 ? b16(Af[i]) : h16(Af[i]);
+    for (int i = 0; i < 128; i++) B[i] = bf16 ? b16(Bf[i]) : h16(Bf[i]);
+    int rc = lt_emu_launch(mma_kernel, dim3(1), dim3(32), 0, NULL, A, B, C, D, bf16);
+    int bad = -1;
+    for (int i = 0; i < 16 && rc == 0; i++)
+      for (int j = 0; j < 8; j++) {
+        float ref = C[i * 8 + j];
+        for (int k = 0; k < 16; k++) ref += Af[i * 16 + k] * Bf[k * 8 + j];
+        if (D[i * 8 + j] != ref && bad < 0) bad = i * 8 + j;
+      }
+    char name[64], why[96];
+    snprintf(name, sizeof name, "mma.sync.m16n8k16 %s on known matrices", bf16 ? "bf16" : "f16");
+    snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 8, bad % 8);
+    verdict(name, rc == 0 && bad < 0, why);
+  }
+}
+
+/* The usual sm80 addressing: A 16x16 row-major in shared memory, lane l
+** addresses row l%16, columns 8*(l/16) (ldmatrix.x4 gives a0..a7); B
+** stored [k][n] (16 rows of 8), lane l < 16 addresses row k = l
+** (ldmatrix.x2.trans gives b0..b3); D from the C fragment formula. */
+__global__ void ldm_mma_kernel(const uint16_t *A, const uint16_t *B, float *D) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  uint16_t *As = (uint16_t *)lt_smem, *Bs = As + 256;
+  int l = threadIdx.x;
+  for (int i = l; i < 256; i += 32) As[i] = A[i];
+  for (int i = l; i < 128; i += 32) Bs[i] = B[i];
+  __syncthreads();
+  uint32_t a[4], b[2];
+  lt_ldmatrix_x4(a, As + (l % 16) * 16 + 8 * (l / 16));
+  lt_ldmatrix_x2_trans(b, Bs + (l % 16) * 8);
+  float d[4] = {0, 0, 0, 0};
+  lt_mma_16816_f16(d, a, b);
+  int gid = l >> 2, tig = l % 4;
+  for (int i = 0; i < 4; i++) D[(i < 2 ? gid : gid + 8) * 8 + tig * 2 + (i & 1)] = d[i];
+}
+
+static void test_ldmatrix_mma(void) {
+  float Af[256], Bf[128], D[128];
+  uint16_t A[256], B[128];
+  fill_ints(Af, 256, 5), fill_ints(Bf, 128, 9);
+  for (int i = 0; i < 256; i++) A[i] = h16(Af[i]);
+  for (int i = 0; i < 128; i++) B[i] = h16(Bf[i]);
+  int rc = lt_emu_launch(ldm_mma_kernel, dim3(1), dim3(32), 768, NULL, A, B, D);
+  int bad = -1;
+  for (int i = 0; i < 16 && rc == 0; i++)
+    for (int j = 0; j < 8; j++) {
+      float ref = 0;
+      for (int k = 0; k < 16; k++) ref += Af[i * 16 + k] * Bf[k * 8 + j];
+      if (D[i * 8 + j] != ref && bad < 0) bad = i * 8 + j;
+    }
+  char why[96];
+  snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 8, bad % 8);
+  verdict("ldmatrix.x4 + ldmatrix.x2.trans + mma.sync = A*B", rc == 0 && bad < 0, why);
+}
+
+/* ------------------------------------------------------------------ */
+/* cp.async                                                             */
+
+/* Thread t copies 16 bytes to shared offset 16t (group 0), and thread t
+** copies 16 bytes, of which only t%17 from global, to offset 512 + 16t
+** (group 1).  out records what the thread sees before any wait, after
+** wait_group 1 and after wait_group 0 (first 4 bytes of each). */
+__global__ void cp_kernel(const unsigned char *src, uint32_t *out) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  int t = threadIdx.x;
+  lt_cp_async16(lt_smem + 16 * t, src + 16 * t, 16);
+  lt_cp_async_commit();
+  lt_cp_async16(lt_smem + 512 + 16 * t, src + 512 + 16 * t, t % 17);
+  lt_cp_async_commit();
+  uint32_t v;
+  memcpy(&v, lt_smem + 16 * t, 4);
+  out[t * 8 + 0] = v;
+  lt_cp_async_wait<1>();
+  memcpy(&v, lt_smem + 16 * t, 4);
+  out[t * 8 + 1] = v;
+  memcpy(&v, lt_smem + 512 + 16 * t, 4);
+  out[t * 8 + 2] = v;
+  lt_cp_async_wait<0>();
+  memcpy(&v, lt_smem + 512 + 16 * t, 4);
+  out[t * 8 + 3] = v;
+  memcpy(&v, lt_smem + 512 + 16 * t + 12, 4);
+  out[t * 8 + 4] = v;
+}
+
+static void test_cp_async(void) {
+  unsigned char src[1024];
+  for (int i = 0; i < 1024; i++) src[i] = (unsigned char)(i * 7 + 1);
+  uint32_t out[256];
+  int rc = lt_emu_launch(cp_kernel, dim3(1), dim3(32), 1024, NULL, src, out);
+  bool stale = true, landed0 = true, pending1 = true, landed1 = true, zero = true;
+  for (int t = 0; t < 32 && rc == 0; t++) {
+    uint32_t g0, g1, g1hi;
+    memcpy(&g0, src + 16 * t, 4);
+    unsigned char want[16] = {0};
+    memcpy(want, src + 512 + 16 * t, (size_t)(t % 17));
+    memcpy(&g1, want, 4);
+    memcpy(&g1hi, want + 12, 4);
+    stale &= out[t * 8 + 0] == 0xffffffffu;
+    landed0 &= out[t * 8 + 1] == g0;
+    pending1 &= out[t * 8 + 2] == 0xffffffffu;
+    landed1 &= out[t * 8 + 3] == g1;
+    zero &= out[t * 8 + 4] == g1hi;
+  }
+  verdict("cp.async: data not in shared memory before a wait", rc == 0 && stale, "the copy landed at issue");
+  verdict("cp.async.wait_group 1 lands the older group only", rc == 0 && landed0 && pending1, "wrong groups landed");
+  verdict("cp.async.wait_group 0 lands the rest, src-size < 16 zero-fills", rc == 0 && landed1 && zero,
+          "wrong data after wait_group 0");
+}
+
+/* ------------------------------------------------------------------ */
+/* detections                                                           */
+
+__global__ void early_exit_kernel(float *x) {
+  if (threadIdx.x >= 48) return;
+  __syncthreads();
+  x[threadIdx.x] = 1;
+}
+
+__global__ void two_barriers_kernel(float *x) {
+  if (threadIdx.x < 32) {
+    __syncthreads();
+  } else {
+    x[threadIdx.x] = 2;
+    __syncthreads();
+  }
+}
+
+__global__ void partial_shfl_kernel(float *x) {
+  float v = x[threadIdx.x];
+  if (threadIdx.x % 32 < 8) v = __shfl_xor_sync(0xffffffffu, v, 1);
+  x[threadIdx.x] = v;
+}
+
+__global__ void shfl_then_barrier_kernel(float *x) {
+  float v = x[threadIdx.x];
+  if (threadIdx.x % 32 < 8) v += __shfl_xor_sync(0xffffffffu, v, 1);
+  __syncthreads();
+  x[threadIdx.x] = v;
+}
+
+__global__ void shfl_missing_lane_kernel(float *x) {
+  x[threadIdx.x] = __shfl_xor_sync(0xffffffffu, x[threadIdx.x], 16);   /* 48 threads: warp 1 has lanes 0-15 */
+}
+
+__global__ void shfl_ok_kernel(int *x) {
+  int v = x[threadIdx.x];
+  for (int o = 16; o >= 1; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  x[threadIdx.x] = v;
+}
+
+/* ldmatrix of shared rows: mode 0 none written, 1 written by another
+** thread with no barrier, 2 written by a cp.async not waited for, 3 rows
+** past the launch's dynamic shared memory. */
+__global__ void ldm_bad_kernel(const unsigned char *g, int mode) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  int l = threadIdx.x;
+  if (mode == 1) memset(lt_smem + 16 * ((l + 1) % 32), 1, 16);
+  if (mode == 2) {
+    lt_cp_async16(lt_smem + 16 * l, g + 16 * l, 16);
+    lt_cp_async_commit();
+  }
+  uint32_t r[4];
+  lt_ldmatrix_x4(r, lt_smem + 16 * l + (mode == 3 ? 608 : 0));
+}
+
+/* Shared-memory races the shadow state sees: mode 0 a cp.async over bytes
+** another thread read (ldmatrix) since the barrier; 1 a plain write into a
+** cp.async in flight; 2 two threads writing the same byte; 3 a misaligned
+** cp.async. */
+__global__ void race_kernel(const unsigned char *g, int mode) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  int l = threadIdx.x;
+  memset(lt_smem + 16 * l, 2, 16);
+  __syncthreads();
+  if (mode == 0) {
+    uint32_t r[4];
+    lt_ldmatrix_x4(r, lt_smem + 16 * l);
+    lt_cp_async16(lt_smem + 16 * ((l + 1) % 32), g, 16);
+  }
+  if (mode == 1) {
+    lt_cp_async16(lt_smem + 16 * l, g, 16);
+    lt_smem[16 * l + 3] = 7;
+  }
+  if (mode == 2) lt_smem[5] = (unsigned char)l;
+  if (mode == 3) lt_cp_async16(lt_smem + 16 * l + 4, g, 16);
+  __syncthreads();
+}
+
+__global__ void mma_lane_exits_kernel(float *x) {
+  uint32_t a[4] = {0, 0, 0, 0}, b[2] = {0, 0};
+  float d[4] = {0, 0, 0, 0};
+  if (threadIdx.x == 5) return;
+  lt_mma_16816_f16(d, a, b);
+  x[threadIdx.x] = d[0];
+}
+
+__global__ void big_smem_kernel(float *x) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  lt_smem[threadIdx.x] = 1;
+  x[threadIdx.x] = lt_smem[threadIdx.x];
+}
+
+__global__ void static_race_kernel(int *x, int v) {
+  __shared__ int flag[1];
+  if (threadIdx.x == 0) flag[0] = v;
+  x[threadIdx.x] = flag[0];   /* no barrier between */
+}
+
+static void test_detections(void) {
+  float x[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  unsigned char g[1024] __attribute__((aligned(16)));
+  memset(g, 3, sizeof g);
+  expect_error("barrier some threads never reach (they return)",
+               lt_emu_launch(early_exit_kernel, dim3(2), dim3(64), 0, NULL, x), 719,
+               "__syncthreads reached by only some threads: threads 0-47 wait at it; threads 48-63 finished");
+  expect_error("threads at different barriers", lt_emu_launch(two_barriers_kernel, dim3(1), dim3(64), 0, NULL, x), 719,
+               "reached by only some threads: threads 0-31 wait there; threads 32-63 wait at the __syncthreads");
+  expect_error("shuffle some lanes never reach (they finish)",
+               lt_emu_launch(partial_shfl_kernel, dim3(1), dim3(32), 0, NULL, x), 719,
+               "__shfl_xor_sync reached by only some lanes of warp 0: lanes 0-7 wait at it; lane 8 finished");
+  expect_error("shuffle some lanes never reach (they wait at a barrier)",
+               lt_emu_launch(shfl_then_barrier_kernel, dim3(1), dim3(64), 0, NULL, x), 719,
+               "lanes 0-7 wait at it; lane 8 waits at a barrier");
+  expect_error("shuffle from a lane that does not exist",
+               lt_emu_launch(shfl_missing_lane_kernel, dim3(1), dim3(48), 0, NULL, x), 719, "which does not exist");
+  int xi[64], good = 1;
+  for (int i = 0; i < 64; i++) xi[i] = i;
+  int rc = lt_emu_launch(shfl_ok_kernel, dim3(1), dim3(64), 0, NULL, xi);
+  for (int i = 0; i < 64; i++) good &= xi[i] == (i < 32 ? 496 : 1520);
+  verdict("__shfl_xor_sync butterfly sums each warp", rc == 0 && good, "wrong sums");
+  expect_error("ldmatrix of shared memory no thread wrote",
+               lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719, "that no thread wrote");
+  expect_error("ldmatrix of rows another thread wrote with no barrier",
+               lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 1), 719,
+               "wrote since the last barrier (missing barrier)");
+  expect_error("ldmatrix of a cp.async destination with no wait",
+               lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719,
+               "is still copying (missing cp.async wait)");
+  expect_error("ldmatrix past the launch's dynamic shared memory",
+               lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 600, NULL, g, 3), 719, "is outside the 600 bytes");
+  expect_error("cp.async over bytes another thread read since the barrier",
+               lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719,
+               "read since the last barrier (missing barrier before the copy)");
+  expect_error("a write into a cp.async in flight", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 1),
+               719, "to it was in flight (no cp.async wait before the write)");
+  expect_error("two threads write one shared byte between barriers",
+               lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719, "both wrote shared memory");
+  expect_error("misaligned cp.async", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 3), 719,
+               "is not 16-byte aligned");
+  expect_error("mma.sync with a lane gone", lt_emu_launch(mma_lane_exits_kernel, dim3(1), dim3(32), 0, NULL, x), 719,
+               "reached by only some lanes of warp 0: lanes 0-4, 6-31 wait at it; lane 5 finished");
+  expect_error("more than 48 KiB of dynamic shared memory without the opt-in",
+               lt_emu_launch(big_smem_kernel, dim3(1), dim3(32), 64 * 1024, NULL, x), cudaErrorInvalidValue,
+               "more than the kernel's opt-in");
+  rc = cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
+  int rc2 = lt_emu_launch(big_smem_kernel, dim3(1), dim3(32), 64 * 1024, NULL, x);
+  verdict("64 KiB of dynamic shared memory after cudaFuncSetAttribute", rc == 0 && rc2 == 0 && x[3] == 1,
+          "the opted-in launch failed");
+  verdict("cudaFuncSetAttribute above the target's limit fails",
+          cudaFuncSetAttribute(big_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 300 * 1024) ==
+              cudaErrorInvalidValue,
+          "accepted 300 KiB");
+  expect_error("a block of 2048 threads", lt_emu_launch(big_smem_kernel, dim3(1), dim3(2048), 0, NULL, x),
+               cudaErrorInvalidConfiguration, "invalid configuration");
+  verdict("cudaGetLastError returns the last launch error once",
+          cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess, "wrong codes");
+  /* A race on a __shared__ array: the result depends on the order threads
+  ** run in, which LT_EMU_SCHEDULE changes. */
+  int fw[32], rv[32], fw_ok = 1, rv_ok = 1;
+  setenv("LT_EMU_SCHEDULE", "forward", 1);
+  int r1 = lt_emu_launch(static_race_kernel, dim3(1), dim3(32), 0, NULL, fw, 42);
+  setenv("LT_EMU_SCHEDULE", "reverse", 1);
+  int r2 = lt_emu_launch(static_race_kernel, dim3(1), dim3(32), 0, NULL, rv, 43);
+  unsetenv("LT_EMU_SCHEDULE");
+  for (int i = 0; i < 32; i++) fw_ok &= fw[i] == 42, rv_ok &= rv[i] == 43;
+  verdict("a race on a __shared__ array hides in forward order, shows in reverse", r1 == 0 && r2 == 0 && fw_ok && !rv_ok,
+          "the schedules did not change the racy result");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) label = argv[1];
+  test_conversions();
+  test_ldmatrix();
+  test_mma();
+  test_ldmatrix_mma();
+  test_cp_async();
+  test_detections();
+  return fails ? 1 : 0;
+}
