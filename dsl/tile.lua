@@ -32,4 +32,15 @@ end
 -- ceil(a / b) for sizes: numbers or i32 scalars
 function tile.cdiv(a, b) return (a + b - 1) // b end
 
+-- The (row, column) tile of program pid in grouped order: programs go down
+-- `group` tile rows before moving one tile column right, so neighbouring
+-- programs share rows of A and columns of B in the L2 cache.
+-- rows, cols: tiles along M and N.
+function tile.grouped(pid, rows, cols, group)
+  local width = group * cols              -- programs per group of tile rows
+  local first = pid // width * group      -- the group's first tile row
+  local height = tile.min(rows - first, group)
+  return first + pid % width % height, pid % width // height
+end
+
 return tile

@@ -11,15 +11,21 @@
 ** Conditions of k:when are uniform, so a barrier inside a branch is
 ** reached by every thread of the block or by none.  A reduction that goes
 ** through shared memory has its own barrier between its write and read.
+** A pipelined loop with a stage ring (pipeline.c) has a barrier at the top
+** of every iteration, printed by the emitter; here it only needs the
+** buffers clear on entry, and leaves its rings pending on exit.
 */
 #include <string.h>
 
 #include "lt.h"
 
 #define MAXBUF 64
+
+typedef struct State State;
+static void walk(Block *b, State *st, int insert);
 enum { PEND_R = 1, PEND_W = 2 };
 
-typedef struct State { Sym *buf[MAXBUF]; int flags[MAXBUF]; int n; } State;
+struct State { Sym *buf[MAXBUF]; int flags[MAXBUF]; int n; };
 
 static int *flag_of(State *st, Sym *s) {
   for (int i = 0; i < st->n; i++)
@@ -54,15 +60,40 @@ static void barrier_before(Stmt **link, State *st, int insert, int line) {
   clear(st);
 }
 
+/* A pipelined loop with stage rings at *link: a barrier before it when
+** anything is pending (its prologue writes the rings), its consumers
+** walked from the clean state of the barrier at the top of an iteration. */
+static void ring_loop(Stmt **link, Stmt *loop, State *st, int insert) {
+  if (st->n) barrier_before(link, st, insert, loop->line);
+  State body;
+  memset(&body, 0, sizeof body);
+  Stmt **clink = &loop->body.first;
+  while (*clink && ((*clink)->kind == S_G2S || ((*clink)->kind == S_LET && (*clink)->dst->rank == 0))) {
+    if ((*clink)->kind == S_G2S) *flag_of(st, (*clink)->shared) |= PEND_R | PEND_W;
+    clink = &(*clink)->next;
+  }
+  Block consumers = {*clink, NULL};
+  walk(&consumers, &body, insert);
+  *clink = consumers.first;
+  if (consumers.first) loop->body.last = consumers.last;
+  merge(st, &body);
+}
+
 static void walk(Block *b, State *st, int insert) {
   for (Stmt **link = &b->first; *link; link = &(*link)->next) {
     Stmt *s = *link;
-    Sym *rd = NULL, *wr = NULL;
+    Sym *rd = NULL, *rd2 = NULL, *wr = NULL;
     switch (s->kind) {
     case S_G2S: case S_SSTORE: wr = s->shared; break;
     case S_SLOAD: rd = s->shared; break;
+    case S_GEMM: rd = s->shared, rd2 = s->shared_b; break;
     case S_REDUCE: wr = s->scratch; break;
     case S_FOR: {
+      if (s->stages > 1) {
+        ring_loop(link, s, st, insert);
+        if (insert && (*link)->kind == S_BARRIER) link = &(*link)->next;
+        continue;
+      }
       State first = *st;
       walk(&s->body, &first, 0);     /* what one iteration leaves behind */
       State again = *st;
@@ -81,11 +112,12 @@ static void walk(Block *b, State *st, int insert) {
     }
     default: break;
     }
-    if ((rd && conflicts(st, rd, 0)) || (wr && conflicts(st, wr, 1))) {
+    if ((rd && conflicts(st, rd, 0)) || (rd2 && conflicts(st, rd2, 0)) || (wr && conflicts(st, wr, 1))) {
       barrier_before(link, st, insert, s->line);
       if (insert) link = &(*link)->next;
     }
     if (rd) *flag_of(st, rd) |= PEND_R;
+    if (rd2) *flag_of(st, rd2) |= PEND_R;
     if (wr && s->kind == S_REDUCE) {   /* write, own barrier, read */
       clear(st);
       *flag_of(st, wr) |= PEND_R;

@@ -908,6 +908,97 @@ static int k_serial(lua_State *l) {
   return 0;
 }
 
+/* k:pipelined(lo, hi, stages, function(i) ... end): a runtime loop whose
+** body starts with copies into shared tiles; gen overlaps the copies of
+** later iterations with the rest of the body (pipeline.c). */
+static int k_pipelined(lua_State *l) {
+  name_locals();
+  int top = lua_gettop(l);
+  if (top != 5 || !lua_isfunction(l, 5))
+    return dsl_error("k:pipelined takes (lo, hi, stages, function(i) ... end)");
+  if (!lua_isinteger(l, 4) || lua_tointeger(l, 4) < 1 || lua_tointeger(l, 4) > 8)
+    return dsl_error("the number of pipeline stages is a whole Lua number from 1 to 8");
+  Stmt *st = add_stmt(S_FOR);
+  st->lo = arg_index(2, "the loop start");
+  st->hi = arg_index(3, "the loop end");
+  st->step = ltI_const(1, DT_I32, 0, st->line);
+  st->stages = (int)lua_tointeger(l, 4);
+  check_scope(st->lo);
+  check_scope(st->hi);
+  Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
+  v->nonneg = ltI_nonneg(st->lo);
+  v->home = &st->body;
+  const char *pn = param_name(5);
+  if (pn) set_name(v, pn, 1);
+  st->var = v;
+  lua_pushvalue(l, 5);
+  push_expr(ltI_ref(v, st->line));
+  run_body(&st->body, 1);
+  return 0;
+}
+
+static Sym *arg_shared(int idx, const char *what) {
+  Handle *h = to_handle(idx);
+  if (!h || h->kind != H_SHARED) dsl_error("%s must be a shared tile made by k:shared, not %s", what, lua_kind(idx));
+  return h->s;
+}
+
+/* k:gemm(a, b, acc [, {transpose_a = bool, transpose_b = bool, warps = {m, n}}]):
+** acc += a @ b, with a [M, K] (or [K, M] when transpose_a) and b [K, N]
+** (or [N, K] when transpose_b) shared tiles and acc an f32 fragment [M, N]. */
+static int k_gemm(lua_State *l) {
+  name_locals();
+  Sym *a = arg_shared(2, "k:gemm's first operand");
+  Sym *b = arg_shared(3, "k:gemm's second operand");
+  Sym *acc = arg_frag(4, "k:gemm's accumulator");
+  Stmt *st = add_stmt(S_GEMM);
+  st->shared = a;
+  st->shared_b = b;
+  st->dst = acc;
+  if (!lua_isnoneornil(l, 5)) {
+    if (!lua_istable(l, 5)) return dsl_error("k:gemm's options are a table such as {transpose_b = true}");
+    lua_pushnil(l);
+    while (lua_next(l, 5)) {
+      const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
+      if (strcmp(key, "transpose_a") == 0 || strcmp(key, "transpose_b") == 0) {
+        if (!lua_isboolean(l, -1)) return dsl_error("k:gemm option %s is true or false", key);
+        *(key[10] == 'a' ? &st->trans_a : &st->trans_b) = lua_toboolean(l, -1);
+      } else if (strcmp(key, "warps") == 0) {
+        lua_geti(l, -1, 1);
+        lua_geti(l, -2, 2);
+        if (!lua_istable(l, -3) || !lua_isinteger(l, -2) || !lua_isinteger(l, -1) || lua_tointeger(l, -2) < 1 ||
+            lua_tointeger(l, -1) < 1)
+          return dsl_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
+        K->warps_m = (int)lua_tointeger(l, -2);
+        K->warps_n = (int)lua_tointeger(l, -1);
+        lua_pop(l, 2);
+      } else {
+        return dsl_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps)", key);
+      }
+      lua_pop(l, 1);
+    }
+  }
+  int M = a->shape[st->trans_a], Ka = a->shape[!st->trans_a];
+  int Kb = b->shape[st->trans_b], N = b->shape[!st->trans_b];
+  if (Ka != Kb)
+    return dsl_error("k:gemm: the operands' K differ (%d and %d): a is [%d, %d]%s, b is [%d, %d]%s", Ka, Kb,
+                     a->shape[0], a->shape[1], st->trans_a ? " (transposed: [K, M])" : " ([M, K])", b->shape[0],
+                     b->shape[1], st->trans_b ? " (transposed: [N, K])" : " ([K, N])");
+  if (acc->shape[0] != M || acc->shape[1] != N)
+    return dsl_error("k:gemm: the accumulator is [%d, %d] but a @ b is [%d, %d]", acc->shape[0], acc->shape[1], M, N);
+  if (acc->dt != DT_F32) return dsl_error("k:gemm accumulates in f32; declare the accumulator k:fragment(\"f32\", ...)");
+  if (a->dt != b->dt)
+    return dsl_error("k:gemm: the operands are %s and %s; both must have one dtype", ltI_dtypes[a->dt].name,
+                     ltI_dtypes[b->dt].name);
+  if (a->dt != DT_F16 && a->dt != DT_BF16 && a->dt != DT_F32)
+    return dsl_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[a->dt].name);
+  if (K->gemm && (K->gemm->dst != acc || K->gemm->shared->shape[0] != a->shape[0]))
+    return dsl_error("one kernel has one gemm plan: every k:gemm uses the accumulator and tile shapes of the first "
+                     "(line %d)", K->gemm->line);
+  if (!K->gemm) K->gemm = st;
+  return 0;
+}
+
 /* k:when(cond, then_fn [, else_fn]): a runtime branch on a uniform scalar;
 ** a Lua boolean picks the branch at generation time. */
 static int k_when(lua_State *l) {
@@ -1114,7 +1205,8 @@ static const luaL_Reg k_methods[] = {
   {"grid", k_grid}, {"fragment", k_fragment}, {"shared", k_shared}, {"load", k_load},
   {"store", k_store}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
   {"reduce_sum", k_reduce_sum}, {"reduce_max", k_reduce_max}, {"reduce_min", k_reduce_min},
-  {"iota", k_iota}, {"serial", k_serial}, {"when", k_when}, {NULL, NULL},
+  {"iota", k_iota}, {"serial", k_serial}, {"pipelined", k_pipelined}, {"when", k_when},
+  {"gemm", k_gemm}, {NULL, NULL},
 };
 
 static const luaL_Reg core_funcs[] = {

@@ -31,6 +31,7 @@ typedef struct E {
   int last_line;
   const char *base;     /* kernel file's base name, for comments */
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
+  const char *stage;    /* inside a pipelined loop: the stage being read or filled */
 } E;
 
 #define EMU_EXT ".emu.cpp"
@@ -94,8 +95,24 @@ static const char *sum(const char *a, const char *b) {
 
 static const char *or0(const char *s) { return s ? s : "0"; }
 
-static const char *tx_name(const Layout *l) { return l->tc == 1 ? NULL : l->tc == l->threads ? "tid" : "tx"; }
-static const char *ty_name(const Layout *l) { return l->tr == 1 ? NULL : l->tr == l->threads ? "tid" : "ty"; }
+static const char *paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_fmt("(%s)", s) : s; }
+
+/* The element (r, c) of shared tile sh: in the current stage of a ring,
+** at the swizzled column of a swizzled tile (mma.c). */
+static const char *sh_at(const E *e, const Sym *sh, const char *r, const char *c) {
+  r = or0(r);
+  c = or0(c);
+  if (sh->swizzle) {
+    int per_chunk = 16 / ltI_dtypes[sh->dt].bytes, shift = per_chunk == 8 ? 3 : 2;
+    int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
+    int mask = chunks >= 8 ? 7 : chunks - 1, rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
+    const char *key = rsh ? ltU_fmt("(%s >> %d & %d)", paren(r), rsh, mask) : ltU_fmt("(%s & %d)", paren(r), mask);
+    c = ltU_fmt("%s ^ %s << %d", paren(c), key, shift);
+  }
+  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, r, c);
+  return ltU_fmt("%s[%s][%s]", sh->name, r, c);
+}
+
 
 /* Register index of an element of a tile of `shape` inside context c. */
 static const char *reg_index(const Ctx *c, const int shape[2]) {
@@ -109,12 +126,14 @@ static const char *reg_index(const Ctx *c, const int shape[2]) {
 /* Row and column, inside the tile, of the context's current element. */
 static const char *tile_row(const Ctx *c) {
   if (c->shape[0] != c->l->rows) return NULL;
-  return sum(term(c->ri, c->l->tr), ty_name(c->l));
+  if (c->l->mma) return sum(term(c->ri, c->l->rstride), "row0");
+  return sum(term(c->ri, c->l->tr), c->l->ty);
 }
 
 static const char *tile_col(const Ctx *c) {
   if (c->shape[1] != c->l->cols) return NULL;
-  return sum(term(sum(term(c->ci, c->l->tc), tx_name(c->l)), c->l->vec), c->vi);
+  if (c->l->mma) return sum(sum(term(c->ci, c->l->cstride), "col0"), c->vi);
+  return sum(term(sum(term(c->ci, c->l->tc), c->l->tx), c->l->vec), c->vi);
 }
 
 /* Opens the loops of a context over a tile shape; returns how many. */
@@ -258,7 +277,10 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       [B_AND] = "&&", [B_OR] = "||",
     };
     int p = prec(x), pa = prec(x->a), pb = prec(x->b);
-    int left_paren = pa < p, right_paren = pb < p || (pb == p && !(x->op == B_ADD || x->op == B_MUL));
+    /* a right operand of equal precedence keeps its parentheses unless the
+    ** two operators are the same + or * (a * (b / c) is not a * b / c) */
+    int same_assoc = x->b->kind == E_BINARY && x->b->op == x->op && (x->op == B_ADD || x->op == B_MUL);
+    int left_paren = pa < p, right_paren = pb < p || (pb == p && !same_assoc);
     if (left_paren) ltU_put(o, "(");
     expr(e, o, x->a, c);
     if (left_paren) ltU_put(o, ")");
@@ -353,13 +375,46 @@ static const char *all_of(const char *a, const char *b) {
   return ltU_fmt("%s && %s", a, b);
 }
 
+/* The fast case of a copy into a stage ring: when the whole tile is inside
+** the tensor and every row starts 16-byte aligned (a uniform test), each
+** chunk is one cp.async with no per-chunk test.  Opens the "else" that the
+** masked copy (load_store) fills. */
+static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, int has_ok) {
+  const Sym *t = v->t;
+  const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
+  const char *r0 = itext(e, ro), *c0 = itext(e, co);
+  int vec = l->vec;
+  const char *full = has_ok ? "ok" : NULL;
+  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
+  if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
+  full = all_of(full, ltU_fmt("%s + %d <= %s", r0, v->ext[v->rdim], itext(e, t->dims[v->rdim])));
+  full = all_of(full, ltU_fmt("%s + %d <= %s", c0, v->ext[v->cdim], itext(e, t->dims[v->cdim])));
+  full = all_of(full, "(uintptr_t)base % 16 == 0");
+  long long rs;
+  if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % vec == 0))
+    full = all_of(full, ltU_fmt("%s %% %d == 0", itext(e, t->strides[v->rdim]), vec));
+  line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
+  e->depth++;
+  Ctx c = {0};
+  int shape[2] = {v->ext[v->rdim], v->ext[v->cdim]};
+  int n = open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
+  const char *gr = strcmp(r0, "0") ? ltU_fmt("%s + %s", r0, r) : r;
+  const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
+  line(e, "lt_cp_async16(&%s, base + %s + %s, 16);", sh_at(e, sh, r, col), mul64(e, gr, t->strides[v->rdim]), gc);
+  close_loops(e, n);
+  e->depth--;
+  line(e, "} else {");
+  e->depth++;
+}
+
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
 ** `shared`: the other side is that shared tile instead of registers. */
 static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh) {
   const Sym *t = v->t;
   int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
-  const Layout *l = ltP_layout_of(e->k, shape);
+  const Layout *l = ltP_layout_of(e->k, shape, t->dt);
   int store = val != NULL;
   const char *tn = stype(e, t->dt);
   line(e, "{");
@@ -375,12 +430,17 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
     if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) base = sum(base, mul64(e, o, t->strides[d]));
   }
-  if (store) {   /* replicated copies of a slice: one thread stores */
-    if (shape[0] == 1 && l->tr > 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", ty_name(l)));
-    if (shape[1] == 1 && l->tc > 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", tx_name(l)));
+  if (store && l->mma) {   /* replicated copies of a slice: one thread stores */
+    if (shape[0] == 1 && l->rows > 1) ok = all_of(ok, "row0 == 0");
+    if (shape[1] == 1 && l->cols > 1) ok = all_of(ok, "col0 == 0");
+  } else if (store) {
+    if (shape[0] == 1 && l->tr > 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->ty));
+    if (shape[1] == 1 && l->tc > 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->tx));
   }
   if (ok) line(e, "const bool ok = %s;", ok);
   line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
+  int interior = sh && sh->stages > 1 && e->t->async_copy && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16;
+  if (interior) interior_copy(e, v, sh, l, ok != NULL);
   Ctx c = {0};
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *rowc = NULL, *ptr_off = NULL;
@@ -415,7 +475,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
   const char *elem_ok = all_of(chunk_ok, vcols ? ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim) : NULL);
   const char *shared_at = NULL;
-  if (sh) shared_at = ltU_fmt("%s[%s][%s]", sh->name, or0(tile_row(&ce)), or0(tile_col(&ce)));
+  if (sh) shared_at = sh_at(e, sh, tile_row(&ce), tile_col(&ce));
   if (V > 1 && unit_stride && gpu(e) && bytes >= 4) {
     const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
     int pieces = bytes >= 16 ? bytes / 16 : 1;
@@ -423,12 +483,15 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     line(e, "if (%s%s + %d <= %s && (uintptr_t)ptr %% %d == 0) {", chunk_ok ? ltU_fmt("%s && ", chunk_ok) : "", "gc",
          V, lim, align);
     e->depth++;
-    if (sh) {  /* global <-> shared: copy the bits */
+    if (sh && sh->stages > 1 && e->t->async_copy && bytes == 16) {  /* lands at the loop's wait */
+      Ctx c0 = c;
+      c0.vi = NULL;
+      line(e, "lt_cp_async16(&%s, ptr, 16);", sh_at(e, sh, tile_row(&c0), tile_col(&c0)));
+    } else if (sh) {  /* global <-> shared: copy the bits */
       Ctx c0 = c;
       c0.vi = NULL;
       for (int p = 0; p < pieces; p++)
-        line(e, "((%s *)&%s[%s][%s])[%d] = ((const %s *)ptr)[%d];", vt, sh->name, or0(tile_row(&c0)),
-             or0(tile_col(&c0)), p, vt, p);
+        line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt, sh_at(e, sh, tile_row(&c0), tile_col(&c0)), p, vt, p);
     } else if (!store) {  /* a union unpacks the lanes (see the store below) */
       line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
       for (int p = 0; p < pieces; p++) line(e, "h.v[%d] = ((const %s *)ptr)[%d];", p, vt, p);
@@ -472,6 +535,10 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     line(e, "}");
   }
   close_loops(e, n);
+  if (interior) {
+    e->depth--;
+    line(e, "}");
+  }
   e->depth--;
   line(e, "}");
 }
@@ -492,6 +559,9 @@ static const char *red_identity(BinOp op, Dtype dt) {
 static void reduce(E *e, Stmt *s) {
   Sym *d = s->dst;
   const Layout *l = d->layout;
+  if (l->mma)
+    ltU_error(s->line, "reductions over a gemm accumulator's layout (%s) are not supported yet; store the "
+                       "accumulator and reduce in a second kernel", ltP_mma_name(l->mma));
   Dtype ct = ltI_compute_type(d->dt);
   int ax = s->axis;
   declare_regs(e, d);
@@ -537,7 +607,7 @@ static void reduce(E *e, Stmt *s) {
     Sym *sc = s->scratch;
     int G = ax == 1 ? sc->shape[1] : sc->shape[0];
     const char *guard = ax == 1 ? ltU_fmt("tid %% %d == 0", W) : (l->tc < W ? ltU_fmt("tid %% %d < %d", W, l->tc) : NULL);
-    const char *grp = ax == 1 ? ltU_fmt("%s / %d", tx_name(l), W) : ltU_fmt("tid / %d", l->tc > W ? l->tc : W);
+    const char *grp = ax == 1 ? ltU_fmt("%s / %d", l->tx, W) : ltU_fmt("tid / %d", l->tc > W ? l->tc : W);
     Ctx k = {0};
     if (guard) {
       line(e, "if (%s) {", guard);
@@ -572,16 +642,213 @@ static void shared_rw(E *e, Stmt *s) {
     Ctx c = {0};
     int n = open_loops(e, &c, s->dst->layout, sh->shape, 1, 1, 1);
     line(e, "%s[%s] = %s;", s->dst->name, reg_index(&c, s->dst->shape),
-         to_compute(e, sh->dt, ltU_fmt("%s[%s][%s]", sh->name, or0(tile_row(&c)), or0(tile_col(&c)))));
+         to_compute(e, sh->dt, sh_at(e, sh, tile_row(&c), tile_col(&c))));
     close_loops(e, n);
     return;
   }
-  const Layout *l = ltP_layout_of(e->k, sh->shape);
+  const Layout *l = ltP_layout_of(e->k, sh->shape, sh->dt);
   Ctx c = {0};
   int n = open_loops(e, &c, l, sh->shape, 1, 1, 1);
-  line(e, "%s[%s][%s] = %s;", sh->name, or0(tile_row(&c)), or0(tile_col(&c)),
+  line(e, "%s = %s;", sh_at(e, sh, tile_row(&c), tile_col(&c)),
        to_storage(e, sh->dt, etext(e, s->val, &c)));
   close_loops(e, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* gemm: acc += a @ b with the target's matrix instruction (mma.c)     */
+
+/* Opens "#pragma unroll / for (int v = 0; v < n; v += step) {". */
+static void open_for(E *e, const char *v, int n, int step) {
+  if (gpu(e)) line(e, "#pragma unroll");
+  if (step == 1) line(e, "for (int %s = 0; %s < %d; ++%s) {", v, v, n, v);
+  else line(e, "for (int %s = 0; %s < %d; %s += %d) {", v, v, n, v, step);
+  e->depth++;
+}
+
+static void close_for(E *e) {
+  e->depth--;
+  line(e, "}");
+}
+
+/* Element (m, k) of operand a or (k, n) of operand b, by its storage order. */
+static const char *op_at(const E *e, const Sym *sh, int trans, const char *i, const char *j) {
+  return trans ? sh_at(e, sh, j, i) : sh_at(e, sh, i, j);
+}
+
+/* mma.sync m16n8k16: ldmatrix the warp's A and B fragments for 16 of K,
+** then one mma per 16x8 instruction tile of the warp tile. */
+static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
+  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  int MI = l->wtm / 16, NI = l->wtn / 8;
+  const char *ty = a->dt == DT_BF16 ? "bf16" : "f16";
+  open_for(e, "kk", BK, 16);
+  line(e, "uint32_t %s_frag[%d][4], %s_frag[%d][2];", a->name, MI, b->name, NI);
+  open_for(e, "mi", MI, 1);
+  if (!s->trans_a) {
+    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;");
+    line(e, "lt_ldmatrix_x4(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
+  } else {
+    line(e, "const int r = kk + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;");
+    line(e, "lt_ldmatrix_x4_trans(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
+  }
+  close_for(e);
+  open_for(e, "ni", NI, 2);
+  line(e, "uint32_t t[4];");
+  if (!s->trans_b) {
+    line(e, "const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;");
+    line(e, "lt_ldmatrix_x4_trans(t, &%s);", sh_at(e, b, "r", "c"));
+  } else {
+    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;");
+    line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
+  }
+  line(e, "%s_frag[ni][0] = t[0];", b->name);
+  line(e, "%s_frag[ni][1] = t[1];", b->name);
+  line(e, "%s_frag[ni + 1][0] = t[2];", b->name);
+  line(e, "%s_frag[ni + 1][1] = t[3];", b->name);
+  close_for(e);
+  open_for(e, "mi", MI, 1);
+  open_for(e, "ni", NI, 1);
+  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  line(e, "float d[4] = {%s[i], %s[i + 1], %s[i + %d], %s[i + %d]};", acc->name, acc->name, acc->name, 2 * NI,
+       acc->name, 2 * NI + 1);
+  line(e, "lt_mma_16816_%s(d, %s_frag[mi], %s_frag[ni]);", ty, a->name, b->name);
+  line(e, "%s[i] = d[0];", acc->name);
+  line(e, "%s[i + 1] = d[1];", acc->name);
+  line(e, "%s[i + %d] = d[2];", acc->name, 2 * NI);
+  line(e, "%s[i + %d] = d[3];", acc->name, 2 * NI + 1);
+  close_for(e);
+  close_for(e);
+  close_for(e);
+}
+
+/* Packs n consecutive-k elements of each operand tile into a union per
+** tile: name[t].h[x] = element x of this lane's part of tile t. */
+static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, int n, const char *ti,
+                   const char *i_of, const char *k_of) {
+  open_for(e, ti, tiles, 1);
+  open_for(e, "x", n, 1);
+  line(e, "%s[%s].h[x] = %s;", name, ti, op_at(e, sh, trans, i_of, k_of));
+  close_for(e);
+  close_for(e);
+}
+
+/* MFMA (wave64) and WMMA (wave32): operands gathered from LDS per lane. */
+static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
+  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  MmaKind m = l->mma;
+  int ik = m == MMA_MFMA32 ? 8 : 16, per = m == MMA_WMMA ? 16 : 4;   /* K per instruction, per lane */
+  int MI = l->wtm / l->im, NI = l->wtn / l->in;
+  const char *st = stype(e, a->dt), *ty = a->dt == DT_BF16 ? "bf16" : "f16";
+  const char *inst = m == MMA_MFMA32 ? "mfma_32x32x8" : m == MMA_MFMA16 ? "mfma_16x16x16" : "wmma_16x16x16";
+  open_for(e, "kk", BK, ik);
+  line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI, b->name, NI);
+  const char *row, *k;   /* this lane's row of its operand tile, and its first k */
+  if (m == MMA_MFMA32) row = "lane % 32", k = "kk + lane / 32 * 4";
+  else if (m == MMA_MFMA16) row = "lane % 16", k = "kk + lane / 16 * 4";
+  else row = "lane % 16", k = "kk";
+  const char *kx = ltU_fmt("%s + x", k);
+  gather(e, a, s->trans_a, ltU_fmt("%s_frag", a->name), MI, per, "mi", ltU_fmt("warp_row + mi * %d + %s", l->im, row),
+         kx);
+  gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni",
+         ltU_fmt("warp_col + ni * %d + %s", l->in, row), kx);
+  open_for(e, "mi", MI, 1);
+  open_for(e, "ni", NI, 1);
+  if (m == MMA_WMMA) {   /* lane l holds rows 16 mi + 2 v + l / 16 (v = 0..7) of column 16 ni + l % 16 */
+    line(e, "float d[8];");
+    line(e, "for (int v = 0; v < 8; ++v) d[v] = %s[(mi * 8 + v) * %d + ni];", acc->name, NI);
+    line(e, "lt_%s_%s(d, %s_frag[mi].u, %s_frag[ni].u);", inst, ty, a->name, b->name);
+    line(e, "for (int v = 0; v < 8; ++v) %s[(mi * 8 + v) * %d + ni] = d[v];", acc->name, NI);
+  } else {   /* B^T A^T: the result's registers are the accumulator's, in order */
+    int regs = l->im * l->in / 64;
+    line(e, "lt_%s_%s(&%s[mi * %d + ni * %d], %s_frag[ni].u, %s_frag[mi].u);", inst, ty, acc->name, NI * regs, regs,
+         b->name, a->name);
+  }
+  close_for(e);
+  close_for(e);
+  close_for(e);
+}
+
+/* Plain multiply-adds over the accumulator's blocked layout. */
+static void gemm_fma(E *e, Stmt *s, int BK) {
+  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  if (gpu(e)) line(e, "#pragma unroll 4");
+  line(e, "for (int kk = 0; kk < %d; ++kk) {", BK);
+  e->depth++;
+  Ctx c = {0};
+  int n = open_loops(e, &c, acc->layout, acc->shape, 1, 1, 1);
+  const char *x = to_compute(e, a->dt, op_at(e, a, s->trans_a, tile_row(&c), "kk"));
+  const char *y = to_compute(e, b->dt, op_at(e, b, s->trans_b, "kk", tile_col(&c)));
+  line(e, "%s[%s] += %s * %s;", acc->name, reg_index(&c, acc->shape), x, y);
+  close_loops(e, n);
+  e->depth--;
+  line(e, "}");
+}
+
+static void gemm(E *e, Stmt *s) {
+  const Layout *l = s->dst->layout;
+  int BK = s->shared->shape[!s->trans_a];
+  if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
+  else if (l->mma) gemm_amd(e, s, l, BK);
+  else gemm_fma(e, s, BK);
+}
+
+/* ------------------------------------------------------------------ */
+/* pipelined loops                                                     */
+
+/* The copies at the top of a pipelined loop's body (pipeline.c). */
+static int is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
+
+static void stmt(E *e, Stmt *s);
+
+/* Emits the producers of a pipelined loop with the loop index named var
+** and the shared stage `stage`. */
+static void producers(E *e, Stmt *loop, const char *var, const char *stage) {
+  const char *name = loop->var->name;
+  loop->var->name = var;
+  e->stage = stage;
+  for (Stmt *p = loop->body.first; p && is_producer(p); p = p->next) stmt(e, p);
+  loop->var->name = name;
+  e->last_line = 0;
+}
+
+/* A k:pipelined loop with an N-stage ring and cp.async: the copies for
+** iteration i + N - 1 are issued while iteration i computes. */
+static void pipelined(E *e, Stmt *s) {
+  int S = s->stages;
+  const char *v = s->var->name, *lo = itext(e, s->lo), *hi = itext(e, s->hi);
+  const char *vs = ltU_fmt("%s_stage", v), *vn = ltU_fmt("%s_next", v), *vns = ltU_fmt("%s_next_stage", v);
+  line(e, "/* prologue: start the copies of the first %d iterations, one commit group each */", S - 1);
+  line(e, "for (int %s = 0; %s < %d; ++%s) {", vs, vs, S - 1, vs);
+  e->depth++;
+  line(e, "const int %s = %s;", v, strcmp(lo, "0") ? ltU_fmt("%s + %s", lo, vs) : vs);
+  line(e, "if (%s < %s) {", v, hi);
+  e->depth++;
+  producers(e, s, v, vs);
+  e->depth--;
+  line(e, "}");
+  line(e, "lt_cp_async_commit();");
+  e->depth--;
+  line(e, "}");
+  line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
+  e->depth++;
+  line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", S - 2, v);
+  line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->t->barrier, v);
+  line(e, "const int %s = %s + %d;", vn, v, S - 1);
+  line(e, "const int %s = %s == 0 ? %d : %s - 1;", vns, vs, S - 1, vs);
+  line(e, "if (%s < %s) {", vn, hi);
+  e->depth++;
+  producers(e, s, vn, vns);
+  e->depth--;
+  line(e, "}");
+  line(e, "lt_cp_async_commit();");
+  e->stage = vs;
+  Stmt *p = s->body.first;
+  while (p && is_producer(p)) p = p->next;
+  for (; p; p = p->next) stmt(e, p);
+  e->stage = NULL;
+  e->depth--;
+  line(e, "}");
+  line(e, "lt_cp_async_wait<0>();");
 }
 
 static void stmt(E *e, Stmt *s) {
@@ -619,7 +886,14 @@ static void stmt(E *e, Stmt *s) {
   case S_REDUCE:
     reduce(e, s);
     break;
+  case S_GEMM:
+    gemm(e, s);
+    break;
   case S_FOR: {
+    if (s->stages > 1) {
+      pipelined(e, s);
+      break;
+    }
     long long step = 1;
     ltI_const_int(s->step, &step);
     line(e, "for (int %s = %s; %s < %s; %s) {", s->var->name, itext(e, s->lo), s->var->name, itext(e, s->hi),
@@ -726,6 +1000,28 @@ static const char *launcher_proto(const E *e, Sym **ps, int n) {
   return b.p;
 }
 
+/* The per-thread coordinates of a gemm accumulator's layout (mma.c). */
+static void thread_coords(E *e, const Layout *l) {
+  Kernel *k = e->k;
+  int W = e->t->warp, wn = k->warps_n, wm = k->warps_m;
+  line(e, "const int lane = tid %% %d;", W);
+  line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
+       ltU_fmt("tid / %d", W), l->rows, l->cols);
+  line(e, "const int warp_row = %s;", wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm));
+  line(e, "const int warp_col = %s;", wn == 1 ? "0" : ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn));
+  const char *r0, *c0;
+  switch (l->mma) {
+  case MMA_SYNC: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
+  case MMA_MFMA32: r0 = "lane % 32", c0 = "lane / 32 * 4"; break;
+  case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
+  default: r0 = "lane / 16", c0 = "lane % 16"; break;
+  }
+  line(e, "/* %s result layout: this thread holds rows row0 + %d i and columns col0 + %d j%s */",
+       ltP_mma_name(l->mma), l->rstride, l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
+  line(e, "const int row0 = warp_row + %s;", r0);
+  line(e, "const int col0 = warp_col + %s;", c0);
+}
+
 static void emit_kernel(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
   Buf sig = {0};
@@ -745,21 +1041,32 @@ static void emit_kernel(E *e, Sym **ps, int n) {
   const Layout *l = k->layouts;
   if (gpu(e)) {
     line(e, "const int tid = threadIdx.x;");
-    if (l && l->tc > 1 && l->tc < l->threads) line(e, "const int tx = tid %% %d;", l->tc);
-    if (l && l->tr > 1 && l->tr < l->threads) line(e, "const int ty = tid / %d;", l->tc);
+    if (l && l->mma) thread_coords(e, l);
+    if (l && !l->mma && l->tc > 1 && l->tc < l->threads) line(e, "const int tx = tid %% %d;", l->tc);
+    if (l && !l->mma && l->tr > 1 && l->tr < l->threads) line(e, "const int ty = tid / %d;", l->tc);
     static const char *const axes[] = {"x", "y", "z"};
     for (int i = 0; i < k->ngrid; i++) line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
   }
+  if (k->smem_dynamic) line(e, "extern __shared__ __align__(16) unsigned char lt_smem[];");
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
-    if (gpu(e) && s->scratch)
-      line(e, "__shared__ %s %s[%d][%d];", ctype(s->dt), s->name, s->shape[0], s->shape[1]);
+    const char *ty = s->scratch ? ctype(s->dt) : stype(e, s->dt);
+    const char *ring = s->stages > 1 ? ltU_fmt("[%d]", s->stages) : "";
+    if (s->swizzle)
+      line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is conflict-free */",
+           s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "",
+           s->shape[1] * ltI_dtypes[s->dt].bytes >= 128 ? "(r % 8)" : s->shape[1] * ltI_dtypes[s->dt].bytes == 64 ?
+           "(r / 2 % 4)" : "(r / 4 % 2)");
+    if (k->smem_dynamic)
+      line(e, "%s (*%s)%s[%d] = (%s (*)%s[%d])(lt_smem + %d);", ty, s->name, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "",
+           s->shape[1], ty, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "", s->shape[1], s->smem_offset);
+    else if (gpu(e) && s->scratch)
+      line(e, "__shared__ %s %s[%d][%d];", ty, s->name, s->shape[0], s->shape[1]);
     else if (gpu(e))
-      line(e, "__shared__ __attribute__((aligned(16))) %s %s[%d][%d];", stype(e, s->dt), s->name, s->shape[0],
-           s->shape[1]);
+      line(e, "__shared__ __attribute__((aligned(16))) %s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
     else
-      line(e, "%s %s[%d][%d];", s->scratch ? ctype(s->dt) : stype(e, s->dt), s->name, s->shape[0], s->shape[1]);
+      line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
   }
   e->last_line = 0;
   block(e, &k->body);
@@ -811,10 +1118,17 @@ static void emit_launcher(E *e, Sym **ps, int n) {
   if (gpu(e)) {
     line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
          k->ngrid > 2 ? "(unsigned)grid_z" : "1");
+    int dyn = k->smem_dynamic ? k->smem_bytes : 0;
+    if (dyn > t->smem_static && t->lang == LANG_CUDA) {
+      line(e, "/* %d bytes of shared memory: over the default 48 KB, so the kernel opts in */", dyn);
+      line(e, "const cudaError_t err = cudaFuncSetAttribute(%s_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);",
+           k->name, dyn);
+      line(e, "if (err != cudaSuccess) return (int)err;");
+    }
     if (e->emu) {
-      line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), 0, stream, %s);", k->name, k->threads, args.p);
+      line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, k->threads, dyn, args.p);
     } else {
-      line(e, "%s_kernel<<<grid, dim3(%d), 0, (%s)stream>>>(%s);", k->name, k->threads,
+      line(e, "%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, k->threads, dyn,
            t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t", args.p);
       line(e, "return (int)%s;", t->err_last);
     }
@@ -907,7 +1221,7 @@ Output ltE_emit(Kernel *k, const Target *t, int emulate) {
   if (k->doc) ltU_printf(&src, " *\n * %s\n", k->doc);
   ltU_printf(&src, " *\n * Config: %s.\n", *k->config_desc ? k->config_desc : "none");
   ltU_printf(&src, " * Build: %s %s%s\n */\n", build_hint(&e), k->name, src_ext(&e));
-  ltU_put(&src, ltT_prologue(t, emulate));
+  ltU_put(&src, ltT_prologue(t, k, emulate));
   ltU_put(&src, "\n");
   emit_kernel(&e, ps, n);
   emit_launcher(&e, ps, n);

@@ -52,7 +52,8 @@ static int reads_written(Expr *e, Stmt *st);
 
 static int writes_sym(Stmt *st, Sym *f) {
   for (; st; st = st->next) {
-    if ((st->kind == S_ASSIGN || st->kind == S_LOAD || st->kind == S_SLOAD) && st->dst == f) return 1;
+    if ((st->kind == S_ASSIGN || st->kind == S_LOAD || st->kind == S_SLOAD || st->kind == S_GEMM) && st->dst == f)
+      return 1;
     if (writes_sym(st->body.first, f) || writes_sym(st->orelse.first, f)) return 1;
   }
   return 0;

@@ -17,7 +17,7 @@ static int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 /* Blocked layout of a [rows, cols] tile over `threads` threads, with the
 ** widest vector `vec` that still gives every thread at least one element. */
-static Layout *make_layout(int rows, int cols, int threads, int vec, int line) {
+static Layout *make_layout(int rows, int cols, int threads, int vec, int line, int main) {
   if (vec > cols) vec = cols;
   while (vec > 1 && rows * cols < threads * vec) vec /= 2;
   if (rows * cols < threads)
@@ -33,6 +33,13 @@ static Layout *make_layout(int rows, int cols, int threads, int vec, int line) {
   l->nr = rows / l->tr;
   l->nc = cols / (l->tc * vec);
   l->line = line;
+  if (main) {   /* the kernel declares tx and ty */
+    l->tx = l->tc == 1 ? NULL : l->tc == threads ? "tid" : "tx";
+    l->ty = l->tr == 1 ? NULL : l->tr == threads ? "tid" : "ty";
+  } else {
+    l->tx = l->tc == 1 ? NULL : l->tc == threads ? "tid" : ltU_fmt("tid %% %d", l->tc);
+    l->ty = l->tr == 1 ? NULL : l->tr == threads ? "tid" : ltU_fmt("tid / %d", l->tc);
+  }
   return l;
 }
 
@@ -63,7 +70,13 @@ void ltP_layout(Kernel *k, const Target *t) {
       ltU_error(k->line, "config threads = %d: a block needs a power of two of threads, a multiple of the "
                    "%s warp (%d) and at most %d", T, t->name, t->warp, t->max_threads);
   }
+  k->vec_bytes = t->lang == LANG_C ? 0 : t->vec_bytes;
   int R = 0, C = 0, line = 0;
+  if (k->layouts) {   /* a gemm accumulator's layout (mma.c) */
+    R = k->layouts->rows;
+    C = k->layouts->cols;
+    line = k->layouts->line;
+  }
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if ((s->kind == SYM_LET || s->kind == SYM_FRAG) && s->rank > 0) note_shape(&R, &C, &line, s->shape, s->line);
@@ -84,7 +97,7 @@ void ltP_layout(Kernel *k, const Target *t) {
   min_bytes = 4;
   scan_views(&k->body, C);
   int vec = t->lang == LANG_C ? 1 : t->vec_bytes / min_bytes;
-  k->layouts = make_layout(R, C, T, vec, line);
+  if (!k->layouts) k->layouts = make_layout(R, C, T, vec, line, 1);
   for (int i = 0; i < k->nsyms; i++)
     if ((k->syms[i]->kind == SYM_LET || k->syms[i]->kind == SYM_FRAG) && k->syms[i]->rank > 0)
       k->syms[i]->layout = k->layouts;
@@ -92,14 +105,16 @@ void ltP_layout(Kernel *k, const Target *t) {
 
 /* The layout for a tile of the given shape: the family's when the shape is
 ** the parent or a slice of it, else one made for that shape (copies of
-** shared tiles), kept on the kernel's list. */
-Layout *ltP_layout_of(Kernel *k, const int shape[2]) {
+** shared tiles of dtype dt, as wide as the target allows), kept on the
+** kernel's list. */
+Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt) {
   Layout *f = k->layouts;
   if (f && (shape[0] == 1 || shape[0] == f->rows) && (shape[1] == 1 || shape[1] == f->cols)) return f;
   for (Layout *l = f ? f->next : NULL; l; l = l->next)
     if (l->rows == shape[0] && l->cols == shape[1]) return l;
   int T = f ? f->threads : k->threads;
-  Layout *l = make_layout(shape[0], shape[1], T, f ? f->vec : 1, 0);
+  int vec = k->vec_bytes ? k->vec_bytes / ltI_dtypes[dt].bytes : 1;
+  Layout *l = make_layout(shape[0], shape[1], T, vec, 0, !f);
   if (f) {
     l->next = f->next;
     f->next = l;

@@ -95,6 +95,8 @@ struct Sym {
   /* shared tiles */
   int smem_offset, smem_bytes;
   int scratch;          /* compiler-made reduction scratch */
+  int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
+  int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -145,6 +147,7 @@ typedef enum {
   S_G2S,        /* shared tile dst2 = view (masked, other) */
   S_FOR,        /* for var in [lo, hi) step */
   S_IF,         /* if (val) body else orelse */
+  S_GEMM,       /* dst (f32 fragment) += shared @ shared_b */
   S_BARRIER     /* placed by barrier.c */
 } StmtKind;
 
@@ -164,6 +167,9 @@ struct Stmt {
   Sym *scratch;         /* reduction scratch (smem.c) */
   Sym *var;             /* loop index */
   Expr *lo, *hi, *step;
+  int stages;           /* S_FOR made by k:pipelined: shared-memory stages */
+  Sym *shared_b;        /* S_GEMM: the second operand */
+  int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   Block body, orelse;
   Stmt *next;
 };
@@ -183,6 +189,10 @@ typedef struct Kernel {
   Block body;
   Layout *layouts;      /* one per tile shape family (layout.c) */
   int smem_bytes;
+  int smem_dynamic;     /* shared memory is carved from the launch's dynamic size */
+  Stmt *gemm;           /* the kernel's k:gemm statements share one plan (mma.c) */
+  int warps_m, warps_n; /* warp grid over the gemm accumulator */
+  int vec_bytes;        /* the target's widest access (layout.c) */
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -206,6 +216,15 @@ extern const char *const ltI_binop_names[B_COUNT];
 
 typedef enum { LANG_CUDA, LANG_HIP, LANG_C } Lang;
 
+/* The matrix instructions gen knows (mma.c picks one per gemm). */
+typedef enum {
+  MMA_FMA,        /* plain multiply-adds: any target, any dtype */
+  MMA_SYNC,       /* mma.sync.m16n8k16 with ldmatrix (NVIDIA sm80+) */
+  MMA_MFMA32,     /* v_mfma_f32_32x32x8 (AMD CDNA, wave64) */
+  MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
+  MMA_WMMA        /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
+} MmaKind;
+
 typedef struct Target {
   const char *name;         /* sm80, gfx942, c ... */
   const char *desc;
@@ -218,6 +237,8 @@ typedef struct Target {
   int smem_static;          /* shared bytes per block without opt-in */
   int smem_max;             /* with opt-in */
   int vec_bytes;            /* widest global access per thread */
+  MmaKind mma;              /* matrix instruction for f16/bf16 gemm */
+  int async_copy;           /* cp.async: pipelined loops get a stage ring */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
@@ -228,7 +249,7 @@ typedef struct Target {
 } Target;
 
 const Target *ltT_find(const char *name);
-const char *ltT_prologue(const Target *t, int emulate);
+const char *ltT_prologue(const Target *t, const Kernel *k, int emulate);
 extern const Target *const ltT_all[];      /* NULL-terminated */
 
 /* ---- layout.c ---- */
@@ -245,15 +266,28 @@ struct Layout {
   int threads;
   int line;
   Layout *next;
+  /* How the thread index reads in the text: "tx" / "ty" for the kernel's
+  ** main layout, "tid % 4" / "tid / 4" for others, NULL when 0. */
+  const char *tx, *ty;
+  /* Accumulator of a gemm (mma != MMA_FMA): per warp and lane instead:
+  **     row = row0 + ri * rstride,   col = col0 + ci * cstride + v
+  ** where row0 / col0 are per-thread values the kernel computes first. */
+  MmaKind mma;
+  int rstride, cstride;
+  int wtm, wtn;         /* warp tile */
+  int im, in;           /* instruction tile: rows, cols of one instruction's result */
 };
 
 /* ---- passes ---- */
 
 void ltP_inline(Kernel *k);                    /* inline.c */
+void ltP_mma(Kernel *k, const Target *t);      /* mma.c */
+void ltP_pipeline(Kernel *k, const Target *t); /* pipeline.c */
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
-Layout *ltP_layout_of(Kernel *k, const int shape[2]);
+Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
+const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);
 
@@ -284,6 +318,9 @@ extern const char ltX_prelude[];    /* dsl/tile.lua */
 extern const char ltX_cuda[];       /* templates/cuda.h */
 extern const char ltX_hip[];        /* templates/hip.h */
 extern const char ltX_c[];          /* templates/c.h */
+extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
+extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
+extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

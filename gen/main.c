@@ -26,7 +26,9 @@ extern jmp_buf ltU_jmp;
 /* The passes, in order, for one variant. */
 static void run_passes(Kernel *k, const Target *t) {
   ltP_inline(k);
+  ltP_mma(k, t);
   ltP_layout(k, t);
+  ltP_pipeline(k, t);
   ltP_smem(k, t);
   if (t->warp > 1) ltP_barrier(k);
 }

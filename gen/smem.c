@@ -6,12 +6,6 @@
 */
 #include "lt.h"
 
-static int log2i(int x) {
-  int n = 0;
-  while ((1 << n) < x) n++;
-  return n;
-}
-
 /* Partials per kept element that a reduction leaves for shared memory:
 ** the number of warps along the reduced thread dimension (1: none). */
 int ltP_reduce_groups(const Layout *l, int axis, int warp) {
@@ -23,7 +17,7 @@ int ltP_reduce_groups(const Layout *l, int axis, int warp) {
 static void scratch_block(Kernel *k, const Target *t, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
     if (s->kind == S_REDUCE) {
-      const Layout *l = s->val->rank ? ltP_layout_of(k, s->val->shape) : NULL;
+      const Layout *l = s->val->rank ? ltP_layout_of(k, s->val->shape, s->val->dt) : NULL;
       int g = l ? ltP_reduce_groups(l, s->axis, t->warp) : 1;
       if (g > 1) {
         Sym *sc = ltI_sym(k, SYM_SHARED, ltI_compute_type(s->dst->dt), s->line);
@@ -39,7 +33,9 @@ static void scratch_block(Kernel *k, const Target *t, Block *b) {
   }
 }
 
-/* Adds reduction scratches, assigns offsets and checks the limit. */
+/* Adds reduction scratches, assigns offsets and checks the limit: the
+** target's static limit, or its opt-in limit for CUDA kernels whose
+** shared memory then comes from the launch (dynamic). */
 void ltP_smem(Kernel *k, const Target *t) {
   scratch_block(k, t, &k->body);
   int off = 0;
@@ -47,7 +43,7 @@ void ltP_smem(Kernel *k, const Target *t) {
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
-    int bytes = s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes;
+    int bytes = s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
     off = (off + 15) & ~15;
     s->smem_offset = off;
     s->smem_bytes = bytes;
@@ -55,10 +51,14 @@ void ltP_smem(Kernel *k, const Target *t) {
     if (!biggest || bytes > biggest->smem_bytes) biggest = s;
   }
   k->smem_bytes = off;
-  if (off > t->smem_static)
+  int limit = t->smem_static;
+  if (off > t->smem_static && t->lang == LANG_CUDA) {
+    k->smem_dynamic = 1;
+    limit = t->smem_max;
+  }
+  if (off > limit)
     ltU_error(biggest->line, "the kernel needs %d bytes of shared memory, over the %d KB a block gets on %s "
-                             "(biggest: a [%d, %d] %s tile of %d bytes); make the tiles smaller",
-              off, t->smem_static / 1024, t->name, biggest->shape[0], biggest->shape[1],
-              ltI_dtypes[biggest->dt].name, biggest->smem_bytes);
-  (void)log2i;
+                             "(biggest: a [%d, %d] %s tile%s, %d bytes); make the tiles smaller or use fewer stages",
+              off, limit / 1024, t->name, biggest->shape[0], biggest->shape[1], ltI_dtypes[biggest->dt].name,
+              biggest->stages > 1 ? ltU_fmt(" in %d stages", biggest->stages) : "", biggest->smem_bytes);
 }

@@ -44,35 +44,35 @@
 
 static const Target sm80 = {
   CUDA_COMMON,
-  .name = "sm80", .arch = "sm_80", .smem_max = 163 * 1024,
+  .name = "sm80", .arch = "sm_80", .smem_max = 163 * 1024, .mma = MMA_SYNC, .async_copy = 1,
   .desc = "NVIDIA Ampere and later (sm_80..sm_90): mma.sync, cp.async",
   .build_hint = "nvcc -O3 -arch=sm_80 -c",
 };
 
 static const Target sm90a = {
   CUDA_COMMON,
-  .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024,
+  .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024, .mma = MMA_SYNC, .async_copy = 1,
   .desc = "NVIDIA Hopper (sm_90a): wgmma, TMA",
   .build_hint = "nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c",
 };
 
 static const Target gfx90a = {
   HIP_COMMON,
-  .name = "gfx90a", .arch = "gfx90a", .warp = 64,
+  .name = "gfx90a", .arch = "gfx90a", .warp = 64, .mma = MMA_MFMA32,
   .desc = "AMD CDNA2 (MI200), wave64: MFMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx90a -c",
 };
 
 static const Target gfx942 = {
   HIP_COMMON,
-  .name = "gfx942", .arch = "gfx942", .warp = 64,
+  .name = "gfx942", .arch = "gfx942", .warp = 64, .mma = MMA_MFMA32,
   .desc = "AMD CDNA3 (MI300), wave64: MFMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx942 -c",
 };
 
 static const Target gfx1100 = {
   HIP_COMMON,
-  .name = "gfx1100", .arch = "gfx1100", .warp = 32,
+  .name = "gfx1100", .arch = "gfx1100", .warp = 32, .mma = MMA_WMMA,
   .desc = "AMD RDNA3, wave32: WMMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx1100 -c",
 };
@@ -81,7 +81,7 @@ static const Target c = {
   .name = "c", .lang = LANG_C, .ext = ".c", .arch = "c11",
   .desc = "portable C11 on the CPU: one thread per block, blocks run in turn",
   .build_hint = "cc -O2 -std=c11 -c",
-  .warp = 1, .max_threads = 1, .smem_static = 1 << 30, .smem_max = 1 << 30, .vec_bytes = 0,
+  .warp = 1, .max_threads = 1, .mma = MMA_FMA, .smem_static = 1 << 30, .smem_max = 1 << 30, .vec_bytes = 0,
   .type_names = {[DT_F32] = "float", [DT_F16] = "lt_f16", [DT_BF16] = "lt_bf16",
                  [DT_I32] = "int", [DT_BOOL] = "bool"},
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f16_to_f32(%s)", [DT_BF16] = "lt_bf16_to_f32(%s)",
@@ -101,10 +101,20 @@ const Target *ltT_find(const char *name) {
   return NULL;
 }
 
-/* The prologue text of a target's language; with `emulate`, the CPU
-** emulation headers instead (gen --emulate, CUDA and HIP targets only). */
-const char *ltT_prologue(const Target *t, int emulate) {
+/* The prologue text of a target's language for kernel k: the common
+** helpers and, when k has a gemm, the matrix-instruction helpers it uses.
+** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
+** and HIP targets only), which define every helper. */
+const char *ltT_prologue(const Target *t, const Kernel *k, int emulate) {
   if (emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
-  return t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
+  MmaKind m = k->layouts ? k->layouts->mma : MMA_FMA;
+  const char *extra = "";
+  if (m == MMA_SYNC) extra = ltX_cuda_mma;
+  else if (m == MMA_MFMA32 || m == MMA_MFMA16) extra = ltX_hip_mfma;
+  else if (m == MMA_WMMA) extra = ltX_hip_wmma;
+  for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
+    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) extra = ltX_cuda_mma;
+  const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
+  return ltU_fmt("%s%s", base, extra);
 }

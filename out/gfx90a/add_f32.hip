@@ -12,24 +12,27 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Helpers: a kernel uses some of them. */
+#define LT_FN static __device__ __forceinline__ __attribute__((unused))
+
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
-static __device__ __forceinline__ float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
-static __device__ __forceinline__ lt_bf16 lt_f32_to_bf16(float f) {
+LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
   return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
-static __device__ __forceinline__ float lt_round_f16(float x) { return (float)(_Float16)x; }
-static __device__ __forceinline__ float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
-static __device__ __forceinline__ int lt_imax(int a, int b) { return a > b ? a : b; }
-static __device__ __forceinline__ int lt_imin(int a, int b) { return a < b ? a : b; }
+LT_FN float lt_round_f16(float x) { return (float)(_Float16)x; }
+LT_FN float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
+LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
+LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
 
 /* __syncthreads as current HIP defines it, spelled with clang builtins so
 ** the file does not depend on the version of the HIP headers. */
-static __device__ __forceinline__ void lt_syncthreads(void) {
+LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");

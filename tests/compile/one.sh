@@ -17,6 +17,14 @@ case $t in
       echo "FAIL $name: register spills: $(grep -m1 spill "$log" | sed 's/^ *//')"; exit 0; fi
     if grep -E "[1-9][0-9]* bytes stack frame" "$log" >/dev/null; then
       echo "FAIL $name: local memory: $(grep -m1 'stack frame' "$log" | sed 's/^ *//')"; exit 0; fi
+    # f16/bf16 gemms: the tensor-core instructions are in the PTX (no cuobjdump
+    # here for SASS; tests/gpu/run.sh checks HMMA / LDSM / LDGSTS on the device)
+    case $(basename "$f") in matmul_f16_*|matmul_bf16_*)
+      "$NVCC" -O3 $arch -ptx -o "$o/$(basename "$f").$t.ptx" "$f" 2>>"$log"
+      for i in mma.sync.aligned.m16n8k16 ldmatrix.sync.aligned.m8n8.x4 cp.async.cg.shared.global; do
+        grep -q "$i" "$o/$(basename "$f").$t.ptx" || { echo "FAIL $name: no $i in the PTX"; exit 0; }
+      done ;;
+    esac
     ;;
   gfx90a|gfx942|gfx1100)
     if [ $t = gfx90a ]; then   # the whole build (host + device) with Debian's hipcc 5.2
@@ -51,6 +59,10 @@ case $t in
     grep -q "VGPRs Spill: 0" "$log" || { echo "FAIL $name: no resource-usage report to check spills"; exit 0; }
     if grep -q "s_swappc" "$o/$(basename "$f").$t.s"; then
       echo "FAIL $name: the kernel calls a function (unresolved math?)"; exit 0; fi
+    case $(basename "$f") in matmul_f16_*|matmul_bf16_*)   # the matrix instruction is there
+      i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_32x32x8)
+      grep -q "$i" "$o/$(basename "$f").$t.s" || { echo "FAIL $name: no $i in the ISA"; exit 0; } ;;
+    esac
     ;;
 esac
 echo "PASS $name"

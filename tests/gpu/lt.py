@@ -5,6 +5,10 @@ import ctypes
 import torch
 
 
+class I64(int):
+    """An int passed as int64_t (strides)."""
+
+
 class Lib:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
@@ -18,6 +22,8 @@ class Lib:
                 cargs.append(ctypes.c_void_p(a.data_ptr()))
             elif a is None:
                 cargs.append(ctypes.c_void_p(0))
+            elif isinstance(a, I64):
+                cargs.append(ctypes.c_int64(a))
             elif isinstance(a, float):
                 cargs.append(ctypes.c_float(a))
             else:

@@ -1,0 +1,74 @@
+"""matmul.py: times generated matmul kernels side by side with cuBLAS
+(torch.matmul) in the same run, bf16 and f16, on the issue's shapes.
+Each library (one per config) is first checked against a float64
+reference on that shape (rel Frobenius error), then timed.
+Times: triton.testing.do_bench, median, L2 flushed between runs.
+TFLOP/s = 2 M N K / time.  Writes matmul.json (and matmul.png when
+matplotlib is there) to $OUT.
+usage: python3 bench/matmul.py LABEL=LIB.so [LABEL=LIB.so ...]"""
+import json
+import os
+import sys
+
+import torch
+import triton.testing
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
+from lt import DTYPES, I64, Lib  # noqa: E402
+
+libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in sys.argv[1:]]
+SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (8192, 8192, 1024),
+          (16, 8192, 8192)]
+out_dir = os.environ.get("OUT", "build/gpu")
+rows = []
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+for dt in ("bf16", "f16"):
+    for M, N, K in SHAPES:
+        a = torch.randn(M, K, device="cuda", dtype=DTYPES[dt])
+        b = torch.randn(K, N, device="cuda", dtype=DTYPES[dt])
+        c = torch.empty(M, N, device="cuda", dtype=DTYPES[dt])
+        ref = (a.double() @ b.double())
+        flop = 2.0 * M * N * K
+        t_cublas = bench(lambda: torch.matmul(a, b, out=c))
+        row = {"dtype": dt, "M": M, "N": N, "K": K, "cublas_tflops": flop / t_cublas / 1e9}
+        for label, lib in libs:
+            def run():
+                return lib(f"matmul_{dt}_none_nn", c, a, b, c, 1, M, N, K, I64(M * N), I64(N), I64(M * K), I64(K),
+                           I64(K * N), I64(N), 1.0, 0.0)
+            c.fill_(float("nan"))
+            rc = run()
+            torch.cuda.synchronize()
+            err = ((c.double() - ref).norm() / ref.norm()).item()
+            ok = rc == 0 and err < (1e-2 if dt == "bf16" else 2e-3)
+            t = bench(run) if ok else float("nan")
+            row[label] = {"tflops": flop / t / 1e9, "ratio": t_cublas / t, "rel_err": err, "ok": ok}
+        rows.append(row)
+        print(f"{dt} {M}x{N}x{K}: cuBLAS {row['cublas_tflops']:.0f} TFLOP/s | " + " | ".join(
+            f"{lab} {row[lab]['tflops']:.0f} ({row[lab]['ratio']:.2f}x{'' if row[lab]['ok'] else ' WRONG'})"
+            for lab, _ in libs), flush=True)
+
+os.makedirs(out_dir, exist_ok=True)
+with open(os.path.join(out_dir, "matmul.json"), "w") as f:
+    json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(10, 4))
+    names = [f"{r['dtype']}\n{r['M']}x{r['N']}x{r['K']}" for r in rows]
+    w = 0.8 / (1 + len(libs))
+    ax.bar([i for i in range(len(rows))], [r["cublas_tflops"] for r in rows], w, label="cuBLAS")
+    for j, (lab, _) in enumerate(libs):
+        ax.bar([i + (j + 1) * w for i in range(len(rows))], [r[lab]["tflops"] for r in rows], w, label=lab)
+    ax.set_xticks([i + 0.4 for i in range(len(rows))], names, fontsize=7)
+    ax.set_ylabel("TFLOP/s")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, "matmul.png"), dpi=100)
+except ImportError:
+    print("matplotlib missing: no plot")

@@ -1,0 +1,67 @@
+-- matmul.lua: C = act(alpha * op(A) @ op(B) + beta * C0 + bias), batched.
+--
+-- One program per [BM, BN] tile of C, in grouped order (tile.grouped).  The
+-- K loop is pipelined: while the matrix instruction works on one [BM, BK]
+-- slice of A and [BK, BN] slice of B in shared memory, the copies of the
+-- next stages - 1 slices are in flight.  The epilogue runs on the f32
+-- accumulator where the instruction left it: scale, beta * C0 (read only
+-- when beta != 0, so C0 may alias C), bias, activation, one rounding.
+-- op = N or T per operand (variant `layout`: nn, nt, tn, tt); every matrix
+-- has a batch stride and a leading dimension (row stride) of its own.
+local tile = require "tile"
+
+local SQRT1_2 = 0.70710678118654752
+local acts = {
+  none = function(x) return x end,
+  relu = function(x) return tile.max(x, 0) end,
+  gelu = function(x) return 0.5 * x * (1 + tile.erf(x * SQRT1_2)) end,
+  silu = function(x) return x / (1 + tile.exp(-x)) end,
+}
+
+return tile.kernel {
+  name = "matmul",
+  doc = "C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.",
+  variants = {
+    dtype = { "f16", "bf16", "f32" },
+    layout = { "nn", "nt", "tn", "tt" },
+    epilogue = { "none", "bias", "bias_relu", "bias_gelu", "bias_silu" },
+  },
+  config = { BM = 128, BN = 128, BK = 32, stages = 4, threads = 256, group_m = 8 },
+  params = function(v)
+    local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
+    local ps = {   -- C0 first, so that every layout's sizes read batch, M, N, K
+      C0 = tile.tensor(v.dtype, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
+      A = tile.tensor(v.dtype, ta and { "batch", "K", "M" } or { "batch", "M", "K" }, { "sa", "lda", 1 }),
+      B = tile.tensor(v.dtype, tb and { "batch", "N", "K" } or { "batch", "K", "N" }, { "sb", "ldb", 1 }),
+      C = tile.tensor(v.dtype, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
+      alpha = tile.scalar("f32"),
+      beta = tile.scalar("f32"),
+    }
+    if v.epilogue ~= "none" then ps.bias = tile.tensor(v.dtype, { "N" }) end
+    return ps
+  end,
+  body = function(k, p, c, v)
+    local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
+    local BM, BN, BK = c.BM, c.BN, c.BK
+    local pid, b = k:grid(tile.cdiv(p.M, BM) * tile.cdiv(p.N, BN), p.batch)
+    local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+    local As = k:shared(v.dtype, ta and { BK, BM } or { BM, BK })
+    local Bs = k:shared(v.dtype, tb and { BN, BK } or { BK, BN })
+    local acc = k:fragment("f32", { BM, BN }, 0)
+    k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    end)
+    k:assign(acc, acc * p.alpha)
+    k:when(p.beta:ne(0), function()
+      k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    end)
+    if v.epilogue ~= "none" then
+      local act = acts[v.epilogue:match("^bias_(%a+)$") or "none"]
+      local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      k:assign(acc, act(acc + bias))
+    end
+    k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  end,
+}

@@ -1,0 +1,54 @@
+/*
+** pipeline.c: k:pipelined loops.
+**
+** The body of a pipelined loop starts with its producers, the copies from
+** global views into shared tiles (and the scalar values they need); the
+** rest are consumers.  On a target with asynchronous copies (cp.async),
+** each shared tile a producer fills becomes a ring of `stages` copies and
+** the emitter issues iteration i + stages - 1's copies while iteration i
+** computes (emit.c: pipelined).  Elsewhere the loop runs as a plain loop
+** over one buffer, and barrier.c orders the copies and the reads.
+*/
+#include "lt.h"
+
+static int is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
+
+/* Checks the shape of one pipelined loop and sets up its rings. */
+static void plan(Kernel *k, Stmt *loop, const Target *t) {
+  Stmt *s = loop->body.first;
+  int copies = 0;
+  for (; s && is_producer(s); s = s->next) copies += s->kind == S_G2S;
+  if (!copies)
+    ltU_error(loop->line, "a k:pipelined body starts with the copies it overlaps, k:copy(view, shared_tile); "
+                          "this one has none (use k:serial for a plain loop)");
+  for (Stmt *c = s; c; c = c->next)
+    if (c->kind == S_G2S)
+      ltU_error(c->line, "in a k:pipelined body, copies into shared tiles come first, before line %d", s->line);
+  if (!t->async_copy || loop->stages < 2) {
+    loop->stages = 1;
+    return;
+  }
+  for (Stmt *p = loop->body.first; p != s; p = p->next) {
+    if (p->kind != S_G2S) continue;
+    if (p->shared->stages > 1 && p->shared->stages != loop->stages)
+      ltU_error(p->line, "shared tile %s is filled by two pipelined loops with different stages", p->shared->name);
+    p->shared->stages = loop->stages;
+  }
+  (void)k;
+}
+
+static void walk(Kernel *k, Block *b, const Target *t, int depth) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_FOR && s->stages) {
+      if (depth) ltU_error(s->line, "k:pipelined loops do not nest inside other pipelined loops");
+      plan(k, s, t);
+      walk(k, &s->body, t, depth + 1);
+      continue;
+    }
+    walk(k, &s->body, t, depth);
+    walk(k, &s->orelse, t, depth);
+  }
+}
+
+/* Plans every pipelined loop of kernel k for target t. */
+void ltP_pipeline(Kernel *k, const Target *t) { walk(k, &k->body, t, 0); }

@@ -1,0 +1,87 @@
+"""check_matmul.py: every matmul variant (dtype x layout x epilogue) in a
+shared library of generated launchers against a float64 reference (torch on
+upcast inputs), on fresh random inputs, NaN-poisoned outputs, the issue's
+shapes: 1000^3, 4097x333x129, 1x4096x4096, 4096x1x4096, and a batch of 3
+with padded leading dimensions and batch strides.  beta = 0 runs with a
+NaN-filled C0 (it must not be read); one case updates C in place (C0 = C).
+Metric: ||out - ref|| / ||ref|| under a per-dtype bound, no NaN.
+usage: python3 tests/gpu/check_matmul.py LIB.so TARGETNAME"""
+import math
+import sys
+
+import torch
+
+from lt import DTYPES, I64, Lib
+
+BOUND = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
+lib, target = Lib(sys.argv[1]), sys.argv[2]
+gen = torch.Generator(device="cuda")
+gen.manual_seed(4321)
+ACTS = {"none": lambda x: x, "bias": lambda x: x, "bias_relu": torch.relu,
+        "bias_gelu": lambda x: 0.5 * x * (1 + torch.special.erf(x / math.sqrt(2))),
+        "bias_silu": lambda x: x / (1 + torch.exp(-x))}
+SHAPES = [(1, 1000, 1000, 1000, 0), (1, 4097, 333, 129, 0), (1, 1, 4096, 4096, 0), (1, 4096, 1, 4096, 0),
+          (3, 257, 300, 200, 8)]   # batch, M, N, K, padding of the leading dims
+
+
+def rand(shape, dt):
+    x = torch.rand(shape, device="cuda", dtype=torch.float64, generator=gen) * 2 - 1
+    x = torch.where(x.abs() < 1e-3, torch.full_like(x, 0.5), x)
+    return x.to(DTYPES[dt])
+
+
+def matrix(batch, rows, cols, pad, dt):
+    """A [batch, rows, cols] view with row stride cols + pad, batch stride + pad."""
+    ld, sb = cols + pad, rows * (cols + pad) + pad
+    store = rand((batch * sb + 8,), dt)
+    return store.as_strided((batch, rows, cols), (sb, ld, 1)), sb, ld
+
+
+results = []
+for dt in ("f16", "bf16", "f32"):
+    for lay in ("nn", "nt", "tn", "tt"):
+        for epi in ACTS:
+            name = f"matmul_{dt}_{epi}_{lay}"
+            for i, (bt, M, N, K, pad) in enumerate(SHAPES):
+                ta, tb = lay[0] == "t", lay[1] == "t"
+                A, sa, lda = matrix(bt, K if ta else M, M if ta else K, pad, dt)
+                B, sb, ldb = matrix(bt, N if tb else K, K if tb else N, pad, dt)
+                C, sc, ldc = matrix(bt, M, N, pad, dt)
+                C.fill_(float("nan"))
+                beta = 0.5 if i % 2 else 0.0
+                C0 = matrix(bt, M, N, pad, dt)[0] if beta else C.clone()   # NaN when beta = 0
+                if i == 4:
+                    C0 = C.copy_(rand((bt, M, N), dt))  # in place: C = alpha A B + beta C
+                    beta = -1.0
+                bias = rand((N,), dt)
+                alpha = 1.25
+                ref_c0 = C0.double().clone() if beta else None
+                args = [C0, A, B, C] + ([bias] if epi != "none" else []) + [
+                    bt, M, N, K, I64(sc), I64(ldc), I64(sa), I64(lda), I64(sb), I64(ldb), alpha, beta]
+                rc = lib(name, *args)
+                torch.cuda.synchronize()
+                a = A.double().transpose(1, 2) if ta else A.double()
+                b = B.double().transpose(1, 2) if tb else B.double()
+                ref = alpha * (a @ b)
+                if beta:
+                    ref = ref + beta * ref_c0
+                if epi != "none":
+                    ref = ref + bias.double()
+                ref = ACTS[epi](ref)
+                o = C.double()
+                label = f"{target} {name} {bt}x{M}x{N}x{K} rc={rc}"
+                if torch.isnan(o).any():
+                    results.append((False, label, f"{int(torch.isnan(o).sum())} NaN (unwritten or wrong)"))
+                    continue
+                err = ((o - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+                results.append((err <= BOUND[dt] and rc == 0, label, f"rel err {err:.2e} (bound {BOUND[dt]:.0e})"))
+    x = rand((64,), dt)
+    bad = [lib(f"matmul_{dt}_none_nn", x, None, x, x, 1, 4, 4, 4, I64(16), I64(4), I64(16), I64(4), I64(16),
+               I64(4), 1.0, 0.0),
+           lib(f"matmul_{dt}_none_nn", x, x, x, x, 1, 4, 0, 4, I64(16), I64(4), I64(16), I64(4), I64(16), I64(4),
+               1.0, 0.0)]
+    results.append((all(r != 0 for r in bad), f"{target} matmul_{dt} launchers refuse bad arguments", f"codes {bad}"))
+
+for ok, name, why in results:
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)
+print(f"{sum(r[0] for r in results)} passed, {sum(not r[0] for r in results)} failed")
