@@ -17,11 +17,12 @@
 ** Shared memory.  __shared__ arrays become thread_local arrays (one copy
 ** per OS thread, so all fibers of the block share it).  The dynamic shared
 ** memory lt_smem is one thread_local buffer, filled with 0xff bytes (NaN in
-** every float format) at the start of every block.  Its writes are
-** attributed to threads by comparing it with a copy at every sync point of
-** the writing thread; with the reads and writes of the intrinsics
-** (ldmatrix, cp.async) that gives a shadow state per byte: who wrote it, in
-** which barrier interval, whether a cp.async to it is still in flight.
+** every float format) at the start of every block.  It has a shadow state
+** per byte: who wrote it (a cp.async of thread T, or a plain store), in
+** which barrier interval, whether a cp.async to it is in flight, who read
+** it with ldmatrix.  The intrinsics keep it; plain stores are found by
+** comparing the buffer with a copy, for the 16 bytes an intrinsic touches
+** and for the whole buffer at every barrier.
 **
 ** Errors are printed as "FILE:LINE: error: lt_emu: KERNEL, block (x,y,z):
 ** ..." with FILE:LINE the generated source, then that line and the DSL line
@@ -29,9 +30,13 @@
 ** launch returns LT_EMU_ERR_LAUNCH.
 **
 ** Settings, from the environment, read at each launch:
-**   LT_EMU_SCHEDULE  forward (default), reverse, or random[:SEED]: the order
-**                    in which ready threads are resumed; a race between
-**                    threads shows up as results that differ between orders.
+**   LT_EMU_SCHEDULE  the order in which ready threads are resumed: forward
+**                    (default: thread 0 to n-1, each to its next sync point),
+**                    reverse, random[:SEED], or warps (each warp alone, lanes
+**                    in reverse order, until it waits at a barrier: a warp
+**                    runs as far ahead of the others as the code allows).  A
+**                    race between threads shows up as results that differ
+**                    between orders.
 **   LT_EMU_TRACK=0   no shadow state for the dynamic shared memory.
 **   LT_EMU_STACK     bytes of stack per GPU thread (default 256 KiB).
 **   LT_EMU_TIMEOUT   seconds: report the running thread and exit after that.
@@ -68,6 +73,12 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
+
+/* The emulator's own functions: not instrumented by the sanitizers (the
+** generated kernel code is); a third of the run time under ASan otherwise.
+** Accesses to the kernel's memory they make go through lt_emu::copy_in
+** (memcpy, which the sanitizer checks) or are range-checked here. */
+#define LT_EMU_FN inline __attribute__((no_sanitize("address", "undefined")))
 
 /* ------------------------------------------------------------------ */
 /* the GPU dialect common to CUDA and HIP                               */
@@ -140,7 +151,7 @@ struct Ctx {
 };
 
 /* Saves the running context in `from` and resumes `to`. */
-inline void ctx_swap(Ctx *from, Ctx *to) {
+LT_EMU_FN void ctx_swap(Ctx *from, Ctx *to) {
 #ifdef LT_EMU_UCONTEXT
   swapcontext(&from->uc, &to->uc);
 #else
@@ -151,7 +162,7 @@ inline void ctx_swap(Ctx *from, Ctx *to) {
 /* Prepares c to start fn() on the stack [stack, stack + size); fn must
 ** never return.  The first frame has a null return address and frame
 ** pointer, where backtraces stop. */
-inline void ctx_make(Ctx *c, char *stack, size_t size, void (*fn)(void)) {
+LT_EMU_FN void ctx_make(Ctx *c, char *stack, size_t size, void (*fn)(void)) {
 #ifdef LT_EMU_ASAN
   ASAN_UNPOISON_MEMORY_REGION(stack, size);   /* frames of an abandoned fiber */
 #endif
@@ -246,7 +257,7 @@ struct State {
   char msg[2048];
   void (*invoke)(void *);   /* calls the kernel with the launch's arguments */
   void *invoke_arg;
-  int schedule;             /* 0 forward, 1 reverse, 2 random */
+  int schedule;             /* 0 forward, 1 reverse, 2 random, 3 warps */
   uint64_t rng;
   size_t smem_bytes;        /* dynamic shared memory of the launch */
   int track;                /* keep the shadow state of lt_smem */
@@ -266,14 +277,14 @@ thread_local int last_error;   /* cudaGetLastError / hipGetLastError */
 thread_local char last_msg[2048];
 
 /* The last error message of this OS thread (for tests of the emulator). */
-inline const char *message(void) { return last_msg; }
+LT_EMU_FN const char *message(void) { return last_msg; }
 
 /* ------------------------------------------------------------------ */
 /* reporting                                                            */
 
 /* Prints the text of line `line` of `file` and the DSL line of the nearest
 ** "// NAME.lua:N: text" comment above it, when the file can be read. */
-inline void show_source(const char *file, int line) {
+LT_EMU_FN void show_source(const char *file, int line) {
   FILE *f = file ? fopen(file, "r") : NULL;
   if (!f) return;
   char buf[1024], dsl[1024] = "";
@@ -292,7 +303,7 @@ inline void show_source(const char *file, int line) {
 
 /* Switches from the running GPU thread back to the scheduler; `final`:
 ** the fiber will never be resumed. */
-inline void leave(State *s, Thread *t, bool final) {
+LT_EMU_FN void leave(State *s, Thread *t, bool final) {
 #ifdef LT_EMU_ASAN
   __sanitizer_start_switch_fiber(final ? NULL : &t->fake_stack, s->sched_bottom, s->sched_size);
 #else
@@ -306,8 +317,8 @@ inline void leave(State *s, Thread *t, bool final) {
 
 /* Reports an error at file:line of the generated source and stops the
 ** launch: inside a GPU thread it never returns (the block is abandoned). */
-inline void fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-inline void fail(const char *file, int line, const char *fmt, ...) {
+LT_EMU_FN void fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+LT_EMU_FN void fail(const char *file, int line, const char *fmt, ...) {
   State *s = g;
   char text[1536];
   va_list ap;
@@ -334,7 +345,7 @@ inline void fail(const char *file, int line, const char *fmt, ...) {
 
 /* Appends "a-b, c, ..." for the ids i of [0, n) with pick(i) true. */
 template <class F>
-inline void ranges(char *out, size_t cap, int n, F pick) {
+LT_EMU_FN void ranges(char *out, size_t cap, int n, F pick) {
   size_t len = strlen(out);
   int first = 1;
   for (int i = 0; i < n; i++) {
@@ -350,40 +361,44 @@ inline void ranges(char *out, size_t cap, int n, F pick) {
   }
 }
 
+/* memcpy through a pointer: the call is not expanded inline, so the
+** sanitizer's memcpy checks the kernel's addresses. */
+static void *(*volatile copy_in)(void *, const void *, size_t) = memcpy;
+
 /* ------------------------------------------------------------------ */
 /* shadow state of the dynamic shared memory                            */
 
 /* Offset of [p, p + n) in lt_smem, or -1 when outside it. */
-inline long smem_offset(const void *p, size_t n) {
+LT_EMU_FN long smem_offset(const void *p, size_t n) {
   uintptr_t a = (uintptr_t)p, lo = (uintptr_t)lt_smem;
   if (a < lo || a + n > lo + LT_EMU_SMEM_CAP) return -1;
   return (long)(a - lo);
 }
 
-/* Records the bytes of lt_smem thread t changed since its last sync point
-** as written by t, checking them against cp.async in flight and against
-** reads and writes of other threads since the last barrier. */
-inline void track_writes(State *s, Thread *t, const char *file, int line) {
-  if (!s->track) return;
-  size_t n = s->smem_bytes;
+#define LT_EMU_PLAIN 0xfffe   /* Shadow.writer of bytes written by plain stores */
+
+/* Brings the shadow state of lt_smem[off, off + n) up to date with plain
+** stores: a byte that differs from the copy taken at the last look was
+** written by a plain store (of some thread) in the current barrier
+** interval.  Checks that store against a cp.async in flight to the byte
+** and against an ldmatrix of another thread reading it earlier in the
+** interval (the store came after the read: it needed a barrier). */
+LT_EMU_FN void reconcile(State *s, size_t off, size_t n, const char *file, int line) {
   unsigned char *snap = s->snap;
-  for (size_t c = 0; c < n; c += 64) {
-    size_t m = n - c < 64 ? n - c : 64;
+  for (size_t c = off; c < off + n; c += 64) {
+    size_t m = off + n - c < 64 ? off + n - c : 64;
     if (memcmp(lt_smem + c, snap + c, m) == 0) continue;
     for (size_t i = c; i < c + m; i++) {
       if (lt_smem[i] == snap[i]) continue;
       Shadow *h = &s->shadow[i];
-      int me = t->tid + 1;
       if (h->pending)
-        fail(file, line, "thread %d wrote shared memory (dynamic, offset %zu) while a cp.async of thread %d to it "
-             "was in flight (no cp.async wait before the write)", t->tid, i, h->pending - 1);
-      if (h->writer && h->writer != me && h->wepoch == s->epoch)
-        fail(file, line, "threads %d and %d both wrote shared memory (dynamic, offset %zu) with no barrier between",
-             h->writer - 1, t->tid, i);
-      if (h->reader && h->reader != me && h->repoch == s->epoch)
-        fail(file, line, "thread %d overwrote shared memory (dynamic, offset %zu) that thread %d read since the last "
-             "barrier (missing barrier before the write)", t->tid, i, h->reader == 0xffff ? -1 : h->reader - 1);
-      h->writer = (uint16_t)me;
+        fail(file, line, "a plain store wrote shared memory (dynamic, offset %zu) while a cp.async of thread %d to it "
+             "was in flight (no cp.async wait before the store)", i, h->pending - 1);
+      if (h->reader && h->repoch == s->epoch)
+        fail(file, line, "a plain store overwrote shared memory (dynamic, offset %zu) that %s read with ldmatrix "
+             "since the last barrier (missing barrier before the store)", i,
+             h->reader == 0xffff ? "several threads" : "a thread");
+      h->writer = LT_EMU_PLAIN;
       h->wepoch = s->epoch;
       snap[i] = lt_smem[i];
     }
@@ -391,23 +406,31 @@ inline void track_writes(State *s, Thread *t, const char *file, int line) {
 }
 
 /* Checks a read of n bytes at p by thread t through an intrinsic
-** (ldmatrix): written in this block, not by a cp.async in flight, not by
-** another thread since the last barrier. */
-inline void check_read(State *s, Thread *t, const void *p, size_t n, const char *what, const char *file, int line) {
+** (ldmatrix, 16-bit elements): written in this block, not by a cp.async
+** in flight, not by another thread since the last barrier.  A plain store
+** that leaves a byte as it was (0xff, the poison) cannot be seen, so the
+** two bytes of an element count as written when either is; both 0xff is
+** a NaN, which real data does not hold. */
+LT_EMU_FN void check_read(State *s, Thread *t, const void *p, size_t n, const char *what, const char *file, int line) {
   long off = smem_offset(p, n);
   if (off < 0 || !s->track) return;
+  reconcile(s, (size_t)off, n, file, line);
   int me = t->tid + 1;
   for (size_t i = (size_t)off; i < (size_t)off + n; i++) {
-    Shadow *h = &s->shadow[i];
+    Shadow *h = &s->shadow[i], *pair = &s->shadow[i ^ 1];
+    if (!h->writer && pair->writer == LT_EMU_PLAIN) h->writer = pair->writer, h->wepoch = pair->wepoch;
     if (h->pending)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d is still "
            "copying (missing cp.async wait)", what, t->lane, i, h->pending - 1);
     if (!h->writer)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that no thread wrote in this block",
            what, t->lane, i);
+    if (h->writer == LT_EMU_PLAIN && h->wepoch == s->epoch)
+      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a plain store wrote since the "
+           "last barrier (missing barrier)", what, t->lane, i);
     if (h->writer != me && h->wepoch == s->epoch)
-      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that thread %d wrote since the last "
-           "barrier (missing barrier)", what, t->lane, i, h->writer - 1);
+      fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d wrote "
+           "since the last barrier (missing barrier)", what, t->lane, i, h->writer - 1);
     if (h->repoch != s->epoch || !h->reader) h->reader = (uint16_t)me;
     else if (h->reader != me) h->reader = 0xffff;
     h->repoch = s->epoch;
@@ -417,7 +440,7 @@ inline void check_read(State *s, Thread *t, const void *p, size_t n, const char 
 /* Checks that [p, p + n) is shared memory usable by this launch: inside
 ** the dynamic part the launch asked for, or outside lt_smem (a __shared__
 ** array). */
-inline void check_shared(State *s, const void *p, size_t n, const char *what, const char *file, int line) {
+LT_EMU_FN void check_shared(State *s, const void *p, size_t n, const char *what, const char *file, int line) {
   uintptr_t a = (uintptr_t)p, lo = (uintptr_t)lt_smem;
   if (a + n > lo && a < lo + LT_EMU_SMEM_CAP && (a < lo || a + n > lo + s->smem_bytes))
     fail(file, line, "%s at dynamic shared offset %ld..%ld is outside the %zu bytes of the launch", what,
@@ -428,7 +451,7 @@ inline void check_shared(State *s, const void *p, size_t n, const char *what, co
 /* barriers and warp operations                                         */
 
 /* Waits in the scheduler until `ready`: a barrier or warp generation moved. */
-inline void block_on(State *s, Thread *t, int state, unsigned gen) {
+LT_EMU_FN void block_on(State *s, Thread *t, int state, unsigned gen) {
   t->state = state;
   t->wait_gen = gen;
   leave(s, t, false);
@@ -437,10 +460,9 @@ inline void block_on(State *s, Thread *t, int state, unsigned gen) {
 
 /* __syncthreads: waits until all threads of the block are here.  The
 ** last one to arrive checks they all wait at the same barrier. */
-inline void barrier(const char *file, int line, const char *what) {
+LT_EMU_FN void barrier(const char *file, int line, const char *what) {
   State *s = g;
   Thread *t = s->cur;
-  track_writes(s, t, file, line);
   t->file = file, t->line = line, t->what = what;
   if (++s->bar_arrived < s->nthreads) {
     block_on(s, t, WAIT_BAR, s->bar_gen);
@@ -458,6 +480,7 @@ inline void barrier(const char *file, int line, const char *what) {
     snprintf(m + strlen(m), sizeof m - strlen(m), " wait at the %s at line %d", o->what, o->line);
     fail(t0->file, t0->line, "%s", m);
   }
+  if (s->track) reconcile(s, 0, s->smem_bytes, file, line);
   s->bar_arrived = 0;
   s->bar_gen++;
   s->epoch++;
@@ -466,10 +489,9 @@ inline void barrier(const char *file, int line, const char *what) {
 /* A warp-wide operation: every lane of the warp must reach the same one
 ** (same code, same line).  The last lane to arrive runs fn for all lanes;
 ** the others wait.  args: this lane's operands, read by fn. */
-inline void warp_sync(WarpFn fn, void *args, const char *what, const char *file, int line) {
+LT_EMU_FN void warp_sync(WarpFn fn, void *args, const char *what, const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
-  track_writes(s, t, file, line);
   t->file = file, t->line = line, t->what = what;
   t->op = fn, t->args = args;
   Warp *w = &s->warps[t->warp];
@@ -506,7 +528,7 @@ struct ShflArgs {
 /* The xor shuffle over a warp: lane l reads lane l ^ mask of its group of
 ** `width` lanes; a lane past its group reads its own value, as on the GPU. */
 template <class T>
-void shfl_xor_run(Thread *lanes, int n) {
+LT_EMU_FN void shfl_xor_run(Thread *lanes, int n) {
   for (int l = 0; l < n; l++) {
     ShflArgs<T> *a = (ShflArgs<T> *)lanes[l].args;
     int w = a->width, src = l ^ a->mask;
@@ -522,7 +544,7 @@ void shfl_xor_run(Thread *lanes, int n) {
 
 /* __shfl_xor_sync / __shfl_xor for any 4- or 8-byte value. */
 template <class T>
-T shfl_xor(unsigned long long member_mask, T v, int lane_mask, int width, const char *what, const char *file, int line) {
+LT_EMU_FN T shfl_xor(unsigned long long member_mask, T v, int lane_mask, int width, const char *what, const char *file, int line) {
   State *s = g;
   unsigned long long all = s->warps[s->cur->warp].size >= 64 ? ~0ull : (1ull << s->warps[s->cur->warp].size) - 1;
   if ((member_mask & all) != all)
@@ -539,7 +561,7 @@ T shfl_xor(unsigned long long member_mask, T v, int lane_mask, int width, const 
 /* cp.async (per thread; lands at a covering wait_group)                */
 
 /* Lands the copies of thread t whose group is <= upto, in issue order. */
-inline void land_copies(State *s, Thread *t, int upto) {
+LT_EMU_FN void land_copies(State *s, Thread *t, int upto) {
   size_t k = 0;
   for (size_t i = 0; i < s->ncopies; i++) {
     Copy &c = s->copies[i];
@@ -547,8 +569,9 @@ inline void land_copies(State *s, Thread *t, int upto) {
       s->copies[k++] = c;
       continue;
     }
-    memcpy(c.dst, c.data, 16);
     long off = smem_offset(c.dst, 16);
+    if (off >= 0 && s->track) reconcile(s, (size_t)off, 16, c.file, c.line);
+    memcpy(c.dst, c.data, 16);
     if (off >= 0 && s->track) {
       for (int b = 0; b < 16; b++) {
         Shadow *h = &s->shadow[(size_t)off + (size_t)b];
@@ -564,10 +587,9 @@ inline void land_copies(State *s, Thread *t, int upto) {
 
 /* cp.async.cg.shared.global [dst], [src], 16, src_bytes: reads src_bytes
 ** bytes now, lands them (zero-filled to 16) at a later covering wait. */
-inline void cp_async16(void *dst, const void *src, int src_bytes, const char *file, int line) {
+LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
-  track_writes(s, t, file, line);
   if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async src-size %d is not in 0..16", src_bytes);
   if ((uintptr_t)dst % 16) fail(file, line, "cp.async destination %p is not 16-byte aligned", dst);
   if (src_bytes > 0 && (uintptr_t)src % 16) fail(file, line, "cp.async source %p is not 16-byte aligned", src);
@@ -577,12 +599,13 @@ inline void cp_async16(void *dst, const void *src, int src_bytes, const char *fi
   c.group = t->group;
   c.dst = (unsigned char *)dst;
   memset(c.data, 0, 16);
-  if (src_bytes > 0) memcpy(c.data, src, (size_t)src_bytes);
+  if (src_bytes > 0) copy_in(c.data, src, (size_t)src_bytes);
   c.bytes = src_bytes;
   c.file = file;
   c.line = line;
   long off = smem_offset(dst, 16);
   if (off >= 0 && s->track) {
+    reconcile(s, (size_t)off, 16, file, line);
     for (int b = 0; b < 16; b++) {
       Shadow *h = &s->shadow[(size_t)off + (size_t)b];
       size_t at = (size_t)off + (size_t)b;
@@ -593,8 +616,8 @@ inline void cp_async16(void *dst, const void *src, int src_bytes, const char *fi
         fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that thread %d read since the last "
              "barrier (missing barrier before the copy)", at, h->reader == 0xffff ? -1 : h->reader - 1);
       if (h->writer && h->writer != t->tid + 1 && h->wepoch == s->epoch)
-        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that thread %d wrote since the last "
-             "barrier", at, h->writer - 1);
+        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that %s wrote since the last "
+             "barrier", at, h->writer == LT_EMU_PLAIN ? "a plain store" : "a cp.async of another thread");
       h->pending = (uint16_t)(t->tid + 1);
     }
   }
@@ -607,18 +630,16 @@ inline void cp_async16(void *dst, const void *src, int src_bytes, const char *fi
 }
 
 /* cp.async.commit_group: closes this thread's open group. */
-inline void cp_async_commit(const char *file, int line) {
-  State *s = g;
-  track_writes(s, s->cur, file, line);
-  s->cur->group++;
+LT_EMU_FN void cp_async_commit(const char *file, int line) {
+  (void)file, (void)line;
+  g->cur->group++;
 }
 
 /* cp.async.wait_group n: lands this thread's committed groups but the n
 ** most recent. */
-inline void cp_async_wait(int n, const char *file, int line) {
+LT_EMU_FN void cp_async_wait(int n, const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
-  track_writes(s, t, file, line);
   if (n < 0) fail(file, line, "cp.async.wait_group %d", n);
   land_copies(s, t, t->group - 1 - n);
 }
@@ -637,20 +658,19 @@ struct CpWait {
 /* the scheduler                                                        */
 
 /* First code of every fiber: runs the kernel, then leaves for good. */
-inline void fiber_main(void) {
+LT_EMU_FN void fiber_main(void) {
   State *s = g;
   Thread *t = s->cur;
 #ifdef LT_EMU_ASAN
   __sanitizer_finish_switch_fiber(NULL, &s->sched_bottom, &s->sched_size);
 #endif
   s->invoke(s->invoke_arg);
-  track_writes(s, t, t->file, t->line);
   t->state = DONE;
   for (;;) leave(s, t, true);
 }
 
 /* Resumes GPU thread t until it blocks or finishes. */
-inline void enter(State *s, Thread *t) {
+LT_EMU_FN void enter(State *s, Thread *t) {
   s->cur = t;
 #ifdef LT_EMU_ASAN
   __sanitizer_start_switch_fiber(&s->sched_fake, t->stack, t->stack_size);
@@ -663,7 +683,7 @@ inline void enter(State *s, Thread *t) {
 }
 
 /* Whether thread t can run now. */
-inline bool ready(State *s, Thread *t) {
+LT_EMU_FN bool ready(State *s, Thread *t) {
   if (t->state == RUN) return true;
   if (t->state == WAIT_WARP) return s->warps[t->warp].gen != t->wait_gen;
   if (t->state == WAIT_BAR) return s->bar_gen != t->wait_gen;
@@ -671,7 +691,7 @@ inline bool ready(State *s, Thread *t) {
 }
 
 /* Explains a stuck block: which threads wait where, which finished. */
-inline void report_stuck(State *s) {
+LT_EMU_FN void report_stuck(State *s) {
   int n = s->nthreads;
   Thread *th = s->threads;
   char m[1536] = "";
@@ -709,7 +729,7 @@ inline void report_stuck(State *s) {
 }
 
 /* Orders the threads for the next pass of the scheduler. */
-inline void shuffle_order(State *s) {
+LT_EMU_FN void shuffle_order(State *s) {
   int n = s->nthreads;
   for (int i = n - 1; i > 0; i--) {
     s->rng ^= s->rng << 13, s->rng ^= s->rng >> 7, s->rng ^= s->rng << 17;
@@ -720,7 +740,7 @@ inline void shuffle_order(State *s) {
 }
 
 /* Runs one block to the end; returns 0 or the error. */
-inline int run_block(State *s) {
+LT_EMU_FN int run_block(State *s) {
   int n = s->nthreads;
   for (int i = 0; i < n; i++) {
     Thread *t = &s->threads[i];
@@ -738,20 +758,35 @@ inline int run_block(State *s) {
     memset(lt_smem, 0xff, s->smem_bytes);   /* NaN in every float format */
     if (s->track) {
       memset(s->snap, 0xff, s->smem_bytes);
-      memset(s->shadow, 0, s->smem_bytes * sizeof(Shadow));
+      memset(s->shadow, 0, (s->smem_bytes + 1) * sizeof(Shadow));
     }
   }
   for (;;) {
     if (s->schedule == 2) shuffle_order(s);
     int any = 0, left = 0;
-    for (int k = 0; k < n; k++) {
-      Thread *t = &s->threads[s->order[k]];
-      if (t->state == DONE) continue;
-      left = 1;
-      if (!ready(s, t)) continue;
-      any = 1;
-      enter(s, t);
-      if (s->error) return s->error;
+    if (s->schedule == 3) {   /* each warp alone while it can go on */
+      for (int w = 0; w < s->nwarps; w++)
+        for (int ran = 1; ran;) {
+          ran = 0;
+          for (int l = s->warps[w].size - 1; l >= 0; l--) {
+            Thread *t = &s->threads[w * s->warp + l];
+            if (t->state == DONE || !ready(s, t)) continue;
+            ran = any = 1;
+            enter(s, t);
+            if (s->error) return s->error;
+          }
+        }
+      for (int i = 0; i < n; i++) left |= s->threads[i].state != DONE;
+    } else {
+      for (int k = 0; k < n; k++) {
+        Thread *t = &s->threads[s->order[k]];
+        if (t->state == DONE) continue;
+        left = 1;
+        if (!ready(s, t)) continue;
+        any = 1;
+        enter(s, t);
+        if (s->error) return s->error;
+      }
     }
     if (!left) return 0;
     if (!any) {
@@ -768,7 +803,7 @@ thread_local int stack_pool_n;
 thread_local size_t stack_pool_size;
 
 /* The stack of GPU thread i, `size` bytes above a guard page. */
-inline char *get_stack(int i, size_t size) {
+LT_EMU_FN char *get_stack(int i, size_t size) {
   if (stack_pool_size != size) {
     for (int k = 0; k < stack_pool_n; k++) munmap(stack_pool[k] - 4096, stack_pool_size + 4096);
     stack_pool_n = 0;
@@ -785,7 +820,7 @@ inline char *get_stack(int i, size_t size) {
 
 /* Prints where the running GPU thread is when a signal stops the
 ** program (a crash or LT_EMU_TIMEOUT), then lets the default action run. */
-inline void on_signal(int sig) {
+LT_EMU_FN void on_signal(int sig) {
   State *s = g;
   char m[512];
   int len;
@@ -809,7 +844,7 @@ inline void on_signal(int sig) {
 }
 
 /* Reads a non-negative integer setting from the environment. */
-inline long env_long(const char *name, long dflt) {
+LT_EMU_FN long env_long(const char *name, long dflt) {
   const char *v = getenv(name);
   if (!v || !*v) return dflt;
   char *end;
@@ -819,7 +854,7 @@ inline long env_long(const char *name, long dflt) {
 
 /* Calls the closure at p (the kernel with the launch's arguments). */
 template <class L>
-void run_closure(void *p) {
+LT_EMU_FN void run_closure(void *p) {
   (*(L *)p)();
 }
 
@@ -832,14 +867,14 @@ struct OptIn {
 thread_local OptIn smem_optin[256];
 thread_local int smem_optin_n;
 
-inline int smem_allowed(const void *k) {
+LT_EMU_FN int smem_allowed(const void *k) {
   for (int i = 0; i < smem_optin_n; i++)
     if (smem_optin[i].kernel == k) return smem_optin[i].bytes;
   return 48 * 1024;
 }
 
 /* Records a kernel's dynamic shared memory opt-in; checks the size. */
-inline int set_smem_optin(const void *k, int bytes, int max_bytes) {
+LT_EMU_FN int set_smem_optin(const void *k, int bytes, int max_bytes) {
   if (bytes < 0 || bytes > max_bytes) return LT_EMU_ERR_VALUE;
   for (int i = 0; i < smem_optin_n; i++)
     if (smem_optin[i].kernel == k) {
@@ -853,7 +888,7 @@ inline int set_smem_optin(const void *k, int bytes, int max_bytes) {
 }
 
 /* Frees what a launch allocated. */
-inline void free_state(State *s) {
+LT_EMU_FN void free_state(State *s) {
   free(s->threads);
   free(s->warps);
   free(s->order);
@@ -864,7 +899,7 @@ inline void free_state(State *s) {
 
 /* Checks the launch configuration and sets up the launch's state, or
 ** returns an error. */
-inline int setup(State *s, const void *kern, int warp, int smem_max) {
+LT_EMU_FN int setup(State *s, const void *kern, int warp, int smem_max) {
   dim3 grid = s->grid, block = s->block;
   long nt = (long)block.x * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || nt > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
@@ -910,13 +945,13 @@ inline int setup(State *s, const void *kern, int warp, int smem_max) {
     }
   }
   const char *sch = getenv("LT_EMU_SCHEDULE");
-  s->schedule = sch && strcmp(sch, "reverse") == 0 ? 1 : sch && strncmp(sch, "random", 6) == 0 ? 2 : 0;
+  s->schedule = !sch ? 0 : strcmp(sch, "reverse") == 0 ? 1 : strncmp(sch, "random", 6) == 0 ? 2 : strcmp(sch, "warps") == 0 ? 3 : 0;
   s->rng = 0x9e3779b97f4a7c15ull ^ (s->schedule == 2 && sch[6] == ':' ? strtoull(sch + 7, NULL, 0) : 1);
   for (int i = 0; i < n; i++) s->order[i] = s->schedule == 1 ? n - 1 - i : i;
   s->track = s->smem_bytes > 0 && env_long("LT_EMU_TRACK", 1) != 0;
   if (s->track) {
     s->snap = (unsigned char *)malloc(s->smem_bytes);
-    s->shadow = (Shadow *)malloc(s->smem_bytes * sizeof(Shadow));
+    s->shadow = (Shadow *)malloc((s->smem_bytes + 1) * sizeof(Shadow));   /* + 1: element pairs */
     if (!s->snap || !s->shadow) {
       fail(s->file, s->line, "out of memory for the shadow of %zu bytes of shared memory", s->smem_bytes);
       return LT_EMU_ERR_LAUNCH;
@@ -927,7 +962,7 @@ inline int setup(State *s, const void *kern, int warp, int smem_max) {
 
 /* Runs the blocks of a set-up launch in order, with the signal handlers
 ** (or AddressSanitizer's poisoning of unused shared memory) in place. */
-inline int run_grid(State *s) {
+LT_EMU_FN int run_grid(State *s) {
   int err = 0;
 #ifdef LT_EMU_ASAN
   size_t smem = s->smem_bytes;
@@ -966,7 +1001,7 @@ inline int run_grid(State *s) {
 ** file); name, file and line: the launch site, for messages; warp: lanes
 ** per warp; smem_max: the target's dynamic shared memory. */
 template <class... P, class... A>
-int launch(const char *name, const char *file, int line, int warp, int smem_max, void (*kern)(P...), dim3 grid,
+LT_EMU_FN int launch(const char *name, const char *file, int line, int warp, int smem_max, void (*kern)(P...), dim3 grid,
            dim3 block, size_t smem, void *stream, A... args) {
   (void)stream;
   auto call = [kern, args...]() { kern(args...); };
@@ -990,8 +1025,8 @@ int launch(const char *name, const char *file, int line, int warp, int smem_max,
 }
 
 /* The running thread's threadIdx / blockIdx (read by the macros below). */
-inline const uint3 &thread_idx(void) { return g->cur->idx; }
-inline const uint3 &block_idx(void) { return g->bidx; }
+LT_EMU_FN const uint3 &thread_idx(void) { return g->cur->idx; }
+LT_EMU_FN const uint3 &block_idx(void) { return g->bidx; }
 
 }  // namespace
 }  // namespace lt_emu

@@ -25,20 +25,20 @@ typedef struct __half half;
 namespace lt_emu {
 namespace {
 
-inline uint32_t f32_bits(float f) {
+LT_EMU_FN uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
 
-inline float bits_f32(uint32_t u) {
+LT_EMU_FN float bits_f32(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
 /* f32 -> IEEE binary16, round to nearest even; NaN stays NaN. */
-inline uint16_t f32_to_f16(float f) {
+LT_EMU_FN uint16_t f32_to_f16(float f) {
   uint32_t x = f32_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
   if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
   if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* 65520 and up round to inf */
@@ -55,7 +55,7 @@ inline uint16_t f32_to_f16(float f) {
 }
 
 /* IEEE binary16 -> f32 (exact). */
-inline float f16_to_f32(uint16_t h) {
+LT_EMU_FN float f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   if (e == 0) {
     float v = (float)m * 5.9604644775390625e-08f;   /* m * 2^-24 */
@@ -66,13 +66,13 @@ inline float f16_to_f32(uint16_t h) {
 }
 
 /* f32 -> bf16, round to nearest even; NaN stays NaN. */
-inline uint16_t f32_to_bf16(float f) {
+LT_EMU_FN uint16_t f32_to_bf16(float f) {
   uint32_t u = f32_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+LT_EMU_FN float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
 
 }  // namespace
 }  // namespace lt_emu
@@ -131,7 +131,7 @@ namespace {
 
 /* __shfl_xor_sync(mask, v, lane_mask[, width]) with its call site. */
 template <class T>
-T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int lane_mask, int width = 32) {
+LT_EMU_FN T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int lane_mask, int width = 32) {
   return shfl_xor<T>(mask, v, lane_mask, width, "__shfl_xor_sync", file, line);
 }
 
@@ -167,7 +167,7 @@ struct LdmArgs {
 ** row l/4, columns 2(l%4) and 2(l%4)+1 of each matrix (the lower column in
 ** the low half); with .trans the matrix is read column-major: lane l gets
 ** the elements at rows 2(l%4), 2(l%4)+1 of column l/4. */
-void ldmatrix_run(Thread *lanes, int n) {
+LT_EMU_FN void ldmatrix_run(Thread *lanes, int n) {
   State *s = g;
   LdmArgs *a0 = (LdmArgs *)lanes[0].args;
   const char *what = a0->num == 4 ? (a0->trans ? "ldmatrix.x4.trans" : "ldmatrix.x4")
@@ -186,7 +186,7 @@ void ldmatrix_run(Thread *lanes, int n) {
       fail(t->file, t->line, "%s: row address %p of lane %d is not 16-byte aligned", what, a->row, l);
     check_shared(s, a->row, 16, what, t->file, t->line);
     check_read(s, t, a->row, 16, what, t->file, t->line);
-    memcpy(m[l / 8][l % 8], a->row, 16);
+    copy_in(m[l / 8][l % 8], a->row, 16);
   }
   for (int l = 0; l < 32; l++) {
     LdmArgs *a = (LdmArgs *)lanes[l].args;
@@ -199,7 +199,7 @@ void ldmatrix_run(Thread *lanes, int n) {
   }
 }
 
-inline void ldmatrix(uint32_t *r, const void *row, int num, int trans, const char *what, const char *file, int line) {
+LT_EMU_FN void ldmatrix(uint32_t *r, const void *row, int num, int trans, const char *what, const char *file, int line) {
   LdmArgs a = {r, row, num, trans};
   warp_sync(ldmatrix_run, &a, what, file, line);
 }
@@ -212,7 +212,7 @@ struct MmaArgs {
 };
 
 /* The 16-bit element `half` (0 low, 1 high) of a packed register, as f32. */
-inline double unpack16(uint32_t r, int half, int bf16) {
+LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
   uint16_t h = (uint16_t)(half ? r >> 16 : r & 0xffffu);
   return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
@@ -224,7 +224,7 @@ inline double unpack16(uint32_t r, int half, int bf16) {
 ** b_i, i = 0..3, row 2t + (i&1), +8 for i >= 2, column g.  C/D (16x8):
 ** c_i, i = 0..3, row g for i < 2 else g+8, column 2t + (i&1).  Products
 ** and sums in double, rounded to f32 once. */
-void mma16816_run(Thread *lanes, int n) {
+LT_EMU_FN void mma16816_run(Thread *lanes, int n) {
   MmaArgs *x0 = (MmaArgs *)lanes[0].args;
   if (n != 32) fail(lanes[0].file, lanes[0].line, "mma.sync needs a warp of 32 lanes, not %d", n);
   double A[16][16], B[16][8], C[16][8];
@@ -254,7 +254,7 @@ void mma16816_run(Thread *lanes, int n) {
   }
 }
 
-inline void mma16816(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file,
+LT_EMU_FN void mma16816(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file,
                      int line) {
   MmaArgs x = {d, a, b, bf16};
   warp_sync(mma16816_run, &x, what, file, line);

@@ -19,24 +19,24 @@
 namespace lt_emu {
 namespace {
 
-inline uint32_t f32_bits(float f) {
+LT_EMU_FN uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
 
-inline float bits_f32(uint32_t u) {
+LT_EMU_FN float bits_f32(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
 /* bf16 bits -> f32 (exact). */
-inline float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+LT_EMU_FN float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
 
 /* One 16-bit element of a packed register (half 0: low bits) as f32:
 ** an IEEE binary16 (via the compiler's _Float16) or a bf16. */
-inline double unpack16(uint32_t r, int half, int bf16) {
+LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
   uint16_t h = (uint16_t)(half ? r >> 16 : r & 0xffffu);
   if (bf16) return bf16_to_f32(h);
   _Float16 f;
@@ -93,7 +93,7 @@ namespace {
 
 /* __shfl_xor(v, lane_mask[, width]): width defaults to the wavefront. */
 template <class T>
-T hip_shfl_xor(T v, const char *file, int line, int lane_mask, int width = -1) {
+LT_EMU_FN T hip_shfl_xor(T v, const char *file, int line, int lane_mask, int width = -1) {
   return shfl_xor<T>(~0ull, v, lane_mask, width < 0 ? g->warp : width, "__shfl_xor", file, line);
 }
 
@@ -146,20 +146,20 @@ enum { MFMA_32x32x8, MFMA_16x16x16, WMMA_16x16x16 };
 **     D: i = 4*(l/16) + v, j = l%16.
 **   v_wmma_f32_16x16x16_{f16,bf16} (wave32): lane r and r + 16 (the upper
 **     half repeats the lower), element k; D: i = 2v + l/16, j = l%16. */
-inline int in_lane(int shape, int r, int k) {
+LT_EMU_FN int in_lane(int shape, int r, int k) {
   return shape == MFMA_32x32x8 ? 32 * (k / 4) + r : shape == MFMA_16x16x16 ? 16 * (k / 4) + r : r;
 }
-inline int in_elem(int shape, int k) { return shape == WMMA_16x16x16 ? k : k % 4; }
-inline int out_row(int shape, int v, int l) {
+LT_EMU_FN int in_elem(int shape, int k) { return shape == WMMA_16x16x16 ? k : k % 4; }
+LT_EMU_FN int out_row(int shape, int v, int l) {
   return shape == MFMA_32x32x8 ? 8 * (v / 4) + 4 * (l / 32) + v % 4 : shape == MFMA_16x16x16 ? 4 * (l / 16) + v
                                                                                              : 2 * v + l / 16;
 }
-inline int out_col(int shape, int l) { return shape == MFMA_32x32x8 ? l % 32 : l % 16; }
+LT_EMU_FN int out_col(int shape, int l) { return shape == MFMA_32x32x8 ? l % 32 : l % 16; }
 
 /* D = A*B + C for one shape over the whole wavefront; products and sums
 ** in double, rounded to f32 once. */
 template <int SHAPE>
-void matrix_run(Thread *lanes, int n) {
+LT_EMU_FN void matrix_run(Thread *lanes, int n) {
   const int M = SHAPE == MFMA_32x32x8 ? 32 : 16, K = SHAPE == MFMA_32x32x8 ? 8 : 16;
   const int lanes_needed = SHAPE == WMMA_16x16x16 ? 32 : 64, nregs = SHAPE == MFMA_32x32x8 ? 16 : SHAPE == MFMA_16x16x16 ? 4 : 8;
   const char *what = SHAPE == MFMA_32x32x8 ? "v_mfma_f32_32x32x8" : SHAPE == MFMA_16x16x16 ? "v_mfma_f32_16x16x16"
@@ -204,7 +204,7 @@ void matrix_run(Thread *lanes, int n) {
 }
 
 template <int SHAPE>
-void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file, int line) {
+LT_EMU_FN void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file, int line) {
   MatArgs x = {d, a, b, bf16};
   warp_sync(matrix_run<SHAPE>, &x, what, file, line);
 }

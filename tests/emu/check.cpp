@@ -81,6 +81,11 @@
 #if HAVE("layernorm_bf16.h")
 #include "layernorm_bf16.h"
 #endif
+/* run.sh writes matmul_list.h: the matmul variants to check, as
+** LT_MATMULS(X) with X(fn, dtype, trans_a, trans_b, activation, has_bias). */
+#if HAVE("matmul_list.h")
+#include "matmul_list.h"
+#endif
 
 enum Dt { F32, F16, BF16 };
 static const char *const dt_name[] = {"f32", "f16", "bf16"};
@@ -209,12 +214,22 @@ static void verdict(const char *name, const char *why) {
   fflush(stdout);
 }
 
-/* Compares output `out` with ref; returns NULL or why not. */
-static const char *compare(const Buf &out, const double *ref) {
+/* Compares output `out` with ref, allowing slack[i] more (if slack);
+** returns NULL or why not.  A NaN in ref: that element must keep its
+** poison (it lies in a gap the kernel must not write). */
+static const char *compare(const Buf &out, const double *ref, const double *slack) {
   static char why[256];
   if (!guards_ok(out)) return "a write outside the output tensor (guard bytes changed)";
   for (size_t i = 0; i < out.n; i++) {
-    double o = get(out.p, out.dt, i), tol = abs_tol[out.dt] + rel_tol[out.dt] * fabs(ref[i]);
+    if (isnan(ref[i])) {   /* not to be written: still the 0xff poison */
+      for (size_t b = 0; b < dt_bytes[out.dt]; b++)
+        if (((unsigned char *)out.p)[i * dt_bytes[out.dt] + b] != 0xff) {
+          snprintf(why, sizeof why, "element %zu, in a gap between rows, was written", i);
+          return why;
+        }
+      continue;
+    }
+    double o = get(out.p, out.dt, i), tol = abs_tol[out.dt] + rel_tol[out.dt] * fabs(ref[i]) + (slack ? slack[i] : 0);
     if (isnan(o) || fabs(o - ref[i]) > tol) {
       snprintf(why, sizeof why, "element %zu is %.9g, reference %.9g (tolerance %.2g)", i, o, ref[i], tol);
       return why;
@@ -236,14 +251,14 @@ static FILE *hashes;   /* $LT_CHECK_HASHES: "name hash" of every output */
 
 /* Judges one run: the launcher's status, then the output against ref;
 ** records a hash of the output bytes when asked. */
-static void judge(const char *name, int rc, const Buf &out, const double *ref) {
+static void judge(const char *name, int rc, const Buf &out, const double *ref, const double *slack = NULL) {
   char why[96];
   if (rc) {
     snprintf(why, sizeof why, "launcher returned error %d", rc);
     verdict(name, why);
     return;
   }
-  verdict(name, compare(out, ref));
+  verdict(name, compare(out, ref, slack));
   if (hashes) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < out.bytes; i++) h = (h ^ ((unsigned char *)out.p)[i]) * 0x100000001b3ull;
@@ -371,6 +386,90 @@ static void test_norm(Dt dt, const char *variant, RmsFn rms, LnFn ln) {
     }
 }
 
+
+/* ------------------------------------------------------------------ */
+/* matmul: C = act(alpha op(A) op(B) + beta C0 + bias), batched          */
+
+enum { ACT_NONE, ACT_RELU, ACT_GELU, ACT_SILU };
+
+typedef int (*MmFn)(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K,
+                    int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha,
+                    float beta, void *stream);
+typedef int (*MmBiasFn)(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M,
+                        int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb,
+                        float alpha, float beta, void *stream);
+
+static double activation(int a, double x) {
+  if (a == ACT_RELU) return x > 0 ? x : 0;
+  if (a == ACT_GELU) return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+  if (a == ACT_SILU) return x / (1 + exp(-x));
+  return x;
+}
+
+/* A case: sizes, scalars, and whether rows are padded (gaps between rows
+** and matrices, rows not 16-byte aligned: the element paths) or tight
+** and aligned (whole tiles by cp.async or vectors).  Tiles are 128 x 128
+** x 32 with a ring of 4 stages: 1 x 1 x 1, ragged edges in every
+** dimension, 2 x 2 tiles (the grouped order), a K loop long enough to go
+** round the ring, a batch, beta (C0 read) and beta 0 (C0 NaN, unread). */
+struct MmCase {
+  int batch, M, N, K;
+  float alpha, beta;
+  int gaps;
+};
+
+static const MmCase mm_cases[] = {
+  {1, 1, 1, 1, 1.0f, 0.0f, 1},     {2, 37, 45, 29, 1.5f, 0.5f, 1},   {1, 150, 136, 40, 1.0f, 0.0f, 1},
+  {1, 128, 128, 160, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0},
+};
+
+/* The elements of a buffer as doubles. */
+static double *as_doubles(const Buf &b) {
+  double *d = (double *)malloc(sizeof(double) * (b.n ? b.n : 1));
+  for (size_t i = 0; i < b.n; i++) d[i] = get(b.p, b.dt, i);
+  return d;
+}
+
+static void test_matmul(const char *variant, void *fn, Dt dt, int ta, int tb, int act, int has_bias) {
+  if (!wanted(variant)) return;
+  for (const MmCase &c : mm_cases) {
+    int ar = ta ? c.K : c.M, ac = ta ? c.M : c.K, br = tb ? c.N : c.K, bc = tb ? c.K : c.N;
+    int64_t lda = ac + (c.gaps ? 3 : 0), ldb = bc + (c.gaps ? 1 : 0), ldc = c.N + (c.gaps ? 2 : 0);
+    int64_t sa = ar * lda + (c.gaps ? 5 : 0), sb = br * ldb + (c.gaps ? 7 : 0), sc = c.M * ldc + (c.gaps ? 1 : 0);
+    size_t na = (size_t)(c.batch * sa), nb = (size_t)(c.batch * sb), nc = (size_t)(c.batch * sc);
+    Buf A = random_buf(dt, na, -1, 1, 0), B = random_buf(dt, nb, -1, 1, 0), bias = random_buf(dt, (size_t)c.N, -1, 1, 0);
+    Buf C0 = c.beta != 0 ? random_buf(dt, nc, -1, 1, 0) : poisoned(dt, nc, 0);   /* beta 0: C0 must not be read */
+    Buf C = poisoned(dt, nc, 0);
+    double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)calloc(nc, sizeof(double));
+    for (size_t i = 0; i < nc; i++) ref[i] = NAN;   /* gaps: must stay poisoned */
+    double *a = as_doubles(A), *bb = as_doubles(B);
+    for (int bi = 0; bi < c.batch; bi++)
+      for (int i = 0; i < c.M; i++)
+        for (int j = 0; j < c.N; j++) {
+          double acc = 0, mag = 0;
+          for (int k = 0; k < c.K; k++) {
+            size_t ai = (size_t)(bi * sa + (ta ? k * lda + i : i * lda + k));
+            size_t bj = (size_t)(bi * sb + (tb ? j * ldb + k : k * ldb + j));
+            acc += a[ai] * bb[bj];
+            mag += fabs(a[ai] * bb[bj]);
+          }
+          size_t ci = (size_t)(bi * sc + i * ldc + j);
+          /* f32 accumulation: a sum of K products errs by up to K eps sum |a b| */
+          slack[ci] = 1.2 * (c.K + 2) * 1.2e-7 * (fabs(c.alpha) * mag + fabs(c.beta) + 1);
+          double v = c.alpha * acc + (c.beta != 0 ? c.beta * get(C0.p, dt, ci) : 0) + (has_bias ? get(bias.p, dt, (size_t)j) : 0);
+          ref[ci] = activation(act, v);
+        }
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%dx%d%s", variant, c.batch, c.M, c.N, c.K, c.gaps ? " gaps" : " aligned");
+    int rc = has_bias ? ((MmBiasFn)fn)(C0.p, A.p, B.p, C.p, bias.p, c.batch, c.M, c.N, c.K, sc, ldc, sa, lda, sb, ldb,
+                                       c.alpha, c.beta, NULL)
+                      : ((MmFn)fn)(C0.p, A.p, B.p, C.p, c.batch, c.M, c.N, c.K, sc, ldc, sa, lda, sb, ldb, c.alpha,
+                                   c.beta, NULL);
+    judge(name, rc, C, ref, slack);
+    drop(A), drop(B), drop(bias), drop(C0), drop(C), free(ref), free(slack), free(a), free(bb);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--list") == 0) listing = 1;
   else if (argc > 1) target = argv[1];
@@ -421,6 +520,10 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("layernorm_bf16.h")
   test_norm(BF16, "layernorm_bf16", NULL, layernorm_bf16);
+#endif
+#ifdef LT_MATMULS
+#define RUN_MM(fn, dt, ta, tb, act, has_bias) test_matmul(#fn, (void *)fn, dt, ta, tb, act, has_bias);
+  LT_MATMULS(RUN_MM)
 #endif
   if (hashes) fclose(hashes);
   return fails ? 1 : 0;

@@ -4,11 +4,13 @@
 # without a GPU.
 #   1. unit tests of the emulator (unit_cuda.cpp, unit_hip.cpp; the CUDA one
 #      also with the portable ucontext switch);
-#   2. every shipped kernel and variant for every GPU target: generated with
-#      --emulate, built with AddressSanitizer and the bounds and alignment
-#      checks of UBSan, run by check.cpp against float64 references; then
-#      again in a random thread order, where every output must be bitwise
-#      the same (a race between threads would change it);
+#   2. every shipped kernel for every GPU target: generated with --emulate,
+#      built with AddressSanitizer and the bounds and alignment checks of
+#      UBSan, run by check.cpp against float64 references; then again in the
+#      "warps" thread order (each warp runs as far ahead as it can), where
+#      every output must be bitwise the same (a race would change it).  All variants of the row ops;
+#      of matmul's 60 (dtype x layout x epilogue) the 12 dtype x layout
+#      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
 # Prints PASS / FAIL / SKIP lines.
@@ -52,7 +54,62 @@ compile_all() {
     $CXX $CXXFLAGS "$@" 2> "$out.log" || cp "$out.log" "$out.err"' _ < "$1"
 }
 
-# 1 + 2: generate, then build everything in one parallel pass.
+# Keeps the matmul variants of folder $1 that CI checks (all with
+# LT_EMU_ALL=1) and removes the others.
+pick_matmuls() {
+  local d=$1 n=0 dropped=0
+  for f in $d/matmul_*.emu.cpp; do
+    [ -e "$f" ] || continue
+    local v=$(basename "$f" .emu.cpp)
+    local rest=${v#matmul_} dt=${v#matmul_} lay=${v: -2}
+    dt=${dt%%_*} rest=${rest#*_} epi=${rest%_??}
+    local i=$(echo "f16 bf16 f32" | tr ' ' '\n' | grep -nx "$dt" | cut -d: -f1)
+    local j=$(echo "nn nt tn tt" | tr ' ' '\n' | grep -nx "$lay" | cut -d: -f1)
+    local e=$(echo "none bias bias_relu bias_gelu bias_silu" | tr ' ' '\n' | grep -nx "$epi" | cut -d: -f1)
+    if [ -z "$i" ] || [ -z "$j" ] || [ -z "$e" ]; then
+      echo "SKIP emu $(basename $d) $v: variant name not understood by tests/emu/run.sh"
+      rm -f "$f"; continue
+    fi
+    if [ "${LT_EMU_ALL:-0}" != 1 ] && [ $(( (i + j - 2) % 5 )) != $(( e - 1 )) ]; then
+      rm -f "$f" $d/$v.h
+      dropped=$((dropped + 1))
+    else
+      n=$((n + 1))
+    fi
+  done
+  [ $dropped -gt 0 ] && echo "SKIP emu $(basename $d): $dropped of $((n + dropped)) matmul variants left out of CI (LT_EMU_ALL=1 checks all)"
+}
+
+# Writes matmul_list.h in folder $1 for check.cpp, from the matmul
+# variants there: X(fn, dtype, trans_a, trans_b, activation, has_bias).
+matmul_list() {
+  local d=$1 n=0
+  echo "#define LT_MATMULS(X) \\" > $d/matmul_list.tail
+  : > $d/matmul_list.h
+  for f in $d/matmul_*.emu.cpp; do
+    [ -e "$f" ] || continue
+    local v=$(basename "$f" .emu.cpp)
+    local rest=${v#matmul_} dt=${v#matmul_} lay=${v: -2}
+    dt=${dt%%_*} rest=${rest#*_} epi=${rest%_??}
+    local act=ACT_NONE
+    case $epi in *relu) act=ACT_RELU ;; *gelu) act=ACT_GELU ;; *silu) act=ACT_SILU ;; esac
+    local bias=1; [ $epi = none ] && bias=0
+    local ta=0 tb=0; [ ${lay:0:1} = t ] && ta=1; [ ${lay:1:1} = t ] && tb=1
+    local dtc=$(echo $dt | tr a-z A-Z)
+    echo "#include \"$v.h\"" >> $d/matmul_list.h
+    echo "  X($v, $dtc, $ta, $tb, $act, $bias) \\" >> $d/matmul_list.tail
+    n=$((n + 1))
+  done
+  echo "" >> $d/matmul_list.tail
+  cat $d/matmul_list.tail >> $d/matmul_list.h
+  [ $n = 0 ] && rm -f $d/matmul_list.h
+}
+
+# 1 + 2: generate; leave out what another target already has word for
+# word (sm90a and gfx90a give the same code as sm80 and gfx942 today: a
+# file $v.dup names the target that checks it); then build everything in
+# one parallel pass.
+declare -A seen
 : > $b/jobs
 for t in $targets; do
   mkdir -p $b/$t
@@ -61,10 +118,34 @@ for t in $targets; do
       echo "FAIL emu $t $(basename "$k" .lua): gen --emulate failed: $(head -c 300 $b/$t/gen.log)"
     fi
   done
+  pick_matmuls $b/$t
+  if [ $t = sm80 ] || [ $t = gfx1100 ]; then   # gen must carry the templates of this tree
+    f=$(ls $b/$t/*.emu.cpp | head -1)
+    h=$([ $t = sm80 ] && echo emu_cuda.h || echo emu_hip.h)
+    if [ -n "$f" ] && cat templates/emu.h templates/$h | grep -v '^$' |
+         cmp -s - <(sed -n '/^#define LT_EMU_WARP/,/^\/\* One block/p' "$f" | sed '1d;$d' | grep -v '^$'); then
+      echo "PASS emu $t: gen embeds the current templates/emu.h and $h"
+    else
+      echo "FAIL emu $t: gen's copy of templates/emu.h or $h differs from the tree's (rebuild it: ./build.sh gen)"
+    fi
+  fi
+  dups=0
   for f in $b/$t/*.emu.cpp; do
-    [ -e "$f" ] && echo "-c $f -o ${f%.emu.cpp}.o" >> $b/jobs
+    [ -e "$f" ] || continue
+    v=$(basename "$f" .emu.cpp)
+    h=$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)
+    if [ -n "${seen[$h]}" ]; then
+      echo "${seen[$h]}" > $b/$t/$v.dup
+      rm -f "$f" $b/$t/$v.h
+      dups=$((dups + 1))
+    else
+      seen[$h]=$t
+      echo "-c $f -o ${f%.emu.cpp}.o" >> $b/jobs
+    fi
   done
-  echo "-c tests/emu/check.cpp -o $b/$t/check.o -I$b/$t" >> $b/jobs
+  [ $dups -gt 0 ] && echo "SKIP emu $t: $dups variants generate the same code as $(cat $b/$t/*.dup | sort -u | tr '\n' ' ')(checked there)"
+  matmul_list $b/$t
+  ls $b/$t/*.emu.cpp >/dev/null 2>&1 && echo "-c tests/emu/check.cpp -o $b/$t/check.o -I$b/$t" >> $b/jobs
 done
 echo "-Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
 echo "-Itemplates -DLT_EMU_UCONTEXT tests/emu/unit_cuda.cpp -o $b/unit_cuda_uc" >> $b/jobs
@@ -86,6 +167,7 @@ done
 # 2. every kernel, every target
 for t in $targets; do
   d=$b/$t
+  ls $d/*.emu.cpp >/dev/null 2>&1 || continue   # all of it checked on another target
   objs="" broken=0
   for f in $d/*.emu.cpp; do
     [ -e "$f" ] || continue
@@ -113,16 +195,15 @@ for t in $targets; do
   LT_CHECK_HASHES=$d/hash.forward $d/check $t 2> $d/stderr
   st=$?
   [ $st -gt 1 ] && echo "FAIL emu $t: check crashed (status $st): $(grep -m1 -E 'ERROR|error' $d/stderr)"
-  seed=$(( $(date +%s) % 1000 + 1 ))
-  LT_EMU_SCHEDULE=random:$seed LT_CHECK_HASHES=$d/hash.random $d/check $t > $d/random.out 2> $d/random.stderr
+  LT_EMU_SCHEDULE=warps LT_CHECK_HASHES=$d/hash.warps $d/check $t > $d/warps.out 2> $d/warps.stderr
   st=$?
-  grep '^FAIL' $d/random.out | sed "s/^FAIL emu $t /FAIL emu $t [random:$seed] /"
+  grep '^FAIL' $d/warps.out | sed "s/^FAIL emu $t /FAIL emu $t [warps order] /"
   if [ $st -gt 1 ]; then
-    echo "FAIL emu $t [random:$seed]: check crashed (status $st)"
-  elif ! cmp -s $d/hash.forward $d/hash.random; then
-    echo "FAIL emu $t: outputs differ between forward and random:$seed thread orders (a race): $(diff $d/hash.forward $d/hash.random | grep -m1 '^>' | cut -c3-)"
+    echo "FAIL emu $t [warps order]: check crashed (status $st): $(grep -m1 -E 'ERROR|error' $d/warps.stderr)"
+  elif ! cmp -s $d/hash.forward $d/hash.warps; then
+    echo "FAIL emu $t: outputs differ between the forward and warps thread orders (a race): $(diff $d/hash.forward $d/hash.warps | grep -m1 '^>' | cut -c3-)"
   else
-    echo "PASS emu $t: $(wc -l < $d/hash.forward) outputs bitwise equal in forward and random:$seed thread orders"
+    echo "PASS emu $t: $(wc -l < $d/hash.forward) outputs bitwise equal in the forward and warps thread orders"
   fi
 done
 
@@ -142,6 +223,7 @@ mutate() {   # src dst where find repl nth
 : > $b/mut/jobs
 grep -v '^#' tests/emu/mutants.txt | grep -v '^$' > $b/mut/list
 while IFS='|' read -r name t v detector words where find repl nth; do
+  [ -e $b/$t/$v.dup ] && t=$(cat $b/$t/$v.dup)   # the same code is built there
   src=$b/$t/$v.emu.cpp
   if [ ! -e "$src" ]; then echo "FAIL emu mutant $name: $src was not generated"; continue; fi
   if ! mutate "$src" $b/mut/$name.emu.cpp "$where" "$find" "$repl" "$nth"; then
@@ -153,6 +235,7 @@ done < $b/mut/list
 compile_all $b/mut/jobs
 
 while IFS='|' read -r name t v detector words where find repl nth; do
+  [ -e $b/$t/$v.dup ] && t=$(cat $b/$t/$v.dup)
   m=$b/mut/$name
   [ -e $m.emu.cpp ] || continue
   if [ "$detector" = sanitizer ] && [ $have_san = 0 ]; then
@@ -165,15 +248,19 @@ while IFS='|' read -r name t v detector words where find repl nth; do
     echo "FAIL emu mutant $name: does not link: $(grep -m1 error $m.link)"
     continue
   fi
-  LT_EMU_TIMEOUT=60 timeout 120 $m $t $v > $m.out 2> $m.err
-  case $detector in
-    emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
-    sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
-    numerics) grep '^FAIL' $m.out | grep -qF "$words" ;;
-    *) false ;;
-  esac
-  if [ $? = 0 ]; then
-    echo "PASS emu mutant $name: $detector reports it ($t $v)"
+  # the forward order first; a race may need the warps order to show
+  found=""
+  for order in forward warps; do
+    LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v > $m.out 2> $m.err
+    case $detector in
+      emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
+      sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
+      numerics) grep '^FAIL' $m.out | grep -qF "$words" ;;
+      *) false ;;
+    esac && { found=$order; break; }
+  done
+  if [ -n "$found" ]; then
+    echo "PASS emu mutant $name: $detector reports it ($t $v, $found order)"
   else
     echo "FAIL emu mutant $name: $detector did not report it with \"$words\" ($t $v; $(grep -c '^PASS' $m.out) cases passed; stderr: $(head -c 200 $m.err | tr '\n' ' '))"
   fi

@@ -41,25 +41,54 @@ static uint16_t b16(float f) { return lt_emu::f32_to_bf16(f); }
 /* ------------------------------------------------------------------ */
 /* f16 / bf16 conversions against the host compiler's _Float16          */
 
+/* binary16 bits -> value, by the definition (sign, 5-bit exponent with
+** bias 15, 10-bit fraction; subnormals below 2^-14). */
+static double f16_value(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+/* x rounded to binary16, nearest even, by scaling in double. */
+static double f16_round(double x) {
+  double a = fabs(x);
+  if (a >= 65520.0) return copysign(INFINITY, x);
+  int e;
+  frexp(a, &e);   /* a = f * 2^e, 0.5 <= f < 1 */
+  double ulp = ldexp(1.0, (e - 1 < -14 ? -14 : e - 1) - 10);
+  return copysign(nearbyint(a / ulp) * ulp, x);
+}
+
 static void test_conversions(void) {
-  uint32_t bad = 0, first = 0;
-  for (uint32_t u = 0; u < 0xffffffffu; u += 0x1fffu) {   /* a spread of all floats */
+  long bad = 0;
+  long first = -1;
+  for (uint32_t h = 0; h < 65536; h++) {   /* decode, every value */
+    double want = f16_value((uint16_t)h);
+    float got = __half2float(__half{(uint16_t)h});
+    if (!(isnan(want) ? isnan(got) : got == (float)want) && bad++ == 0) first = h;
+  }
+  for (uint32_t h = 0; h < 65536; h++) {   /* encode: each value, the ties above it, and next to the ties */
+    double x = f16_value((uint16_t)h), next = f16_value((uint16_t)(h + 1));
+    if (isnan(x) || isinf(x)) continue;
+    if (isnan(next) || (h & 0x7fff) == 0x7bff) next = copysign(65536.0, x);
+    float mid = (float)((x + next) / 2);
+    float probes[4] = {(float)x, mid, nextafterf(mid, 0.0f), nextafterf(mid, INFINITY)};
+    for (float f : probes) {
+      double got = f16_value(h16(f)), want = f16_round(f);
+      if (got != want && bad++ == 0) first = (long)h;
+    }
+  }
+  for (uint32_t u = 0; u < 0xffffffffu - 0xfffff; u += 0xfffffu) {   /* a third opinion: the compiler's _Float16 */
     float f;
     memcpy(&f, &u, 4);
-    _Float16 ref = (_Float16)f;
+    _Float16 r = (_Float16)f;
     uint16_t rb;
-    memcpy(&rb, &ref, 2);
-    uint16_t got = h16(f);
-    bool both_nan = isnan(f) && (got & 0x7c00) == 0x7c00 && (got & 0x3ff);
-    if (got != rb && !both_nan) {
-      if (!bad) first = u;
-      bad++;
-    }
-    if (!isnan(f) && __half2float(__half{rb}) != (float)ref) bad++;
+    memcpy(&rb, &r, 2);
+    if (!isnan(f) && h16(f) != rb && bad++ == 0) first = u;
   }
   char why[96];
-  snprintf(why, sizeof why, "%u mismatches, first at bits %#x", bad, first);
-  verdict("f32 <-> f16 round to nearest even (vs _Float16)", bad == 0, why);
+  snprintf(why, sizeof why, "%ld mismatches, first at %#lx", bad, first);
+  verdict("f32 <-> f16 round to nearest even (every value, tie and near-tie)", bad == 0, why);
   struct { float f; uint16_t b; } cases[] = {{1.0f, 0x3f80}, {1.00390625f, 0x3f80}, {1.01171875f, 0x3f82},
                                              {-2.5f, 0xc020}, {3.0e38f, 0x7f62}, {INFINITY, 0x7f80}};
   bool ok = true;
@@ -323,9 +352,9 @@ __global__ void ldm_bad_kernel(const unsigned char *g, int mode) {
 }
 
 /* Shared-memory races the shadow state sees: mode 0 a cp.async over bytes
-** another thread read (ldmatrix) since the barrier; 1 a plain write into a
-** cp.async in flight; 2 two threads writing the same byte; 3 a misaligned
-** cp.async. */
+** another thread read (ldmatrix) since the barrier; 1 a plain store into a
+** cp.async in flight; 2 a plain store over bytes an ldmatrix read since the
+** barrier; 3 a misaligned cp.async. */
 __global__ void race_kernel(const unsigned char *g, int mode) {
   extern __shared__ __align__(16) unsigned char lt_smem[];
   int l = threadIdx.x;
@@ -340,7 +369,11 @@ __global__ void race_kernel(const unsigned char *g, int mode) {
     lt_cp_async16(lt_smem + 16 * l, g, 16);
     lt_smem[16 * l + 3] = 7;
   }
-  if (mode == 2) lt_smem[5] = (unsigned char)l;
+  if (mode == 2) {
+    uint32_t r[4];
+    lt_ldmatrix_x4(r, lt_smem + 16 * l);
+    lt_smem[16 * ((l + 1) % 32) + 5] = 9;
+  }
   if (mode == 3) lt_cp_async16(lt_smem + 16 * l + 4, g, 16);
   __syncthreads();
 }
@@ -392,7 +425,7 @@ static void test_detections(void) {
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719, "that no thread wrote");
   expect_error("ldmatrix of rows another thread wrote with no barrier",
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 1), 719,
-               "wrote since the last barrier (missing barrier)");
+               "that a plain store wrote since the last barrier (missing barrier)");
   expect_error("ldmatrix of a cp.async destination with no wait",
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719,
                "is still copying (missing cp.async wait)");
@@ -402,9 +435,10 @@ static void test_detections(void) {
                lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719,
                "read since the last barrier (missing barrier before the copy)");
   expect_error("a write into a cp.async in flight", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 1),
-               719, "to it was in flight (no cp.async wait before the write)");
-  expect_error("two threads write one shared byte between barriers",
-               lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719, "both wrote shared memory");
+               719, "a plain store wrote shared memory (dynamic, offset 3) while a cp.async of thread 0 to it was in flight");
+  expect_error("a plain store over bytes an ldmatrix read since the barrier",
+               lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719,
+               "a plain store overwrote shared memory (dynamic, offset 5) that a thread read with ldmatrix since the last barrier");
   expect_error("misaligned cp.async", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 3), 719,
                "is not 16-byte aligned");
   expect_error("mma.sync with a lane gone", lt_emu_launch(mma_lane_exits_kernel, dim3(1), dim3(32), 0, NULL, x), 719,
