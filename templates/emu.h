@@ -78,7 +78,15 @@
 ** generated kernel code is); a third of the run time under ASan otherwise.
 ** Accesses to the kernel's memory they make go through lt_emu::copy_in
 ** (memcpy, which the sanitizer checks) or are range-checked here. */
-#define LT_EMU_FN inline __attribute__((no_sanitize("address", "undefined")))
+#define LT_EMU_FN inline __attribute__((no_sanitize("address", "undefined"), unused))
+
+/* Generated code carries "#pragma unroll" for nvcc and hipcc: g++ 13 and
+** later stop warning about it here (g++ 12 needs -Wno-unknown-pragmas),
+** clang stops warning about loops it does not unroll. */
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpass-failed"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* the GPU dialect common to CUDA and HIP                               */
@@ -92,10 +100,39 @@
 #define __shared__ thread_local
 #define __align__(n) __attribute__((aligned(n)))
 
-/* Vector types of the GPU headers, as plain structs; may_alias because
-** generated code reads and writes them through pointers to other types. */
-struct __attribute__((may_alias, aligned(16))) uint4 { unsigned x, y, z, w; };
-struct __attribute__((may_alias, aligned(8))) uint2 { unsigned x, y; };
+namespace lt_emu {
+namespace {
+void check_vector(const void *a, const void *b, size_t bytes);
+}
+}
+
+/* Vector types of the GPU headers; may_alias because generated code reads
+** and writes them through pointers to other types.  Copying one checks
+** that both sides are aligned to its size, as the GPU's vector loads and
+** stores require (a misaligned one faults there).  In an unnamed
+** namespace: each translation unit checks against its own launch. */
+namespace {
+struct __attribute__((may_alias, aligned(16))) uint4 {
+  unsigned x, y, z, w;
+  uint4() = default;
+  uint4(const uint4 &o) : x(o.x), y(o.y), z(o.z), w(o.w) { lt_emu::check_vector(this, &o, 16); }
+  uint4 &operator=(const uint4 &o) {
+    lt_emu::check_vector(this, &o, 16);
+    x = o.x, y = o.y, z = o.z, w = o.w;
+    return *this;
+  }
+};
+struct __attribute__((may_alias, aligned(8))) uint2 {
+  unsigned x, y;
+  uint2() = default;
+  uint2(const uint2 &o) : x(o.x), y(o.y) { lt_emu::check_vector(this, &o, 8); }
+  uint2 &operator=(const uint2 &o) {
+    lt_emu::check_vector(this, &o, 8);
+    x = o.x, y = o.y;
+    return *this;
+  }
+};
+}  // namespace
 struct __attribute__((may_alias, aligned(16))) int4 { int x, y, z, w; };
 struct __attribute__((may_alias, aligned(16))) float4 { float x, y, z, w; };
 struct __attribute__((may_alias, aligned(8))) float2 { float x, y; };
@@ -1022,6 +1059,18 @@ LT_EMU_FN int launch(const char *name, const char *file, int line, int warp, int
   g = outer;
   if (err) last_error = err;
   return err;
+}
+
+/* A uint4 or uint2 copy between a and b: both must be aligned to `bytes`.
+** The line is the thread's last sync point (build with -fsanitize=alignment
+** under g++ for the exact one). */
+LT_EMU_FN void check_vector(const void *a, const void *b, size_t bytes) {
+  if (((uintptr_t)a | (uintptr_t)b) % bytes == 0) return;
+  State *s = g;
+  const void *bad = (uintptr_t)a % bytes ? a : b;
+  if (s && s->cur)
+    fail(s->cur->file, s->cur->line, "thread %d: a %zu-byte vector access at %p, which is not %zu-byte aligned (after "
+         "this line)", s->cur->tid, bytes, bad, bytes);
 }
 
 /* The running thread's threadIdx / blockIdx (read by the macros below). */

@@ -77,15 +77,15 @@ LT_EMU_FN float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
 }  // namespace
 }  // namespace lt_emu
 
-static inline float __half2float(__half h) { return lt_emu::f16_to_f32(h.__x); }
-static inline __half __float2half_rn(float f) { return __half{lt_emu::f32_to_f16(f)}; }
-static inline __half __float2half(float f) { return __float2half_rn(f); }
-static inline float __bfloat162float(__nv_bfloat16 b) { return lt_emu::bf16_to_f32(b.__x); }
-static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16{lt_emu::f32_to_bf16(f)}; }
-static inline __nv_bfloat16 __float2bfloat16(float f) { return __float2bfloat16_rn(f); }
-static inline float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
-static inline unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline __attribute__((unused)) float __half2float(__half h) { return lt_emu::f16_to_f32(h.__x); }
+static inline __attribute__((unused)) __half __float2half_rn(float f) { return __half{lt_emu::f32_to_f16(f)}; }
+static inline __attribute__((unused)) __half __float2half(float f) { return __float2half_rn(f); }
+static inline __attribute__((unused)) float __bfloat162float(__nv_bfloat16 b) { return lt_emu::bf16_to_f32(b.__x); }
+static inline __attribute__((unused)) __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16{lt_emu::f32_to_bf16(f)}; }
+static inline __attribute__((unused)) __nv_bfloat16 __float2bfloat16(float f) { return __float2bfloat16_rn(f); }
+static inline __attribute__((unused)) float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
+static inline __attribute__((unused)) unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
+static inline __attribute__((unused)) float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 /* ------------------------------------------------------------------ */
 /* the runtime API generated code calls                                 */
@@ -102,15 +102,15 @@ typedef void *cudaStream_t;
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 
 /* Returns and clears the last launch error of this OS thread. */
-static inline cudaError_t cudaGetLastError(void) {
+static inline __attribute__((unused)) cudaError_t cudaGetLastError(void) {
   int e = lt_emu::last_error;
   lt_emu::last_error = 0;
   return e;
 }
 
-static inline cudaError_t cudaPeekAtLastError(void) { return lt_emu::last_error; }
-static inline cudaError_t cudaDeviceSynchronize(void) { return 0; }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
+static inline __attribute__((unused)) cudaError_t cudaPeekAtLastError(void) { return lt_emu::last_error; }
+static inline __attribute__((unused)) cudaError_t cudaDeviceSynchronize(void) { return 0; }
+static inline __attribute__((unused)) cudaError_t cudaStreamSynchronize(cudaStream_t) { return 0; }
 
 /* cudaFuncSetAttribute(kernel, MaxDynamicSharedMemorySize, bytes): records
 ** the opt-in a launch above 48 KiB needs; checks the value. */
@@ -141,10 +141,10 @@ LT_EMU_FN T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int la
 /* ------------------------------------------------------------------ */
 /* the helpers of templates/cuda.h                                      */
 
-static inline float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
-static inline float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
-static inline int lt_imax(int a, int b) { return a > b ? a : b; }
-static inline int lt_imin(int a, int b) { return a < b ? a : b; }
+static inline __attribute__((unused)) float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+static inline __attribute__((unused)) float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+static inline __attribute__((unused)) int lt_imax(int a, int b) { return a > b ? a : b; }
+static inline __attribute__((unused)) int lt_imin(int a, int b) { return a < b ? a : b; }
 
 /* ------------------------------------------------------------------ */
 /* ldmatrix, mma.sync, cp.async (PTX ISA: "Warp-level matrix load      */

@@ -47,9 +47,9 @@ LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
 }  // namespace
 }  // namespace lt_emu
 
-static inline float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
-static inline unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline __attribute__((unused)) float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
+static inline __attribute__((unused)) unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
+static inline __attribute__((unused)) float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 /* ------------------------------------------------------------------ */
 /* the runtime API generated code calls                                 */
@@ -65,18 +65,18 @@ typedef void *hipStream_t;
 enum hipFuncAttribute { hipFuncAttributeMaxDynamicSharedMemorySize = 8 };
 
 /* Returns and clears the last launch error of this OS thread. */
-static inline hipError_t hipGetLastError(void) {
+static inline __attribute__((unused)) hipError_t hipGetLastError(void) {
   int e = lt_emu::last_error;
   lt_emu::last_error = 0;
   return e;
 }
 
-static inline hipError_t hipPeekAtLastError(void) { return lt_emu::last_error; }
-static inline hipError_t hipDeviceSynchronize(void) { return 0; }
-static inline hipError_t hipStreamSynchronize(hipStream_t) { return 0; }
+static inline __attribute__((unused)) hipError_t hipPeekAtLastError(void) { return lt_emu::last_error; }
+static inline __attribute__((unused)) hipError_t hipDeviceSynchronize(void) { return 0; }
+static inline __attribute__((unused)) hipError_t hipStreamSynchronize(hipStream_t) { return 0; }
 
 /* hipFuncSetAttribute((const void *)kernel, MaxDynamicSharedMemorySize, n). */
-static inline hipError_t hipFuncSetAttribute(const void *kernel, hipFuncAttribute attr, int value) {
+static inline __attribute__((unused)) hipError_t hipFuncSetAttribute(const void *kernel, hipFuncAttribute attr, int value) {
   if (attr != hipFuncAttributeMaxDynamicSharedMemorySize) return hipErrorInvalidValue;
   return lt_emu::set_smem_optin(kernel, value, LT_EMU_HIP_LDS);
 }
@@ -107,17 +107,17 @@ typedef uint16_t lt_bf16;
 
 /* bf16 (kept as its bits) -> f32, and f32 -> bf16 rounding to nearest
 ** even with NaN kept a NaN. */
-static inline float lt_bf16_to_f32(lt_bf16 h) { return lt_emu::bf16_to_f32(h); }
-static inline lt_bf16 lt_f32_to_bf16(float f) {
+static inline __attribute__((unused)) float lt_bf16_to_f32(lt_bf16 h) { return lt_emu::bf16_to_f32(h); }
+static inline __attribute__((unused)) lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = lt_emu::f32_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);
   uint32_t lsb = (u >> 16) & 1u;
   return (lt_bf16)((u + 0x7fffu + lsb) >> 16);
 }
-static inline float lt_round_f16(float x) { return (float)(_Float16)x; }
-static inline float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
-static inline int lt_imax(int a, int b) { return a > b ? a : b; }
-static inline int lt_imin(int a, int b) { return a < b ? a : b; }
+static inline __attribute__((unused)) float lt_round_f16(float x) { return (float)(_Float16)x; }
+static inline __attribute__((unused)) float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
+static inline __attribute__((unused)) int lt_imax(int a, int b) { return a > b ? a : b; }
+static inline __attribute__((unused)) int lt_imin(int a, int b) { return a < b ? a : b; }
 
 /* ------------------------------------------------------------------ */
 /* MFMA (wave64) and WMMA (wave32)                                      */

@@ -16,7 +16,7 @@
 **
 **   check TARGET [VARIANT]   runs the cases (of VARIANT only, if given)
 **   check --list             prints the variants it has cases for
-** Prints one PASS / FAIL line per case.
+** Prints one PASS / FAIL line per case, then "# emu TARGET: done".
 */
 #include <math.h>
 #include <stdint.h>
@@ -88,7 +88,6 @@
 #endif
 
 enum Dt { F32, F16, BF16 };
-static const char *const dt_name[] = {"f32", "f16", "bf16"};
 static const size_t dt_bytes[] = {4, 2, 2};
 static const double rel_tol[] = {2e-5, 4e-3, 2e-2};
 static const double abs_tol[] = {1e-5, 1e-3, 1e-2};
@@ -526,5 +525,6 @@ int main(int argc, char **argv) {
   LT_MATMULS(RUN_MM)
 #endif
   if (hashes) fclose(hashes);
+  if (!listing) printf("# emu %s: done\n", target);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }

@@ -159,9 +159,11 @@ for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip; do
     echo "FAIL emu unit $label: does not build: $(grep -m1 error $b/$exe.err)"
     continue
   fi
-  $b/$exe $label 2> $b/$exe.stderr
+  $b/$exe $label > $b/$exe.out 2> $b/$exe.stderr
   st=$?
-  [ $st -gt 1 ] && echo "FAIL emu unit $label: crashed (status $st): $(grep -m1 -E 'ERROR|error' $b/$exe.stderr)"
+  grep -E '^(PASS|FAIL)' $b/$exe.out
+  grep -q "^# emu unit $label: done" $b/$exe.out ||
+    echo "FAIL emu unit $label: stopped early (status $st): $(grep -m1 -E 'ERROR|error' $b/$exe.stderr)"
 done
 
 # 2. every kernel, every target
@@ -192,14 +194,16 @@ for t in $targets; do
     v=$(basename "$f" .emu.cpp)
     grep -qx "$v" $d/covered || echo "SKIP emu $t $v: no reference in tests/emu/check.cpp"
   done
-  LT_CHECK_HASHES=$d/hash.forward $d/check $t 2> $d/stderr
+  LT_CHECK_HASHES=$d/hash.forward $d/check $t > $d/forward.out 2> $d/stderr
   st=$?
-  [ $st -gt 1 ] && echo "FAIL emu $t: check crashed (status $st): $(grep -m1 -E 'ERROR|error' $d/stderr)"
+  grep -E '^(PASS|FAIL)' $d/forward.out
+  grep -q "^# emu $t: done" $d/forward.out ||
+    echo "FAIL emu $t: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/stderr)"
   LT_EMU_SCHEDULE=warps LT_CHECK_HASHES=$d/hash.warps $d/check $t > $d/warps.out 2> $d/warps.stderr
   st=$?
   grep '^FAIL' $d/warps.out | sed "s/^FAIL emu $t /FAIL emu $t [warps order] /"
-  if [ $st -gt 1 ]; then
-    echo "FAIL emu $t [warps order]: check crashed (status $st): $(grep -m1 -E 'ERROR|error' $d/warps.stderr)"
+  if ! grep -q "^# emu $t: done" $d/warps.out; then
+    echo "FAIL emu $t [warps order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/warps.stderr)"
   elif ! cmp -s $d/hash.forward $d/hash.warps; then
     echo "FAIL emu $t: outputs differ between the forward and warps thread orders (a race): $(diff $d/hash.forward $d/hash.warps | grep -m1 '^>' | cut -c3-)"
   else
@@ -255,6 +259,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
     case $detector in
       emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
       sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
+      either) grep -qE 'error: lt_emu:|AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
       numerics) grep '^FAIL' $m.out | grep -qF "$words" ;;
       *) false ;;
     esac && { found=$order; break; }

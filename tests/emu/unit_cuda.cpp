@@ -392,6 +392,11 @@ __global__ void big_smem_kernel(float *x) {
   x[threadIdx.x] = lt_smem[threadIdx.x];
 }
 
+/* (not the sanitizer's alignment check: the emulator's own is tested) */
+__global__ __attribute__((no_sanitize("alignment"))) void misaligned_vector_kernel(const unsigned char *g, uint4 *out) {
+  out[threadIdx.x] = ((const uint4 *)(g + 4))[threadIdx.x];   /* 16-byte loads 4 bytes off */
+}
+
 __global__ void static_race_kernel(int *x, int v) {
   __shared__ int flag[1];
   if (threadIdx.x == 0) flag[0] = v;
@@ -441,6 +446,10 @@ static void test_detections(void) {
                "a plain store overwrote shared memory (dynamic, offset 5) that a thread read with ldmatrix since the last barrier");
   expect_error("misaligned cp.async", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 3), 719,
                "is not 16-byte aligned");
+  uint4 vout[32];
+  expect_error("a uint4 load from an address not 16-byte aligned",
+               lt_emu_launch(misaligned_vector_kernel, dim3(1), dim3(32), 0, NULL, g, vout), 719,
+               "16-byte vector access at");
   expect_error("mma.sync with a lane gone", lt_emu_launch(mma_lane_exits_kernel, dim3(1), dim3(32), 0, NULL, x), 719,
                "reached by only some lanes of warp 0: lanes 0-4, 6-31 wait at it; lane 5 finished");
   expect_error("more than 48 KiB of dynamic shared memory without the opt-in",
@@ -479,5 +488,6 @@ int main(int argc, char **argv) {
   test_ldmatrix_mma();
   test_cp_async();
   test_detections();
+  printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }

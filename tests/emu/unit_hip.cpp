@@ -198,5 +198,6 @@ int main(int argc, char **argv) {
     for (int bf16 = 0; bf16 < 2; bf16++) test_matrix(shape, bf16);
   test_spot();
   test_wavefront();
+  printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }
