@@ -1343,9 +1343,22 @@ static int sandbox_index(lua_State *l) {
   return dsl_error("undefined global '%s'; declare it with local", n ? n : "?");
 }
 
-/* k's metatable: a misspelt builder method is named in the error. */
+static const Target *the_target;   /* of the current run; NULL for --list */
+
+/* k's metatable: k.target (the target's name) and k.warp (lanes per warp)
+** let a kernel pick tile sizes per target; a misspelt builder method is
+** named in the error. */
 static int k_index(lua_State *l) {
-  return dsl_error("the kernel builder has no field or method '%s'", lua_tostring(l, 2) ? lua_tostring(l, 2) : "?");
+  const char *key = lua_tostring(l, 2);
+  if (key && the_target && strcmp(key, "target") == 0) {
+    lua_pushstring(l, the_target->name);
+    return 1;
+  }
+  if (key && the_target && strcmp(key, "warp") == 0) {
+    lua_pushinteger(l, the_target->warp);
+    return 1;
+  }
+  return dsl_error("the kernel builder has no field or method '%s'", key ? key : "?");
 }
 
 static int sandbox_newindex(lua_State *l) {
@@ -1650,6 +1663,7 @@ static int run_file(lua_State *l) {
 
 /* Runs the kernel file of req; see the comment at the top. */
 void ltD_run(GenRequest *req, VariantFn fn, void *ud, Buf *listing) {
+  the_target = req->target;
   kfile = req->file;
   ksource = ltU_fmt("@%s", req->file);
   open_state();

@@ -32,6 +32,7 @@ typedef struct E {
   const char *base;     /* kernel file's base name, for comments */
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
+  const Stmt *fused;    /* a statement already emitted inside the load before it */
 } E;
 
 #define EMU_EXT ".emu.cpp"
@@ -342,15 +343,22 @@ static void declare_regs(E *e, const Sym *s) {
 }
 
 /* dst[element] = val over dst's elements (a tile assignment). */
-static void tile_assign(E *e, const Sym *dst, const Expr *val) {
+/* dst[element] = val over dst's elements (a tile assignment); with
+** `then`, a second assignment over the same elements in the same loops. */
+static void tile_assign2(E *e, const Sym *dst, const Expr *val, const Stmt *then) {
   Ctx c = {0};
   int n = open_loops(e, &c, dst->layout, dst->shape, 1, 1, 1);
-  const char *v = etext(e, val, &c);
-  if (dst->kind == SYM_FRAG && (dst->dt == DT_F16 || dst->dt == DT_BF16))
-    v = ltU_fmt("lt_round_%s(%s)", dst->dt == DT_F16 ? "f16" : "bf16", v);
-  line(e, "%s[%s] = %s;", dst->name, reg_index(&c, dst->shape), v);
+  for (int i = 0; i < (then ? 2 : 1); i++) {
+    const Sym *d = i ? then->dst : dst;
+    const char *v = etext(e, i ? then->val : val, &c);
+    if (d->kind == SYM_FRAG && (d->dt == DT_F16 || d->dt == DT_BF16))
+      v = ltU_fmt("lt_round_%s(%s)", d->dt == DT_F16 ? "f16" : "bf16", v);
+    line(e, "%s[%s] = %s;", d->name, reg_index(&c, d->shape), v);
+  }
   close_loops(e, n);
 }
+
+static void tile_assign(E *e, const Sym *dst, const Expr *val) { tile_assign2(e, dst, val, NULL); }
 
 /* Address and bounds of one chunk of a view: see load_store. */
 typedef struct Access {
@@ -410,8 +418,12 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
 
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
-** `shared`: the other side is that shared tile instead of registers. */
-static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh) {
+** `shared`: the other side is that shared tile instead of registers.
+** `then`: a tile assignment that reads the loaded value (fusable, below),
+** done chunk by chunk right after each chunk's load, so that the loaded
+** tile is never live whole. */
+static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
+                       const Stmt *then) {
   const Sym *t = v->t;
   int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
   const Layout *l = ltP_layout_of(e->k, shape, t->dt);
@@ -533,6 +545,23 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   if (V > 1 && unit_stride && gpu(e) && bytes >= 4) {
     e->depth--;
     line(e, "}");
+  }
+  if (then) {
+    Ctx ct = c;
+    ct.vi = V > 1 ? "vi" : NULL;
+    if (V > 1) {
+      if (gpu(e)) line(e, "#pragma unroll");
+      line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
+      e->depth++;
+    }
+    const char *x = etext(e, then->val, &ct);
+    if (then->dst->kind == SYM_FRAG && (then->dst->dt == DT_F16 || then->dst->dt == DT_BF16))
+      x = ltU_fmt("lt_round_%s(%s)", then->dst->dt == DT_F16 ? "f16" : "bf16", x);
+    line(e, "%s[%s] = %s;", then->dst->name, reg_index(&ct, then->dst->shape), x);
+    if (V > 1) {
+      e->depth--;
+      line(e, "}");
+    }
   }
   close_loops(e, n);
   if (interior) {
@@ -851,12 +880,37 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "lt_cp_async_wait<0>();");
 }
 
+/* Can load s be fused into the statement after it (load_store's `then`)?
+** When that statement assigns a tile of the same shape and layout
+** elementwise, and is the loaded value's only reader. */
+static int count_reads(const Expr *x, const Sym *s) {
+  if (!x) return 0;
+  return (x->kind == E_SYM && x->sym == s) + count_reads(x->a, s) + count_reads(x->b, s) + count_reads(x->c, s);
+}
+
+static int fusable(const E *e, const Stmt *s) {
+  const Stmt *u = s->next;
+  const Sym *d = s->dst;
+  if (!u || d->kind != SYM_LET || d->rank == 0 || !d->layout || d->uses != count_reads(u->val, d)) return 0;
+  if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0)) return 0;
+  if (u->dst->layout != d->layout || u->dst->shape[0] != d->shape[0] || u->dst->shape[1] != d->shape[1]) return 0;
+  if (s->kind == S_LET) return 1;
+  const int shape[2] = {d->shape[0], d->shape[1]};
+  return s->kind == S_LOAD && ltP_layout_of(e->k, shape, s->view->t->dt) == d->layout;
+}
+
 static void stmt(E *e, Stmt *s) {
+  if (s == e->fused) return;   /* done inside the load before it */
   if (s->kind != S_BARRIER) comment(e, s->line);
   switch (s->kind) {
   case S_LET:
     if (s->dst->rank == 0) {
       line(e, "const %s %s = %s;", ctype(s->dst->dt), s->dst->name, etext(e, s->val, NULL));
+    } else if (fusable(e, s)) {   /* both in one loop: the tile is never live whole */
+      declare_regs(e, s->dst);
+      if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
+      tile_assign2(e, s->dst, s->val, s->next);
+      e->fused = s->next;
     } else {
       declare_regs(e, s->dst);
       tile_assign(e, s->dst, s->val);
@@ -871,13 +925,19 @@ static void stmt(E *e, Stmt *s) {
     break;
   case S_LOAD:
     if (s->dst->kind == SYM_LET) declare_regs(e, s->dst);
-    load_store(e, s->view, s->dst, NULL, s->other, NULL);
+    if (fusable(e, s)) {
+      if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
+      load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next);
+      e->fused = s->next;
+    } else {
+      load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL);
+    }
     break;
   case S_STORE:
-    load_store(e, s->view, NULL, s->val, NULL, NULL);
+    load_store(e, s->view, NULL, s->val, NULL, NULL, NULL);
     break;
   case S_G2S:
-    load_store(e, s->view, NULL, NULL, s->other, s->shared);
+    load_store(e, s->view, NULL, NULL, s->other, s->shared, NULL);
     break;
   case S_SLOAD:
   case S_SSTORE:

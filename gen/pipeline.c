@@ -18,12 +18,12 @@ static void plan(Kernel *k, Stmt *loop, const Target *t) {
   Stmt *s = loop->body.first;
   int copies = 0;
   for (; s && is_producer(s); s = s->next) copies += s->kind == S_G2S;
+  for (Stmt *c = s; c; c = c->next)
+    if (c->kind == S_G2S)
+      ltU_error(c->line, "in a k:pipelined body, the copies into shared tiles come first, before line %d", s->line);
   if (!copies)
     ltU_error(loop->line, "a k:pipelined body starts with the copies it overlaps, k:copy(view, shared_tile); "
                           "this one has none (use k:serial for a plain loop)");
-  for (Stmt *c = s; c; c = c->next)
-    if (c->kind == S_G2S)
-      ltU_error(c->line, "in a k:pipelined body, copies into shared tiles come first, before line %d", s->line);
   if (!t->async_copy || loop->stages < 2) {
     loop->stages = 1;
     return;

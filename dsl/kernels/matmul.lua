@@ -26,7 +26,7 @@ return tile.kernel {
     layout = { "nn", "nt", "tn", "tt" },
     epilogue = { "none", "bias", "bias_relu", "bias_gelu", "bias_silu" },
   },
-  config = { BM = 128, BN = 128, BK = 32, stages = 4, threads = 256, group_m = 8 },
+  config = { BM = 128, BN = 256, BK = 64, stages = 3, threads = 256, group_m = 8 },
   params = function(v)
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
     local ps = {   -- C0 first, so that every layout's sizes read batch, M, N, K
@@ -42,7 +42,9 @@ return tile.kernel {
   end,
   body = function(k, p, c, v)
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
-    local BM, BN, BK = c.BM, c.BN, c.BK
+    local BM = c.BM
+    local BN = k.target == "gfx1100" and c.BN // 2 or c.BN   -- wave32: half the registers per warp tile
+    local BK = v.dtype == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes and has no tensor cores
     local pid, b = k:grid(tile.cdiv(p.M, BM) * tile.cdiv(p.N, BN), p.batch)
     local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
     local As = k:shared(v.dtype, ta and { BK, BM } or { BM, BK })

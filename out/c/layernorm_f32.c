@@ -82,12 +82,9 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
     mean[0] = t5[0] / (float)C;
     // layernorm.lua:30: local col = k:iota({ 1, c.BC }, 2)
     int col[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
-      col[ci] = ci;
-    }
-    // layernorm.lua:31: local d = tile.where(col:lt(p.C), x - mean, 0)
     float d[4096];
     for (int ci = 0; ci < 4096; ++ci) {
+      col[ci] = ci;
       d[ci] = col[ci] < C ? x[ci] - mean[0] : 0.0f;
     }
     // layernorm.lua:32: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
@@ -174,12 +171,9 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
       }
       // layernorm.lua:46: local col = k:iota({ 1, c.BC }, 2) + j * c.BC
       int col_2[4096];
-      for (int ci = 0; ci < 4096; ++ci) {
-        col_2[ci] = ci + j_2 * 4096;
-      }
-      // layernorm.lua:47: local d = tile.where(col:lt(p.C), x - mean, 0)
       float d_2[4096];
       for (int ci = 0; ci < 4096; ++ci) {
+        col_2[ci] = ci + j_2 * 4096;
         d_2[ci] = col_2[ci] < C ? x_3[ci] - mean_2[0] : 0.0f;
       }
       // layernorm.lua:48: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: cc -O2 -std=c11 -c matmul_f16_bias_relu_nt.c
  */
 #include <math.h>
@@ -57,112 +57,108 @@ static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 /* One block of matmul_f16_bias_relu_nt: what one GPU block computes, with one thread. */
 static void matmul_f16_bias_relu_nt_block(int pid, int b, const lt_f16 *restrict C0, const lt_f16 *restrict A, const lt_f16 *restrict B, lt_f16 *restrict C, const lt_f16 *restrict bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
-  lt_f16 As[128][32];
-  lt_f16 Bs[128][32];
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  lt_f16 As[128][64];
+  lt_f16 Bs[256][64];
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[16384];
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[32768];
   for (int ri = 0; ri < 128; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      acc_2[ri * 128 + ci] = 0.0f;
+    for (int ci = 0; ci < 256; ++ci) {
+      acc_2[ri * 256 + ci] = 0.0f;
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
-    // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
+    // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const lt_f16 *base = A + (int64_t)b * sa;
       for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 64; ++ci) {
           const int gr = bm * 128 + ri;
-          const int gc = kt * 32 + ci;
+          const int gc = kt * 64 + ci;
           const lt_f16 *ptr = base + (int64_t)gr * lda + gc;
           As[ri][ci] = ok && gr >= 0 && gr < M && gc < K ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const lt_f16 *base = B + (int64_t)b * sb;
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          const int gr = bn * 128 + ri;
-          const int gc = kt * 32 + ci;
+      for (int ri = 0; ri < 256; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          const int gr = bn * 256 + ri;
+          const int gc = kt * 64 + ci;
           const lt_f16 *ptr = base + (int64_t)gr * ldb + gc;
           Bs[ri][ci] = ok && gr >= 0 && gr < N && gc < K ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
-    for (int kk = 0; kk < 32; ++kk) {
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 128; ++ci) {
-          acc_2[ri * 128 + ci] += lt_f16_to_f32(As[ri][kk]) * lt_f16_to_f32(Bs[ci][kk]);
+        for (int ci = 0; ci < 256; ++ci) {
+          acc_2[ri * 256 + ci] += lt_f16_to_f32(As[ri][kk]) * lt_f16_to_f32(Bs[ci][kk]);
         }
       }
     }
   }
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   for (int ri = 0; ri < 128; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      acc_2[ri * 128 + ci] = acc_2[ri * 128 + ci] * alpha;
+    for (int ci = 0; ci < 256; ++ci) {
+      acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] * alpha;
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[16384];
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[32768];
     {
       const bool ok = b < batch;
       const lt_f16 *base = C0 + (int64_t)b * sc;
       for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 128; ++ci) {
+        for (int ci = 0; ci < 256; ++ci) {
           const int gr = bm * 128 + ri;
-          const int gc = bn * 128 + ci;
+          const int gc = bn * 256 + ci;
           const lt_f16 *ptr = base + (int64_t)gr * ldc + gc;
-          t27[ri * 128 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
+          t27[ri * 256 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
+          acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] + beta * t27[ri * 256 + ci];
         }
       }
     }
-    for (int ri = 0; ri < 128; ++ri) {
-      for (int ci = 0; ci < 128; ++ci) {
-        acc_2[ri * 128 + ci] = acc_2[ri * 128 + ci] + beta * t27[ri * 128 + ci];
-      }
-    }
   }
-  // matmul.lua:62: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-  float bias_2[128];
+  // matmul.lua:64: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  float bias_2[256];
   {
     const lt_f16 *base = bias;
-    for (int ci = 0; ci < 128; ++ci) {
-      const int gc = bn * 128 + ci;
+    for (int ci = 0; ci < 256; ++ci) {
+      const int gc = bn * 256 + ci;
       const lt_f16 *ptr = base + gc;
       bias_2[ci] = gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
     }
   }
-  // matmul.lua:63: k:assign(acc, act(acc + bias))
+  // matmul.lua:65: k:assign(acc, act(acc + bias))
   for (int ri = 0; ri < 128; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      acc_2[ri * 128 + ci] = fmaxf(acc_2[ri * 128 + ci] + bias_2[ci], 0.0f);
+    for (int ci = 0; ci < 256; ++ci) {
+      acc_2[ri * 256 + ci] = fmaxf(acc_2[ri * 256 + ci] + bias_2[ci], 0.0f);
     }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     lt_f16 *base = C + (int64_t)b * sc;
     for (int ri = 0; ri < 128; ++ri) {
-      for (int ci = 0; ci < 128; ++ci) {
+      for (int ci = 0; ci < 256; ++ci) {
         const int gr = bm * 128 + ri;
-        const int gc = bn * 128 + ci;
+        const int gc = bn * 256 + ci;
         lt_f16 *ptr = base + (int64_t)gr * ldc + gc;
-        if (ok && gr >= 0 && gr < M && gc >= 0 && gc < N) ptr[0] = lt_f32_to_f16(acc_2[ri * 128 + ci]);
+        if (ok && gr >= 0 && gr < M && gc >= 0 && gc < N) ptr[0] = lt_f32_to_f16(acc_2[ri * 256 + ci]);
       }
     }
   }
@@ -175,7 +171,7 @@ int matmul_f16_bias_relu_nt(const void *C0, const void *A, const void *B, void *
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return 1;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return 1;
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return 1;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int b = 0; b < grid_y; ++b)

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: hipcc -O3 --offload-arch=gfx1100 -c matmul_bf16_bias_silu_nn.hip
  */
 #include <hip/hip_runtime.h>
@@ -74,15 +74,15 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
   const int col0 = warp_col + lane % 16;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) lt_bf16 As[128][32];
-  __shared__ __attribute__((aligned(16))) lt_bf16 Bs[32][128];
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  __shared__ __attribute__((aligned(16))) lt_bf16 As[128][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Bs[64][128];
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[64];
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
@@ -91,35 +91,35 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
       acc_2[ri * 4 + ci] = 0.0f;
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
     lt_syncthreads();
-    // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const lt_bf16 *base = A + (int64_t)b * sa;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 128 + ri * 64 + tid / 4;
-        const int gc = kt * 32 + tid % 4 * 8;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = bm * 128 + ri * 32 + tid / 8;
+        const int gc = kt * 64 + tid % 8 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * lda + gc;
         if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 64 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&As[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            As[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            As[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
     }
-    // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const lt_bf16 *base = B + (int64_t)b * sb;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = kt * 32 + ri * 16 + tid / 16;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = kt * 64 + ri * 16 + tid / 16;
         const int gc = bn * 128 + tid % 16 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * ldb + gc;
         if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
@@ -133,9 +133,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
       }
     }
     lt_syncthreads();
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll
-    for (int kk = 0; kk < 32; kk += 16) {
+    for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } As_frag[2], Bs_frag[4];
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
       }
     }
   }
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
     #pragma unroll
@@ -171,9 +171,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
       acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] * alpha;
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[64];
     {
       const bool ok = b < batch;
@@ -186,18 +186,12 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
           const int gc = bn * 128 + ci * 16 + col0;
           const lt_bf16 *ptr = base + (int64_t)gr * ldc + gc;
           t27[ri * 4 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+          acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] + beta * t27[ri * 4 + ci];
         }
       }
     }
-    #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] + beta * t27[ri * 4 + ci];
-      }
-    }
   }
-  // matmul.lua:62: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:64: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[4];
   {
     const lt_bf16 *base = bias;
@@ -208,23 +202,17 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_nn_kernel(const lt_
       bias_2[ci] = gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
     }
   }
-  // matmul.lua:63: k:assign(acc, act(acc + bias))
+  // matmul.lua:65: k:assign(acc, act(acc + bias))
   float t32[64];
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
       t32[ri * 4 + ci] = acc_2[ri * 4 + ci] + bias_2[ci];
-    }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
       acc_2[ri * 4 + ci] = t32[ri * 4 + ci] / (1.0f + expf(-t32[ri * 4 + ci]));
     }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     lt_bf16 *base = C + (int64_t)b * sc;

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: hipcc -O3 --offload-arch=gfx90a -c matmul_f16_none_nt.hip
  */
 #include <hip/hip_runtime.h>
@@ -79,80 +79,80 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nt_kernel(const _Float16 
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
-  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
   const int warp_row = tid / 128 * 64;
-  const int warp_col = tid / 64 % 2 * 64;
+  const int warp_col = tid / 64 % 2 * 128;
   /* MFMA 32x32x8 result layout: this thread holds rows row0 + 32 i and columns col0 + 8 j + 0..3 */
   const int row0 = warp_row + lane % 32;
   const int col0 = warp_col + lane / 32 * 4;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) _Float16 As[128][32];
-  __shared__ __attribute__((aligned(16))) _Float16 Bs[128][32];
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  __shared__ __attribute__((aligned(16))) _Float16 As[128][64];
+  __shared__ __attribute__((aligned(16))) _Float16 Bs[256][64];
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        acc_2[ri * 32 + ci * 4 + vi] = 0.0f;
+        acc_2[ri * 64 + ci * 4 + vi] = 0.0f;
       }
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
     lt_syncthreads();
-    // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const _Float16 *base = A + (int64_t)b * sa;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 128 + ri * 64 + tid / 4;
-        const int gc = kt * 32 + tid % 4 * 8;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = bm * 128 + ri * 32 + tid / 8;
+        const int gc = kt * 64 + tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * lda + gc;
         if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 64 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&As[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            As[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            As[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
-    // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const _Float16 *base = B + (int64_t)b * sb;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bn * 128 + ri * 64 + tid / 4;
-        const int gc = kt * 32 + tid % 4 * 8;
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = bn * 256 + ri * 32 + tid / 8;
+        const int gc = kt * 64 + tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * ldb + gc;
         if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Bs[ri * 64 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&Bs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Bs[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            Bs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
     lt_syncthreads();
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll
-    for (int kk = 0; kk < 32; kk += 8) {
-      union { uint32_t u[2]; _Float16 h[4]; } As_frag[2], Bs_frag[2];
+    for (int kk = 0; kk < 64; kk += 8) {
+      union { uint32_t u[2]; _Float16 h[4]; } As_frag[2], Bs_frag[4];
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nt_kernel(const _Float16 
         }
       }
       #pragma unroll
-      for (int ni = 0; ni < 2; ++ni) {
+      for (int ni = 0; ni < 4; ++ni) {
         #pragma unroll
         for (int x = 0; x < 4; ++x) {
           Bs_frag[ni].h[x] = Bs[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
@@ -170,82 +170,76 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nt_kernel(const _Float16 
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-          lt_mfma_32x32x8_f16(&acc_2[mi * 32 + ni * 16], Bs_frag[ni].u, As_frag[mi].u);
+        for (int ni = 0; ni < 4; ++ni) {
+          lt_mfma_32x32x8_f16(&acc_2[mi * 64 + ni * 16], Bs_frag[ni].u, As_frag[mi].u);
         }
       }
     }
   }
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        acc_2[ri * 32 + ci * 4 + vi] = acc_2[ri * 32 + ci * 4 + vi] * alpha;
+        acc_2[ri * 64 + ci * 4 + vi] = acc_2[ri * 64 + ci * 4 + vi] * alpha;
       }
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[64];
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[128];
     {
       const bool ok = b < batch;
       const _Float16 *base = C0 + (int64_t)b * sc;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           const int gr = bm * 128 + ri * 32 + row0;
-          const int gc = bn * 128 + ci * 8 + col0;
+          const int gc = bn * 256 + ci * 8 + col0;
           const _Float16 *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; _Float16 e[4]; } h;
             h.v[0] = ((const uint2 *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) t27[ri * 32 + ci * 4 + vi] = (float)h.e[vi];
+            for (int vi = 0; vi < 4; ++vi) t27[ri * 64 + ci * 4 + vi] = (float)h.e[vi];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              t27[ri * 32 + ci * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? (float)ptr[vi] : 0.0f;
+              t27[ri * 64 + ci * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? (float)ptr[vi] : 0.0f;
             }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            acc_2[ri * 64 + ci * 4 + vi] = acc_2[ri * 64 + ci * 4 + vi] + beta * t27[ri * 64 + ci * 4 + vi];
           }
         }
       }
     }
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          acc_2[ri * 32 + ci * 4 + vi] = acc_2[ri * 32 + ci * 4 + vi] + beta * t27[ri * 32 + ci * 4 + vi];
-        }
-      }
-    }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     _Float16 *base = C + (int64_t)b * sc;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 16; ++ci) {
         const int gr = bm * 128 + ri * 32 + row0;
-        const int gc = bn * 128 + ci * 8 + col0;
+        const int gc = bn * 256 + ci * 8 + col0;
         _Float16 *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; _Float16 e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(acc_2[ri * 32 + ci * 4 + vi]);
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(acc_2[ri * 64 + ci * 4 + vi]);
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = (_Float16)(acc_2[ri * 32 + ci * 4 + vi]);
+            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = (_Float16)(acc_2[ri * 64 + ci * 4 + vi]);
           }
         }
       }
@@ -259,7 +253,7 @@ extern "C" int matmul_f16_none_nt(const void *C0, const void *A, const void *B, 
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return hipErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return hipErrorInvalidValue;
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);

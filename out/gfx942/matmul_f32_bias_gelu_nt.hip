@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: hipcc -O3 --offload-arch=gfx942 -c matmul_f32_bias_gelu_nt.hip
  */
 #include <hip/hip_runtime.h>
@@ -42,100 +42,100 @@ LT_FN void lt_syncthreads(void) {
 __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) float As[128][32];
-  __shared__ __attribute__((aligned(16))) float Bs[128][32];
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  __shared__ __attribute__((aligned(16))) float As[128][16];
+  __shared__ __attribute__((aligned(16))) float Bs[256][16];
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = 0.0f;
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  for (int kt = 0; kt < (K + 16 - 1) / 16; ++kt) {
     lt_syncthreads();
-    // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const float *base = A + (int64_t)b * sa;
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 128 + ri * 32 + tid / 8;
-        const int gc = kt * 32 + tid % 8 * 4;
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 128 + ri * 64 + tid / 4;
+        const int gc = kt * 16 + tid % 4 * 4;
         const float *ptr = base + (int64_t)gr * lda + gc;
         if (ok && gr >= 0 && gr < M && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 32 + tid / 8][tid % 8 * 4])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&As[ri * 64 + tid / 4][tid % 4 * 4])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            As[ri * 32 + tid / 8][tid % 8 * 4 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
+            As[ri * 64 + tid / 4][tid % 4 * 4 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
           }
         }
       }
     }
-    // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const float *base = B + (int64_t)b * sb;
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bn * 128 + ri * 32 + tid / 8;
-        const int gc = kt * 32 + tid % 8 * 4;
+        const int gr = bn * 256 + ri * 64 + tid / 4;
+        const int gc = kt * 16 + tid % 4 * 4;
         const float *ptr = base + (int64_t)gr * ldb + gc;
         if (ok && gr >= 0 && gr < N && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Bs[ri * 32 + tid / 8][tid % 8 * 4])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&Bs[ri * 64 + tid / 4][tid % 4 * 4])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            Bs[ri * 32 + tid / 8][tid % 8 * 4 + vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : 0.0f;
+            Bs[ri * 64 + tid / 4][tid % 4 * 4 + vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : 0.0f;
           }
         }
       }
     }
     lt_syncthreads();
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll 4
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
+      for (int ri = 0; ri < 32; ++ri) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          acc_2[ri * 4 + vi] += As[ri * 8 + ty][kk] * Bs[tx * 4 + vi][kk];
+          acc_2[ri * 4 + vi] += As[ri * 4 + ty][kk] * Bs[tx * 4 + vi][kk];
         }
       }
     }
   }
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] * alpha;
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[64];
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[128];
     {
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        const int gr = bm * 128 + ri * 8 + ty;
-        const int gc = bn * 128 + tx * 4;
+      for (int ri = 0; ri < 32; ++ri) {
+        const int gr = bm * 128 + ri * 4 + ty;
+        const int gc = bn * 256 + tx * 4;
         const float *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -148,21 +148,18 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
             t27[ri * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
           }
         }
-      }
-    }
-    #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t27[ri * 4 + vi];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t27[ri * 4 + vi];
+        }
       }
     }
   }
-  // matmul.lua:62: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:64: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[4];
   {
     const float *base = bias;
-    const int gc = bn * 128 + tx * 4;
+    const int gc = bn * 256 + tx * 4;
     const float *ptr = base + gc;
     if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; float e[4]; } h;
@@ -176,30 +173,24 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
       }
     }
   }
-  // matmul.lua:63: k:assign(acc, act(acc + bias))
-  float t32[64];
+  // matmul.lua:65: k:assign(acc, act(acc + bias))
+  float t32[128];
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       t32[ri * 4 + vi] = acc_2[ri * 4 + vi] + bias_2[vi];
-    }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = 0.5f * t32[ri * 4 + vi] * (1.0f + erff(t32[ri * 4 + vi] * 0.70710678f));
     }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;
     #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      const int gr = bm * 128 + ri * 8 + ty;
-      const int gc = bn * 128 + tx * 4;
+    for (int ri = 0; ri < 32; ++ri) {
+      const int gr = bm * 128 + ri * 4 + ty;
+      const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * ldc + gc;
       if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
@@ -222,7 +213,7 @@ extern "C" int matmul_f32_bias_gelu_nt(const void *C0, const void *A, const void
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return hipErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return hipErrorInvalidValue;
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: nvcc -O3 -arch=sm_80 -c matmul_f32_bias_silu_tn.cu
  */
 #include <cuda_runtime.h>
@@ -72,46 +72,46 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
 __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  float (*As)[32][128] = (float (*)[32][128])(lt_smem + 0);
-  float (*Bs)[32][128] = (float (*)[32][128])(lt_smem + 65536);
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  float (*As)[16][128] = (float (*)[16][128])(lt_smem + 0);
+  float (*Bs)[16][256] = (float (*)[16][256])(lt_smem + 24576);
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = 0.0f;
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 3 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
-    if (kt < (K + 32 - 1) / 32) {
-      // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    if (kt < (K + 16 - 1) / 16) {
+      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt * 32 + 32 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && kt * 16 + 16 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt * 32 + ri * 8 + tid / 32) * lda + bm * 128 + tid % 32 * 4, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt * 16 + ri * 8 + tid / 32) * lda + bm * 128 + tid % 32 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = kt * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = kt * 16 + ri * 8 + tid / 32;
             const int gc = bm * 128 + tid % 32 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr < K && gc + 4 <= M && (uintptr_t)ptr % 16 == 0) {
@@ -125,27 +125,27 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
           }
         }
       }
-      // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && kt * 16 + 16 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt * 32 + ri * 8 + tid / 32) * ldb + bn * 128 + tid % 32 * 4, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 4 + tid / 64][tid % 64 * 4], base + (int64_t)(kt * 16 + ri * 4 + tid / 64) * ldb + bn * 256 + tid % 64 * 4, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            const int gr = kt * 32 + ri * 8 + tid / 32;
-            const int gc = bn * 128 + tid % 32 * 4;
+            const int gr = kt * 16 + ri * 4 + tid / 64;
+            const int gc = bn * 256 + tid % 64 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][tid % 32 * 4], ptr, 16);
+              lt_cp_async16(&Bs[kt_stage][ri * 4 + tid / 64][tid % 64 * 4], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                Bs[kt_stage][ri * 8 + tid / 32][tid % 32 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                Bs[kt_stage][ri * 4 + tid / 64][tid % 64 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -154,25 +154,25 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 16 - 1) / 16; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
     __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 3;
-    const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
-    if (kt_next < (K + 32 - 1) / 32) {
-      // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    const int kt_next = kt + 2;
+    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    if (kt_next < (K + 16 - 1) / 16) {
+      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt_next * 32 + 32 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && kt_next * 16 + 16 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt_next * 32 + ri * 8 + tid / 32) * lda + bm * 128 + tid % 32 * 4, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt_next * 16 + ri * 8 + tid / 32) * lda + bm * 128 + tid % 32 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = kt_next * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = kt_next * 16 + ri * 8 + tid / 32;
             const int gc = bm * 128 + tid % 32 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr < K && gc + 4 <= M && (uintptr_t)ptr % 16 == 0) {
@@ -186,27 +186,27 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
           }
         }
       }
-      // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt_next * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && kt_next * 16 + 16 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][tid % 32 * 4], base + (int64_t)(kt_next * 32 + ri * 8 + tid / 32) * ldb + bn * 128 + tid % 32 * 4, 16);
+            lt_cp_async16(&Bs[kt_next_stage][ri * 4 + tid / 64][tid % 64 * 4], base + (int64_t)(kt_next * 16 + ri * 4 + tid / 64) * ldb + bn * 256 + tid % 64 * 4, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            const int gr = kt_next * 32 + ri * 8 + tid / 32;
-            const int gc = bn * 128 + tid % 32 * 4;
+            const int gr = kt_next * 16 + ri * 4 + tid / 64;
+            const int gc = bn * 256 + tid % 64 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][tid % 32 * 4], ptr, 16);
+              lt_cp_async16(&Bs[kt_next_stage][ri * 4 + tid / 64][tid % 64 * 4], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                Bs[kt_next_stage][ri * 8 + tid / 32][tid % 32 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                Bs[kt_next_stage][ri * 4 + tid / 64][tid % 64 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -214,38 +214,38 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll 4
-    for (int kk = 0; kk < 32; ++kk) {
+    for (int kk = 0; kk < 16; ++kk) {
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
+      for (int ri = 0; ri < 32; ++ri) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          acc_2[ri * 4 + vi] += As[kt_stage][kk][ri * 8 + ty] * Bs[kt_stage][kk][tx * 4 + vi];
+          acc_2[ri * 4 + vi] += As[kt_stage][kk][ri * 4 + ty] * Bs[kt_stage][kk][tx * 4 + vi];
         }
       }
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] * alpha;
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[64];
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[128];
     {
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        const int gr = bm * 128 + ri * 8 + ty;
-        const int gc = bn * 128 + tx * 4;
+      for (int ri = 0; ri < 32; ++ri) {
+        const int gr = bm * 128 + ri * 4 + ty;
+        const int gc = bn * 256 + tx * 4;
         const float *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -258,21 +258,18 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
             t27[ri * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
           }
         }
-      }
-    }
-    #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t27[ri * 4 + vi];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t27[ri * 4 + vi];
+        }
       }
     }
   }
-  // matmul.lua:62: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:64: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[4];
   {
     const float *base = bias;
-    const int gc = bn * 128 + tx * 4;
+    const int gc = bn * 256 + tx * 4;
     const float *ptr = base + gc;
     if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; float e[4]; } h;
@@ -286,30 +283,24 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const floa
       }
     }
   }
-  // matmul.lua:63: k:assign(acc, act(acc + bias))
-  float t32[64];
+  // matmul.lua:65: k:assign(acc, act(acc + bias))
+  float t32[128];
   #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       t32[ri * 4 + vi] = acc_2[ri * 4 + vi] + bias_2[vi];
-    }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 16; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
       acc_2[ri * 4 + vi] = t32[ri * 4 + vi] / (1.0f + expf(-t32[ri * 4 + vi]));
     }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;
     #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      const int gr = bm * 128 + ri * 8 + ty;
-      const int gc = bn * 128 + tx * 4;
+    for (int ri = 0; ri < 32; ++ri) {
+      const int gr = bm * 128 + ri * 4 + ty;
+      const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * ldc + gc;
       if (ok && gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
@@ -332,13 +323,13 @@ extern "C" int matmul_f32_bias_silu_tn(const void *C0, const void *A, const void
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f32_bias_silu_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+  /* 73728 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f32_bias_silu_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
   if (err != cudaSuccess) return (int)err;
-  matmul_f32_bias_silu_tn_kernel<<<grid, dim3(256), 131072, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f32_bias_silu_tn_kernel<<<grid, dim3(256), 73728, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

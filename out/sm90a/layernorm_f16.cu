@@ -84,19 +84,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
     mean[0] = t5[0] / (float)C;
     // layernorm.lua:30: local col = k:iota({ 1, c.BC }, 2)
     int col[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
-      }
-    }
-    // layernorm.lua:31: local d = tile.where(col:lt(p.C), x - mean, 0)
     float d[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
+        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
         d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
       }
     }
@@ -272,19 +265,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
       }
       // layernorm.lua:46: local col = k:iota({ 1, c.BC }, 2) + j * c.BC
       int col_2[16];
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j_2 * 4096;
-        }
-      }
-      // layernorm.lua:47: local d = tile.where(col:lt(p.C), x - mean, 0)
       float d_2[16];
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
+          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j_2 * 4096;
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_3[ci * 8 + vi] - mean_2[0] : 0.0f;
         }
       }

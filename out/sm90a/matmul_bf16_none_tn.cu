@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=32 BM=128 BN=128 group_m=8 stages=4 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_bf16_none_tn.cu
  */
 #include <cuda_runtime.h>
@@ -73,29 +73,29 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
-  const int warp_row = tid / 64 * 32;
-  const int warp_col = tid / 32 % 2 * 64;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  const int warp_row = tid / 128 * 64;
+  const int warp_col = tid / 32 % 4 * 64;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*As)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 0);
-  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Bs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 32768);
-  // matmul.lua:47: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*As)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 0);
+  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Bs)[64][256] = (__nv_bfloat16 (*)[64][256])(lt_smem + 49152);
+  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:50: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
+  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
@@ -104,24 +104,24 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
       }
     }
   }
-  // matmul.lua:51: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 3 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
-    if (kt < (K + 32 - 1) / 32) {
-      // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    if (kt < (K + 64 - 1) / 64) {
+      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt * 32 + 32 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && kt * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 32 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt * 32 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr < K && gc + 8 <= M && (uintptr_t)ptr % 16 == 0) {
@@ -135,27 +135,27 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
           }
         }
       }
-      // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && kt * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 32 + ri * 16 + tid / 16) * ldb + bn * 128 + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt * 32 + ri * 16 + tid / 16;
-            const int gc = bn * 128 + tid % 16 * 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 64 + ri * 8 + tid / 32;
+            const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -164,25 +164,25 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
     __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 3;
-    const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
-    if (kt_next < (K + 32 - 1) / 32) {
-      // matmul.lua:52: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    const int kt_next = kt + 2;
+    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    if (kt_next < (K + 64 - 1) / 64) {
+      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt_next * 32 + 32 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && kt_next * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 32 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt_next * 32 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt_next * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr < K && gc + 8 <= M && (uintptr_t)ptr % 16 == 0) {
@@ -196,27 +196,27 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
           }
         }
       }
-      // matmul.lua:53: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt_next * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 32 + ri * 16 + tid / 16) * ldb + bn * 128 + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt_next * 32 + ri * 16 + tid / 16;
-            const int gc = bn * 128 + tid % 16 * 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 64 + ri * 8 + tid / 32;
+            const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -224,12 +224,12 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:54: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll
-    for (int kk = 0; kk < 32; kk += 16) {
-      uint32_t As_frag[2][4], Bs_frag[8][2];
+    for (int kk = 0; kk < 64; kk += 16) {
+      uint32_t As_frag[4][4], Bs_frag[8][2];
       #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
+      for (int mi = 0; mi < 4; ++mi) {
         const int r = kk + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
         lt_ldmatrix_x4_trans(As_frag[mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
       }
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
         Bs_frag[ni + 1][1] = t[3];
       }
       #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
+      for (int mi = 0; mi < 4; ++mi) {
         #pragma unroll
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
@@ -259,9 +259,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:56: k:assign(acc, acc * p.alpha)
+  // matmul.lua:58: k:assign(acc, acc * p.alpha)
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
@@ -270,19 +270,19 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
       }
     }
   }
-  // matmul.lua:57: k:when(p.beta:ne(0), function()
+  // matmul.lua:59: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:58: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[64];
+    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[128];
     {
       const bool ok = b < batch;
       const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 128 + ci * 8 + col0;
+          const int gc = bn * 256 + ci * 8 + col0;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -295,30 +295,24 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
               t27[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
-        }
-      }
-    }
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t27[ri * 16 + ci * 2 + vi];
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t27[ri * 16 + ci * 2 + vi];
+          }
         }
       }
     }
   }
-  // matmul.lua:65: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __nv_bfloat16 *base = C + (int64_t)b * sc;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         const int gr = bm * 128 + ri * 8 + row0;
-        const int gc = bn * 128 + ci * 8 + col0;
+        const int gc = bn * 256 + ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -342,13 +336,13 @@ extern "C" int matmul_bf16_none_tn(const void *C0, const void *A, const void *B,
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_tn_kernel<<<grid, dim3(256), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_none_tn_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

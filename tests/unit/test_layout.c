@@ -93,12 +93,12 @@ static void test_family_layouts(void) {
   CHECK_INT("elems/column_slice", ltP_elems(k->layouts, sh_col), 4);
   CHECK_INT("elems/row_slice", ltP_elems(k->layouts, sh_row), 4);
   CHECK_INT("elems/one", ltP_elems(k->layouts, sh_one), 1);
-  CHECK("layout_of/parent", ltP_layout_of(k, sh_parent) == k->layouts);
-  CHECK("layout_of/slice", ltP_layout_of(k, sh_col) == k->layouts && ltP_layout_of(k, sh_row) == k->layouts);
+  CHECK("layout_of/parent", ltP_layout_of(k, sh_parent, DT_F32) == k->layouts);
+  CHECK("layout_of/slice", ltP_layout_of(k, sh_col, DT_F32) == k->layouts && ltP_layout_of(k, sh_row, DT_F32) == k->layouts);
   int other[2] = {32, 32};
-  Layout *o = ltP_layout_of(k, other);
+  Layout *o = ltP_layout_of(k, other, DT_F32);
   CHECK("layout_of/other_shape_new", o && o != k->layouts && o->rows == 32 && o->cols == 32);
-  CHECK("layout_of/other_shape_cached", ltP_layout_of(k, other) == o);
+  CHECK("layout_of/other_shape_cached", ltP_layout_of(k, other, DT_F32) == o);
   CHECK("layout_of/other_shape_threads", o && o->tr * o->tc == 256 && o->nr * o->tr == 32 &&
                                              o->nc * o->tc * o->vec == 32);
 
@@ -215,8 +215,18 @@ static void test_smem(void) {
   k = new_kernel(256);
   Sym *big = ltI_sym(k, SYM_SHARED, DT_F32, 50);
   big->rank = 2, big->shape[0] = 128, big->shape[1] = 128;
-  EXPECT_ERROR("smem/over_48k_sm80", ltP_smem(k, ltT_find("sm80")),
-               ":50: error: the kernel needs 65536 bytes of shared memory, over the 48 KB a block gets on sm80");
+  NO_ERROR("smem/over_48k_sm80_opts_in", ltP_smem(k, ltT_find("sm80")));
+  CHECK("smem/over_48k_sm80_dynamic", k->smem_dynamic == 1);
+  k = new_kernel(256);
+  big = ltI_sym(k, SYM_SHARED, DT_F32, 50);
+  big->rank = 2, big->shape[0] = 256, big->shape[1] = 256;
+  EXPECT_ERROR("smem/over_163k_sm80", ltP_smem(k, ltT_find("sm80")),
+               ":50: error: the kernel needs 262144 bytes of shared memory, over the 163 KB a block gets on sm80");
+  k = new_kernel(256);
+  big = ltI_sym(k, SYM_SHARED, DT_F32, 50);
+  big->rank = 2, big->shape[0] = 128, big->shape[1] = 136;
+  EXPECT_ERROR("smem/over_64k_gfx942", ltP_smem(k, ltT_find("gfx942")),
+               ":50: error: the kernel needs 69632 bytes of shared memory, over the 64 KB a block gets on gfx942");
   k = new_kernel(256);
   big = ltI_sym(k, SYM_SHARED, DT_F32, 50);
   big->rank = 2, big->shape[0] = 128, big->shape[1] = 96;   /* 48 KB exactly */

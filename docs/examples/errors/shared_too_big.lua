@@ -1,4 +1,4 @@
--- shared_too_big.lua: shared tiles over the 48 KB of sm80 (gen rejects this file; see docs/dsl.md, "Errors").
+-- shared_too_big.lua: shared tiles over the 163 KB of sm80 (gen rejects this file; see docs/dsl.md, "Errors").
 local tile = require "tile"
 
 return tile.kernel {
@@ -11,11 +11,11 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
-    local bm = k:grid(tile.cdiv(p.M, 128))
-    local S = k:shared("f32", { 128, 128 })
-    local x = k:fragment("f32", { 128, 128 })
-    k:copy(p.X:tile({ bm, 0 }, { 128, 128 }), S)
+    local bm = k:grid(tile.cdiv(p.M, 256))
+    local S = k:shared("f32", { 256, 256 })
+    local x = k:fragment("f32", { 256, 256 })
+    k:copy(p.X:tile({ bm, 0 }, { 256, 256 }), S)
     k:copy(S, x)
-    k:store(p.Y:tile({ bm, 0 }, { 128, 128 }), x)
+    k:store(p.Y:tile({ bm, 0 }, { 256, 256 }), x)
   end,
 }

@@ -93,15 +93,10 @@ static void index_math_block(int bm, int bn, const int *restrict A, int *restric
   }
   // index_math.lua:29: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
   bool edge[256];
-  for (int ri = 0; ri < 8; ++ri) {
-    for (int ci = 0; ci < 32; ++ci) {
-      edge[ri * 32 + ci] = r[ri * 32 + ci] == 0 || q[ri * 32 + ci] >= N - 1;
-    }
-  }
-  // index_math.lua:30: local keep = tile.both(tile.negate(edge), a:ne(0))
   bool keep[256];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
+      edge[ri * 32 + ci] = r[ri * 32 + ci] == 0 || q[ri * 32 + ci] >= N - 1;
       keep[ri * 32 + ci] = !edge[ri * 32 + ci] && a[ri * 32 + ci] != 0;
     }
   }

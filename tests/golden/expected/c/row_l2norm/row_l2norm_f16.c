@@ -74,12 +74,9 @@ static void row_l2norm_f16_block(int row, const lt_f16 *restrict X, lt_f16 *rest
     }
     // row_l2norm.lua:24: local col = k:iota({ 1, c.BC }, 2)
     int col[1024];
-    for (int ci = 0; ci < 1024; ++ci) {
-      col[ci] = ci;
-    }
-    // row_l2norm.lua:25: local ax = tile.where(col:lt(p.C), tile.abs(x), 0)
     float ax[1024];
     for (int ci = 0; ci < 1024; ++ci) {
+      col[ci] = ci;
       ax[ci] = col[ci] < C ? fabsf(x[ci]) : 0.0f;
     }
     // row_l2norm.lua:26: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))

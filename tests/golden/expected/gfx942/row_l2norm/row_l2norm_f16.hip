@@ -72,14 +72,10 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
     }
     // row_l2norm.lua:24: local col = k:iota({ 1, c.BC }, 2)
     int col[4];
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      col[vi] = tid * 4 + vi;
-    }
-    // row_l2norm.lua:25: local ax = tile.where(col:lt(p.C), tile.abs(x), 0)
     float ax[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
+      col[vi] = tid * 4 + vi;
       ax[vi] = col[vi] < C ? fabsf(x[vi]) : 0.0f;
     }
     // row_l2norm.lua:26: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))

@@ -70,14 +70,10 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
   }
   // index_math.lua:29: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
   bool edge[4];
-  #pragma unroll
-  for (int vi = 0; vi < 4; ++vi) {
-    edge[vi] = r[vi] == 0 || q[vi] >= N - 1;
-  }
-  // index_math.lua:30: local keep = tile.both(tile.negate(edge), a:ne(0))
   bool keep[4];
   #pragma unroll
   for (int vi = 0; vi < 4; ++vi) {
+    edge[vi] = r[vi] == 0 || q[vi] >= N - 1;
     keep[vi] = !edge[vi] && a[vi] != 0;
   }
   // index_math.lua:31: local o = tile.where(keep, tile.min(tile.max(acc, -100), 100), tile.abs(a))
