@@ -407,10 +407,11 @@ static double activation(int a, double x) {
 
 /* A case: sizes, scalars, and whether rows are padded (gaps between rows
 ** and matrices, rows not 16-byte aligned: the element paths) or tight
-** and aligned (whole tiles by cp.async or vectors).  Tiles are 128 x 128
-** x 32 with a ring of 4 stages: 1 x 1 x 1, ragged edges in every
-** dimension, 2 x 2 tiles (the grouped order), a K loop long enough to go
-** round the ring, a batch, beta (C0 read) and beta 0 (C0 NaN, unread). */
+** and aligned (whole tiles by cp.async or vectors).  The shipped tiles are
+** 128 x 256 x 64 (128 x 128 on gfx1100) with a ring of 3 stages: 1 x 1 x 1,
+** ragged edges in every dimension, 2 x 2 tiles (the grouped order), a K
+** loop long enough to go round the ring twice, a batch, beta (C0 read)
+** and beta 0 (C0 NaN, unread). */
 struct MmCase {
   int batch, M, N, K;
   float alpha, beta;
@@ -418,8 +419,8 @@ struct MmCase {
 };
 
 static const MmCase mm_cases[] = {
-  {1, 1, 1, 1, 1.0f, 0.0f, 1},     {2, 37, 45, 29, 1.5f, 0.5f, 1},   {1, 150, 136, 40, 1.0f, 0.0f, 1},
-  {1, 128, 128, 160, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0},
+  {1, 1, 1, 1, 1.0f, 0.0f, 1},      {2, 37, 45, 29, 1.5f, 0.5f, 1},  {1, 150, 300, 70, 1.0f, 0.0f, 1},
+  {1, 128, 256, 448, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0},
 };
 
 /* The elements of a buffer as doubles. */

@@ -231,6 +231,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
   src=$b/$t/$v.emu.cpp
   if [ ! -e "$src" ]; then echo "FAIL emu mutant $name: $src was not generated"; continue; fi
   if ! mutate "$src" $b/mut/$name.emu.cpp "$where" "$find" "$repl" "$nth"; then
+    rm -f $b/mut/$name.emu.cpp
     echo "FAIL emu mutant $name: the mutation does not apply (no line $nth holding \"$find\" in $t/$v)"
     continue
   fi
