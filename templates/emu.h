@@ -863,11 +863,10 @@ LT_EMU_FN void on_signal(int sig) {
   int len;
   if (s && s->cur) {
     Thread *t = s->cur;
-    len = snprintf(m, sizeof m,
-                   "%s:%d: error: lt_emu: %s, block (%u,%u,%u), thread %d: %s after this sync point "
-                   "(build with -fsanitize=address,undefined for the exact line)\n",
+    len = snprintf(m, sizeof m, "%s:%d: error: lt_emu: %s, block (%u,%u,%u), thread %d: %s; this is its last sync point%s\n",
                    t->file, t->line, s->kernel, s->bidx.x, s->bidx.y, s->bidx.z, t->tid,
-                   sig == SIGALRM ? "timed out" : strsignal(sig));
+                   sig == SIGALRM ? "timed out (LT_EMU_TIMEOUT)" : strsignal(sig),
+                   sig == SIGALRM ? "" : " (build with -fsanitize=address,undefined for the exact line)");
   } else {
     len = snprintf(m, sizeof m, "lt_emu: %s outside a GPU thread\n", sig == SIGALRM ? "timed out" : strsignal(sig));
   }
@@ -1001,12 +1000,17 @@ LT_EMU_FN int setup(State *s, const void *kern, int warp, int smem_max) {
 ** (or AddressSanitizer's poisoning of unused shared memory) in place. */
 LT_EMU_FN int run_grid(State *s) {
   int err = 0;
+  /* crashes: AddressSanitizer's own report when built with it, else ours;
+  ** the timeout: ours */
 #ifdef LT_EMU_ASAN
   size_t smem = s->smem_bytes;
   ASAN_POISON_MEMORY_REGION(lt_smem + smem, LT_EMU_SMEM_CAP - smem);
+  static const int sigs[] = {SIGALRM};
 #else
-  struct sigaction sa, old[4];
-  static const int sigs[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGALRM};
+  static const int sigs[] = {SIGALRM, SIGSEGV, SIGBUS, SIGFPE};
+#endif
+  enum { NSIGS = sizeof sigs / sizeof sigs[0] };
+  struct sigaction sa, old[NSIGS];
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sa.sa_flags = SA_ONSTACK;
@@ -1014,8 +1018,7 @@ LT_EMU_FN int run_grid(State *s) {
   stack_t ss, oldss;
   ss.ss_sp = altstack, ss.ss_size = sizeof altstack, ss.ss_flags = 0;
   sigaltstack(&ss, &oldss);
-  for (int i = 0; i < 4; i++) sigaction(sigs[i], &sa, &old[i]);
-#endif
+  for (int i = 0; i < NSIGS; i++) sigaction(sigs[i], &sa, &old[i]);
   long timeout = env_long("LT_EMU_TIMEOUT", 0);
   if (timeout) alarm((unsigned)timeout);
   for (unsigned z = 0; z < s->grid.z && !err; z++)
@@ -1027,10 +1030,9 @@ LT_EMU_FN int run_grid(State *s) {
   if (timeout) alarm(0);
 #ifdef LT_EMU_ASAN
   ASAN_UNPOISON_MEMORY_REGION(lt_smem + smem, LT_EMU_SMEM_CAP - smem);
-#else
-  for (int i = 0; i < 4; i++) sigaction(sigs[i], &old[i], NULL);
-  sigaltstack(&oldss, NULL);
 #endif
+  for (int i = 0; i < NSIGS; i++) sigaction(sigs[i], &old[i], NULL);
+  sigaltstack(&oldss, NULL);
   return err;
 }
 

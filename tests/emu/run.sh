@@ -166,6 +166,16 @@ for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip; do
     echo "FAIL emu unit $label: stopped early (status $st): $(grep -m1 -E 'ERROR|error' $b/$exe.stderr)"
 done
 
+if [ ! -e $b/unit_cuda.err ]; then   # a kernel that never reaches a sync point: LT_EMU_TIMEOUT
+  LT_EMU_TIMEOUT=1 timeout 60 $b/unit_cuda --hang > /dev/null 2> $b/hang.stderr
+  st=$?
+  if [ $st = 124 ] && grep -q 'spin_kernel, block (0,0,0), thread 0: timed out (LT_EMU_TIMEOUT)' $b/hang.stderr; then
+    echo "PASS emu unit cuda a spinning kernel is reported by LT_EMU_TIMEOUT"
+  else
+    echo "FAIL emu unit cuda a spinning kernel is reported by LT_EMU_TIMEOUT: status $st, $(head -c 200 $b/hang.stderr)"
+  fi
+fi
+
 # 2. every kernel, every target
 for t in $targets; do
   d=$b/$t

@@ -480,7 +480,17 @@ static void test_detections(void) {
           "the schedules did not change the racy result");
 }
 
+/* Thread 0 spins on a flag no one sets (run by run.sh with LT_EMU_TIMEOUT). */
+__global__ void spin_kernel(volatile int *flag) {
+  while (threadIdx.x == 0 && flag[0] == 0) {
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--hang") == 0) {
+    int flag = 0;
+    return lt_emu_launch(spin_kernel, dim3(1), dim3(32), 0, NULL, &flag);
+  }
   if (argc > 1) label = argv[1];
   test_conversions();
   test_ldmatrix();
