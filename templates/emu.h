@@ -270,6 +270,8 @@ struct Shadow {
   uint32_t wepoch, repoch;
 };
 
+/* One warp: its lanes, how many wait at its current operation, and the
+** operation's generation (moves on when the operation completes). */
 struct Warp {
   int size, arrived;
   unsigned gen;
@@ -903,6 +905,7 @@ struct OptIn {
 thread_local OptIn smem_optin[256];
 thread_local int smem_optin_n;
 
+/* The dynamic shared memory kernel k may launch with. */
 LT_EMU_FN int smem_allowed(const void *k) {
   for (int i = 0; i < smem_optin_n; i++)
     if (smem_optin[i].kernel == k) return smem_optin[i].bytes;

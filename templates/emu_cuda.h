@@ -25,6 +25,7 @@ typedef struct __half half;
 namespace lt_emu {
 namespace {
 
+/* The bits of a float, and the float of some bits. */
 LT_EMU_FN uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
@@ -77,6 +78,7 @@ LT_EMU_FN float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
 }  // namespace
 }  // namespace lt_emu
 
+/* The CUDA conversion intrinsics, on the conversions above; rsqrtf exactly. */
 static inline __attribute__((unused)) float __half2float(__half h) { return lt_emu::f16_to_f32(h.__x); }
 static inline __attribute__((unused)) __half __float2half_rn(float f) { return __half{lt_emu::f32_to_f16(f)}; }
 static inline __attribute__((unused)) __half __float2half(float f) { return __float2half_rn(f); }
@@ -199,6 +201,7 @@ LT_EMU_FN void ldmatrix_run(Thread *lanes, int n) {
   }
 }
 
+/* One lane's ldmatrix: its operands, then the warp-wide operation. */
 LT_EMU_FN void ldmatrix(uint32_t *r, const void *row, int num, int trans, const char *what, const char *file, int line) {
   LdmArgs a = {r, row, num, trans};
   warp_sync(ldmatrix_run, &a, what, file, line);
@@ -254,6 +257,7 @@ LT_EMU_FN void mma16816_run(Thread *lanes, int n) {
   }
 }
 
+/* One lane's mma.sync: its operands, then the warp-wide operation. */
 LT_EMU_FN void mma16816(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file,
                      int line) {
   MmaArgs x = {d, a, b, bf16};

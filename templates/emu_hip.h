@@ -19,6 +19,7 @@
 namespace lt_emu {
 namespace {
 
+/* The bits of a float, and the float of some bits. */
 LT_EMU_FN uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
@@ -47,6 +48,7 @@ LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
 }  // namespace
 }  // namespace lt_emu
 
+/* HIP's bit casts; rsqrtf exactly. */
 static inline __attribute__((unused)) float __uint_as_float(unsigned u) { return lt_emu::bits_f32(u); }
 static inline __attribute__((unused)) unsigned __float_as_uint(float f) { return lt_emu::f32_bits(f); }
 static inline __attribute__((unused)) float rsqrtf(float x) { return 1.0f / sqrtf(x); }
@@ -203,6 +205,7 @@ LT_EMU_FN void matrix_run(Thread *lanes, int n) {
   }
 }
 
+/* One lane's MFMA or WMMA: its operands, then the wavefront-wide operation. */
 template <int SHAPE>
 LT_EMU_FN void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file, int line) {
   MatArgs x = {d, a, b, bf16};
