@@ -68,7 +68,7 @@ static void ring_loop(Stmt **link, Stmt *loop, State *st, int insert) {
   State body;
   memset(&body, 0, sizeof body);
   Stmt **clink = &loop->body.first;
-  while (*clink && ((*clink)->kind == S_G2S || ((*clink)->kind == S_LET && (*clink)->dst->rank == 0))) {
+  while (*clink && ltP_is_producer(*clink)) {
     if ((*clink)->kind == S_G2S) *flag_of(st, (*clink)->shared) |= PEND_R | PEND_W;
     clink = &(*clink)->next;
   }

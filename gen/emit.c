@@ -35,10 +35,9 @@ typedef struct E {
   const Stmt *fused;    /* a statement already emitted inside the load before it */
 } E;
 
-#define EMU_EXT ".emu.cpp"
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
 
-static const char *src_ext(const E *e) { return e->emu ? EMU_EXT : e->t->ext; }
+static const char *src_ext(const E *e) { return e->emu ? LT_EMU_EXT : e->t->ext; }
 static const char *build_hint(const E *e) { return e->emu ? EMU_BUILD : e->t->build_hint; }
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -98,15 +97,26 @@ static const char *or0(const char *s) { return s ? s : "0"; }
 
 static const char *paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_fmt("(%s)", s) : s; }
 
+/* The swizzle of shared tile sh: 16-byte chunk c of row r is stored at
+** chunk c ^ ((r >> rsh) & mask); an element index moves by chunks << shift.
+** Rows of 8 or more chunks key on r % 8, of 4 on r / 2 % 4, of 2 on
+** r / 4 % 2: eight consecutive rows then hit eight different bank groups. */
+static void swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
+  int per_chunk = 16 / ltI_dtypes[sh->dt].bytes;
+  int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
+  *shift = per_chunk == 8 ? 3 : 2;
+  *mask = chunks >= 8 ? 7 : chunks - 1;
+  *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
+}
+
 /* The element (r, c) of shared tile sh: in the current stage of a ring,
 ** at the swizzled column of a swizzled tile (mma.c). */
 static const char *sh_at(const E *e, const Sym *sh, const char *r, const char *c) {
   r = or0(r);
   c = or0(c);
   if (sh->swizzle) {
-    int per_chunk = 16 / ltI_dtypes[sh->dt].bytes, shift = per_chunk == 8 ? 3 : 2;
-    int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
-    int mask = chunks >= 8 ? 7 : chunks - 1, rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
+    int mask, rsh, shift;
+    swizzle_of(sh, &mask, &rsh, &shift);
     const char *key = rsh ? ltU_fmt("(%s >> %d & %d)", paren(r), rsh, mask) : ltU_fmt("(%s & %d)", paren(r), mask);
     c = ltU_fmt("%s ^ %s << %d", paren(c), key, shift);
   }
@@ -343,18 +353,22 @@ static void declare_regs(E *e, const Sym *s) {
 }
 
 /* dst[element] = val over dst's elements (a tile assignment). */
+/* dst[element] = val for the element of context c; a fragment of f16 or
+** bf16 holds values rounded to its type. */
+static void assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c) {
+  const char *v = etext(e, val, c);
+  if (dst->kind == SYM_FRAG && (dst->dt == DT_F16 || dst->dt == DT_BF16))
+    v = ltU_fmt("lt_round_%s(%s)", dst->dt == DT_F16 ? "f16" : "bf16", v);
+  line(e, "%s[%s] = %s;", dst->name, reg_index(c, dst->shape), v);
+}
+
 /* dst[element] = val over dst's elements (a tile assignment); with
 ** `then`, a second assignment over the same elements in the same loops. */
 static void tile_assign2(E *e, const Sym *dst, const Expr *val, const Stmt *then) {
   Ctx c = {0};
   int n = open_loops(e, &c, dst->layout, dst->shape, 1, 1, 1);
-  for (int i = 0; i < (then ? 2 : 1); i++) {
-    const Sym *d = i ? then->dst : dst;
-    const char *v = etext(e, i ? then->val : val, &c);
-    if (d->kind == SYM_FRAG && (d->dt == DT_F16 || d->dt == DT_BF16))
-      v = ltU_fmt("lt_round_%s(%s)", d->dt == DT_F16 ? "f16" : "bf16", v);
-    line(e, "%s[%s] = %s;", d->name, reg_index(&c, d->shape), v);
-  }
+  assign_elem(e, dst, val, &c);
+  if (then) assign_elem(e, then->dst, then->val, &c);
   close_loops(e, n);
 }
 
@@ -554,10 +568,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
       line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
       e->depth++;
     }
-    const char *x = etext(e, then->val, &ct);
-    if (then->dst->kind == SYM_FRAG && (then->dst->dt == DT_F16 || then->dst->dt == DT_BF16))
-      x = ltU_fmt("lt_round_%s(%s)", then->dst->dt == DT_F16 ? "f16" : "bf16", x);
-    line(e, "%s[%s] = %s;", then->dst->name, reg_index(&ct, then->dst->shape), x);
+    assign_elem(e, then->dst, then->val, &ct);
     if (V > 1) {
       e->depth--;
       line(e, "}");
@@ -824,9 +835,6 @@ static void gemm(E *e, Stmt *s) {
 /* ------------------------------------------------------------------ */
 /* pipelined loops                                                     */
 
-/* The copies at the top of a pipelined loop's body (pipeline.c). */
-static int is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
-
 static void stmt(E *e, Stmt *s);
 
 /* Emits the producers of a pipelined loop with the loop index named var
@@ -835,7 +843,7 @@ static void producers(E *e, Stmt *loop, const char *var, const char *stage) {
   const char *name = loop->var->name;
   loop->var->name = var;
   e->stage = stage;
-  for (Stmt *p = loop->body.first; p && is_producer(p); p = p->next) stmt(e, p);
+  for (Stmt *p = loop->body.first; p && ltP_is_producer(p); p = p->next) stmt(e, p);
   loop->var->name = name;
   e->last_line = 0;
 }
@@ -872,7 +880,7 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "lt_cp_async_commit();");
   e->stage = vs;
   Stmt *p = s->body.first;
-  while (p && is_producer(p)) p = p->next;
+  while (p && ltP_is_producer(p)) p = p->next;
   for (; p; p = p->next) stmt(e, p);
   e->stage = NULL;
   e->depth--;
@@ -1113,11 +1121,13 @@ static void emit_kernel(E *e, Sym **ps, int n) {
     if (s->kind != SYM_SHARED) continue;
     const char *ty = s->scratch ? ctype(s->dt) : stype(e, s->dt);
     const char *ring = s->stages > 1 ? ltU_fmt("[%d]", s->stages) : "";
-    if (s->swizzle)
+    if (s->swizzle) {
+      int mask, rsh, shift;
+      swizzle_of(s, &mask, &rsh, &shift);
       line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is conflict-free */",
            s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "",
-           s->shape[1] * ltI_dtypes[s->dt].bytes >= 128 ? "(r % 8)" : s->shape[1] * ltI_dtypes[s->dt].bytes == 64 ?
-           "(r / 2 % 4)" : "(r / 4 % 2)");
+           rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1));
+    }
     if (k->smem_dynamic)
       line(e, "%s (*%s)%s[%d] = (%s (*)%s[%d])(lt_smem + %d);", ty, s->name, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "",
            s->shape[1], ty, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "", s->shape[1], s->smem_offset);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #define LT_VERSION "0.1.0"
+#define LT_EMU_EXT ".emu.cpp"   /* gen --emulate's source files */
 
 /* ---- util.c: arena, growable strings, errors ---- */
 
@@ -283,6 +284,7 @@ struct Layout {
 void ltP_inline(Kernel *k);                    /* inline.c */
 void ltP_mma(Kernel *k, const Target *t);      /* mma.c */
 void ltP_pipeline(Kernel *k, const Target *t); /* pipeline.c */
+int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and their scalars */
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */

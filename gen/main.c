@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
   const char *written[512];
   int nw = 0;
   for (int i = 0; i < g.n; i++) {
-    const char *ext = g.emulate ? ".emu.cpp" : g.target->ext;
+    const char *ext = g.emulate ? LT_EMU_EXT : g.target->ext;
     if (write_file(outdir, ltU_fmt("%s%s", g.names[i], ext), g.srcs[i], written, &nw) != 0 ||
         write_file(outdir, ltU_fmt("%s.h", g.names[i]), g.hdrs[i], written, &nw) != 0) {
       fprintf(stderr, "gen: cannot write into '%s': %s\n", outdir, strerror(errno));

@@ -11,13 +11,15 @@
 */
 #include "lt.h"
 
-static int is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
+/* Is s one of the statements a pipelined body starts with: a copy into a
+** shared tile, or a scalar value one needs? */
+int ltP_is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
 
 /* Checks the shape of one pipelined loop and sets up its rings. */
 static void plan(Kernel *k, Stmt *loop, const Target *t) {
   Stmt *s = loop->body.first;
   int copies = 0;
-  for (; s && is_producer(s); s = s->next) copies += s->kind == S_G2S;
+  for (; s && ltP_is_producer(s); s = s->next) copies += s->kind == S_G2S;
   for (Stmt *c = s; c; c = c->next)
     if (c->kind == S_G2S)
       ltU_error(c->line, "in a k:pipelined body, the copies into shared tiles come first, before line %d", s->line);
