@@ -945,16 +945,26 @@ static Sym *arg_shared(int idx, const char *what) {
 
 /* k:gemm(a, b, acc [, {transpose_a = bool, transpose_b = bool, warps = {m, n}}]):
 ** acc += a @ b, with a [M, K] (or [K, M] when transpose_a) and b [K, N]
-** (or [N, K] when transpose_b) shared tiles and acc an f32 fragment [M, N]. */
+** (or [N, K] when transpose_b) and acc an f32 fragment [M, N].  b is a
+** shared tile; a is a shared tile or a register tile (a value such as
+** p:cast("bf16")), which mma.c feeds to the instruction from registers
+** where the layouts allow and through shared memory elsewhere.  A kernel
+** may have several gemms; they share one warp grid (mma.c). */
 static int k_gemm(lua_State *l) {
   name_locals();
-  Sym *a = arg_shared(2, "k:gemm's first operand");
+  Handle *ha = to_handle(2);
+  Sym *a = NULL;
+  Expr *areg = NULL;
+  if (ha && ha->kind == H_EXPR && ha->e->rank == 2) areg = ha->e;
+  else a = arg_shared(2, "k:gemm's first operand (a shared tile or a 2-dim register tile)");
   Sym *b = arg_shared(3, "k:gemm's second operand");
   Sym *acc = arg_frag(4, "k:gemm's accumulator");
   Stmt *st = add_stmt(S_GEMM);
   st->shared = a;
+  st->val = areg;
   st->shared_b = b;
   st->dst = acc;
+  if (areg) check_scope(areg);
   if (!lua_isnoneornil(l, 5)) {
     if (!lua_istable(l, 5)) return dsl_error("k:gemm's options are a table such as {transpose_b = true}");
     lua_pushnil(l);
@@ -969,8 +979,12 @@ static int k_gemm(lua_State *l) {
         if (!lua_istable(l, -3) || !lua_isinteger(l, -2) || !lua_isinteger(l, -1) || lua_tointeger(l, -2) < 1 ||
             lua_tointeger(l, -1) < 1)
           return dsl_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
-        K->warps_m = (int)lua_tointeger(l, -2);
-        K->warps_n = (int)lua_tointeger(l, -1);
+        int wm = (int)lua_tointeger(l, -2), wn = (int)lua_tointeger(l, -1);
+        if (K->warps_m && (K->warps_m != wm || K->warps_n != wn))
+          return dsl_error("k:gemm warps = {%d, %d}, but an earlier gemm said {%d, %d}: the gemms of a kernel "
+                           "share one warp grid", wm, wn, K->warps_m, K->warps_n);
+        K->warps_m = wm;
+        K->warps_n = wn;
         lua_pop(l, 2);
       } else {
         return dsl_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps)", key);
@@ -978,23 +992,26 @@ static int k_gemm(lua_State *l) {
       lua_pop(l, 1);
     }
   }
-  int M = a->shape[st->trans_a], Ka = a->shape[!st->trans_a];
+  const int *ash = a ? a->shape : areg->shape;
+  Dtype adt = a ? a->dt : areg->dt;
+  int M = ash[st->trans_a], Ka = ash[!st->trans_a];
   int Kb = b->shape[st->trans_b], N = b->shape[!st->trans_b];
   if (Ka != Kb)
     return dsl_error("k:gemm: the operands' K differ (%d and %d): a is [%d, %d]%s, b is [%d, %d]%s", Ka, Kb,
-                     a->shape[0], a->shape[1], st->trans_a ? " (transposed: [K, M])" : " ([M, K])", b->shape[0],
+                     ash[0], ash[1], st->trans_a ? " (transposed: [K, M])" : " ([M, K])", b->shape[0],
                      b->shape[1], st->trans_b ? " (transposed: [N, K])" : " ([K, N])");
   if (acc->shape[0] != M || acc->shape[1] != N)
     return dsl_error("k:gemm: the accumulator is [%d, %d] but a @ b is [%d, %d]", acc->shape[0], acc->shape[1], M, N);
   if (acc->dt != DT_F32) return dsl_error("k:gemm accumulates in f32; declare the accumulator k:fragment(\"f32\", ...)");
-  if (a->dt != b->dt)
-    return dsl_error("k:gemm: the operands are %s and %s; both must have one dtype", ltI_dtypes[a->dt].name,
-                     ltI_dtypes[b->dt].name);
-  if (a->dt != DT_F16 && a->dt != DT_BF16 && a->dt != DT_F32)
-    return dsl_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[a->dt].name);
-  if (K->gemm && (K->gemm->dst != acc || K->gemm->shared->shape[0] != a->shape[0]))
-    return dsl_error("one kernel has one gemm plan: every k:gemm uses the accumulator and tile shapes of the first "
-                     "(line %d)", K->gemm->line);
+  if (adt != b->dt)
+    return dsl_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
+                     ltI_dtypes[b->dt].name, areg ? ltU_fmt(" (cast the register tile: x:cast(\"%s\"))",
+                                                            ltI_dtypes[b->dt].name) : "");
+  if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32)
+    return dsl_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
+  if (K->gemm && K->gemm->shared_b->dt != b->dt)
+    return dsl_error("k:gemm: the gemms of a kernel share one operand dtype (line %d has %s)", K->gemm->line,
+                     ltI_dtypes[K->gemm->shared_b->dt].name);
   if (!K->gemm) K->gemm = st;
   return 0;
 }

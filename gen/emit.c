@@ -430,6 +430,18 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   e->depth++;
 }
 
+/* The layout a load or store of a [rows, cols] view goes by: the
+** registers' (the loaded tile's, the stored value's) or, for a copy to
+** shared memory, the widest copy layout. */
+static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym *dst, const Expr *val,
+                                   const Sym *sh) {
+  if (sh) return ltP_copy_layout(e->k, shape, dt);
+  if (dst) return dst->layout;
+  const Layout *l = ltP_expr_layout(val);
+  if (l && (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols)) return l;
+  return ltP_layout_of(e->k, shape, dt);
+}
+
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
 ** `shared`: the other side is that shared tile instead of registers.
@@ -440,7 +452,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
                        const Stmt *then) {
   const Sym *t = v->t;
   int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
-  const Layout *l = ltP_layout_of(e->k, shape, t->dt);
+  const Layout *l = access_layout(e, shape, t->dt, dst, val, sh);
   int store = val != NULL;
   const char *tn = stype(e, t->dt);
   line(e, "{");
@@ -599,9 +611,11 @@ static const char *red_identity(BinOp op, Dtype dt) {
 static void reduce(E *e, Stmt *s) {
   Sym *d = s->dst;
   const Layout *l = d->layout;
-  if (l->mma)
-    ltU_error(s->line, "reductions over a gemm accumulator's layout (%s) are not supported yet; store the "
-                       "accumulator and reduce in a second kernel", ltP_mma_name(l->mma));
+  if (l->mma && s->scratch)
+    ltU_error(s->line, "this reduction runs along %s of a gemm accumulator split over %d warps; use gemm "
+                       "warps = {%d, 1}%s so that each warp holds whole %s", s->axis == 1 ? "the rows" : "the columns",
+              ltP_reduce_groups(l, s->axis, e->t->warp), s->axis == 1 ? l->threads / e->t->warp : 1,
+              s->axis == 1 ? "" : " (or {1, warps})", s->axis == 1 ? "rows" : "columns");
   Dtype ct = ltI_compute_type(d->dt);
   int ax = s->axis;
   declare_regs(e, d);
@@ -618,7 +632,14 @@ static void reduce(E *e, Stmt *s) {
   close_loops(e, outer);
   /* 2. across the lanes of a warp */
   int W = e->t->warp, lo, hi;   /* reduced thread-id bits: [lo, hi) as strides */
-  if (ax == 1) {
+  if (l->mma) {   /* the lanes that share a row (ax 1) or a column (ax 0) of the result layout (mma.c) */
+    static const int lanes[][2][2] = {   /* [kind][axis] = {lo, hi} */
+      [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_MFMA32] = {{1, 32}, {32, 64}},
+      [MMA_MFMA16] = {{1, 16}, {16, 64}}, [MMA_WMMA] = {{16, 32}, {1, 16}},
+    };
+    lo = lanes[l->mma][ax][0];
+    hi = lanes[l->mma][ax][1];
+  } else if (ax == 1) {
     lo = 1;
     hi = l->tc;
   } else {
@@ -686,7 +707,7 @@ static void shared_rw(E *e, Stmt *s) {
     close_loops(e, n);
     return;
   }
-  const Layout *l = ltP_layout_of(e->k, sh->shape, sh->dt);
+  const Layout *l = access_layout(e, sh->shape, sh->dt, NULL, s->val, NULL);
   Ctx c = {0};
   int n = open_loops(e, &c, l, sh->shape, 1, 1, 1);
   line(e, "%s = %s;", sh_at(e, sh, tile_row(&c), tile_col(&c)),
@@ -718,13 +739,19 @@ static const char *op_at(const E *e, const Sym *sh, int trans, const char *i, co
 /* mma.sync m16n8k16: ldmatrix the warp's A and B fragments for 16 of K,
 ** then one mma per 16x8 instruction tile of the warp tile. */
 static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
-  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   int MI = l->wtm / 16, NI = l->wtn / 8;
-  const char *ty = a->dt == DT_BF16 ? "bf16" : "f16";
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   open_for(e, "kk", BK, 16);
   line(e, "uint32_t %s_frag[%d][4], %s_frag[%d][2];", a->name, MI, b->name, NI);
   open_for(e, "mi", MI, 1);
-  if (!s->trans_a) {
+  if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
+    int nca = a->layout->nc * a->layout->vec;
+    line(e, "const int i = mi * %d + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane %% 4) */", 2 * nca);
+    const char *at[4] = {"i", ltU_fmt("i + %d", nca), "i + 2", ltU_fmt("i + %d", nca + 2)};
+    for (int r = 0; r < 4; r++)
+      line(e, "%s_frag[mi][%d] = lt_pack_%sx2(%s[%s], %s[%s + 1]);", a->name, r, ty, a->name, at[r], a->name, at[r]);
+  } else if (!s->trans_a) {
     line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;");
     line(e, "lt_ldmatrix_x4(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
   } else {
@@ -774,11 +801,11 @@ static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, 
 
 /* MFMA (wave64) and WMMA (wave32): operands gathered from LDS per lane. */
 static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
-  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   MmaKind m = l->mma;
   int ik = m == MMA_MFMA32 ? 8 : 16, per = m == MMA_WMMA ? 16 : 4;   /* K per instruction, per lane */
   int MI = l->wtm / l->im, NI = l->wtn / l->in;
-  const char *st = stype(e, a->dt), *ty = a->dt == DT_BF16 ? "bf16" : "f16";
+  const char *st = stype(e, b->dt), *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   const char *inst = m == MMA_MFMA32 ? "mfma_32x32x8" : m == MMA_MFMA16 ? "mfma_16x16x16" : "wmma_16x16x16";
   open_for(e, "kk", BK, ik);
   line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI, b->name, NI);
@@ -787,8 +814,18 @@ static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
   else if (m == MMA_MFMA16) row = "lane % 16", k = "kk + lane / 16 * 4";
   else row = "lane % 16", k = "kk";
   const char *kx = ltU_fmt("%s + x", k);
-  gather(e, a, s->trans_a, ltU_fmt("%s_frag", a->name), MI, per, "mi", ltU_fmt("warp_row + mi * %d + %s", l->im, row),
-         kx);
+  if (s->areg) {   /* a's registers are an MFMA result: a lane's 4 columns are its 4 k (mma.c) */
+    int nca = a->layout->nc * a->layout->vec;
+    open_for(e, "mi", MI, 1);
+    open_for(e, "x", per, 1);
+    line(e, "%s_frag[mi].h[x] = %s;", a->name,
+         to_storage(e, b->dt, ltU_fmt("%s[mi * %d + kk / %d + x]", a->name, nca, a->layout->cstride / 4)));
+    close_for(e);
+    close_for(e);
+  } else {
+    gather(e, a, s->trans_a, ltU_fmt("%s_frag", a->name), MI, per, "mi",
+           ltU_fmt("warp_row + mi * %d + %s", l->im, row), kx);
+  }
   gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni",
          ltU_fmt("warp_col + ni * %d + %s", l->in, row), kx);
   open_for(e, "mi", MI, 1);
@@ -826,7 +863,7 @@ static void gemm_fma(E *e, Stmt *s, int BK) {
 
 static void gemm(E *e, Stmt *s) {
   const Layout *l = s->dst->layout;
-  int BK = s->shared->shape[!s->trans_a];
+  int BK = s->shared_b->shape[s->trans_b];
   if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
   else if (l->mma) gemm_amd(e, s, l, BK);
   else gemm_fma(e, s, BK);
@@ -902,9 +939,8 @@ static int fusable(const E *e, const Stmt *s) {
   if (!u || d->kind != SYM_LET || d->rank == 0 || !d->layout || d->uses != count_reads(u->val, d)) return 0;
   if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0)) return 0;
   if (u->dst->layout != d->layout || u->dst->shape[0] != d->shape[0] || u->dst->shape[1] != d->shape[1]) return 0;
-  if (s->kind == S_LET) return 1;
-  const int shape[2] = {d->shape[0], d->shape[1]};
-  return s->kind == S_LOAD && ltP_layout_of(e->k, shape, s->view->t->dt) == d->layout;
+  (void)e;
+  return s->kind == S_LET || s->kind == S_LOAD;
 }
 
 static void stmt(E *e, Stmt *s) {
@@ -1106,12 +1142,12 @@ static void emit_kernel(E *e, Sym **ps, int n) {
   line(e, "%s", sig.p);
   line(e, "{");
   e->depth++;
-  const Layout *l = k->layouts;
+  const Layout *l = k->layouts, *acc = ltP_mma_layout(k);
   if (gpu(e)) {
     line(e, "const int tid = threadIdx.x;");
-    if (l && l->mma) thread_coords(e, l);
-    if (l && !l->mma && l->tc > 1 && l->tc < l->threads) line(e, "const int tx = tid %% %d;", l->tc);
-    if (l && !l->mma && l->tr > 1 && l->tr < l->threads) line(e, "const int ty = tid / %d;", l->tc);
+    if (acc) thread_coords(e, acc);
+    if (l && !l->mma && l->tx && strcmp(l->tx, "tx") == 0) line(e, "const int tx = tid %% %d;", l->tc);
+    if (l && !l->mma && l->ty && strcmp(l->ty, "ty") == 0) line(e, "const int ty = tid / %d;", l->tc);
     static const char *const axes[] = {"x", "y", "z"};
     for (int i = 0; i < k->ngrid; i++) line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
   }

@@ -90,7 +90,7 @@ static int try_inline(Stmt **link) {
     if (slot) {
       if ((*slot)->shape[0] != s->shape[0] || (*slot)->shape[1] != s->shape[1]) return 0;
       if (u->kind == S_REDUCE || u->kind == S_LET || u->kind == S_ASSIGN || u->kind == S_STORE ||
-          u->kind == S_SSTORE) {
+          u->kind == S_SSTORE || u->kind == S_GEMM) {
         Expr *val = def->val;
         /* the value must not see a write made between def and use */
         for (Stmt *m = def->next; m != u; m = m->next)

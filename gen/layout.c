@@ -43,11 +43,6 @@ static Layout *make_layout(int rows, int cols, int threads, int vec, int line, i
   return l;
 }
 
-static void note_shape(int *R, int *C, int *line, const int shape[2], int at) {
-  if (shape[0] > *R) { *R = shape[0]; *line = at; }
-  if (shape[1] > *C) { *C = shape[1]; *line = at; }
-}
-
 static int min_bytes;
 
 static void scan_views(Block *b, int C) {
@@ -61,7 +56,142 @@ static void scan_views(Block *b, int C) {
   }
 }
 
-/* Chooses the family layout and checks every register tile fits it. */
+/* Appends layout l to the kernel's list. */
+static void append(Kernel *k, Layout *l) {
+  Layout **tail = &k->layouts;
+  while (*tail) tail = &(*tail)->next;
+  *tail = l;
+}
+
+/* A blocked family for [R, C] register tiles: vectors as wide as the
+** narrowest global tensor read or written at that width allows; the first
+** family of a kernel without gemm accumulators names its thread ids tx, ty. */
+static Layout *family(Kernel *k, const Target *t, int R, int C, int line) {
+  min_bytes = 4;
+  scan_views(&k->body, C);
+  int vec = t->lang == LANG_C ? 1 : t->vec_bytes / min_bytes;
+  Layout *l = make_layout(R, C, k->threads, vec, line, !k->layouts);
+  l->family = 1;
+  append(k, l);
+  return l;
+}
+
+/* Does a tile of this shape live in family l: its shape or a slice? */
+static int fits(const Layout *l, const int shape[2]) {
+  return (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols);
+}
+
+/* The family for a tile of this shape: the one of that exact shape, else
+** the first it is a slice of, else NULL. */
+static Layout *find_family(const Kernel *k, const int shape[2]) {
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (l->family && l->rows == shape[0] && l->cols == shape[1]) return l;
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (l->family && fits(l, shape)) return l;
+  return NULL;
+}
+
+static int is_tile(const Sym *s) { return (s->kind == SYM_LET || s->kind == SYM_FRAG) && s->rank > 0; }
+
+/* The layout of an expression's tile operands: a full-shape one first. */
+const Layout *ltP_expr_layout(const Expr *e) {
+  if (!e) return NULL;
+  if (e->kind == E_SYM && is_tile(e->sym) && e->sym->layout) return e->sym->layout;
+  const Layout *r = NULL;
+  const Expr *ops[3] = {e->a, e->b, e->c};
+  for (int i = 0; i < 3; i++) {
+    const Layout *l = ltP_expr_layout(ops[i]);
+    if (l && (!r || (ops[i]->shape[0] == l->rows && ops[i]->shape[1] == l->cols))) r = l;
+  }
+  return r;
+}
+
+/* FMA gemm accumulators: a blocked family per accumulator shape. */
+static void acc_families(Kernel *k, const Target *t, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_GEMM && !s->dst->layout) {
+      Layout *f = NULL;
+      for (Layout *l = k->layouts; l && !f; l = l->next)
+        if (l->family && l->rows == s->dst->shape[0] && l->cols == s->dst->shape[1]) f = l;
+      s->dst->layout = f ? f : family(k, t, s->dst->shape[0], s->dst->shape[1], s->dst->line);
+    }
+    acc_families(k, t, &s->body);
+    acc_families(k, t, &s->orelse);
+  }
+}
+
+/* Gives the tiles defined in block b a layout: that of the value they are
+** computed from, else the family their shape fits; those that fit none are
+** left for the blocked family made from them (ltP_layout). */
+static Sym **unfit;   /* tiles that fit no family yet */
+static int nunfit;
+
+static void assign_block(Kernel *k, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    Sym *d = s->dst;
+    if (d && is_tile(d) && !d->layout) {
+      const Layout *l = (s->kind == S_LET || s->kind == S_REDUCE) ? ltP_expr_layout(s->val) : NULL;
+      if (l && s->kind == S_LET && !fits(l, d->shape)) l = NULL;
+      d->layout = l ? (Layout *)l : find_family(k, d->shape);
+      if (!d->layout) {
+        int seen = 0;
+        for (int i = 0; i < nunfit; i++) seen |= unfit[i] == d;
+        if (!seen) unfit[nunfit++] = d;
+      }
+    }
+    assign_block(k, &s->body);
+    assign_block(k, &s->orelse);
+  }
+}
+
+/* Do layouts a and b place the rows (dim 0) or columns (dim 1) of a tile
+** on the same threads and registers? */
+static int same_dim(const Layout *a, const Layout *b, int dim) {
+  if (a == b) return 1;
+  if (a->mma != b->mma) return 0;
+  if (dim == 0) {
+    if (a->rows != b->rows) return 0;
+    if (a->mma) return a->nr == b->nr && a->rstride == b->rstride;
+    return a->tr == b->tr && a->nr == b->nr && a->tc == b->tc;
+  }
+  if (a->cols != b->cols) return 0;
+  if (a->mma) return a->nc == b->nc && a->cstride == b->cstride && a->vec == b->vec;
+  return a->tc == b->tc && a->nc == b->nc && a->vec == b->vec;
+}
+
+/* Checks that every tile read by x can be indexed in layout l (the
+** layout of the statement's elements): it has l's layout, or a slice of
+** one that maps its remaining dimension the same way. */
+static void check_operands(const Expr *x, const Layout *l, int line) {
+  if (!x || !l) return;
+  if (x->kind == E_SYM && is_tile(x->sym) && x->sym->layout) {
+    const Sym *s = x->sym;
+    for (int d = 0; d < 2; d++)
+      if (s->shape[d] > 1 && !same_dim(l, s->layout, d))
+        ltU_error(line, "tile %s [%d, %d] (line %d) is spread over the threads unlike the [%d, %d] tiles it is "
+                        "combined with here (%s); compute it from tiles of one layout, e.g. the same gemm "
+                        "accumulator's rows", s->name ? s->name : "value", s->shape[0], s->shape[1], s->line,
+                  l->rows, l->cols, l->mma ? ltP_mma_name(l->mma) : "blocked layout");
+  }
+  check_operands(x->a, l, line);
+  check_operands(x->b, l, line);
+  check_operands(x->c, l, line);
+}
+
+static void check_block(Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    const Layout *l = s->dst && is_tile(s->dst) ? s->dst->layout : ltP_expr_layout(s->val);
+    check_operands(s->val, l, s->line);
+    check_block(&s->body);
+    check_block(&s->orelse);
+  }
+}
+
+/* Chooses the layouts of the register tiles: gemm accumulators keep the
+** instruction's (mma.c), or get a blocked family per shape (FMA); other
+** tiles take their value's or a family they fit; the rest share one
+** blocked family, the largest rows and columns among them, which each
+** must fit.  Then checks that the tiles combined in each statement agree. */
 void ltP_layout(Kernel *k, const Target *t) {
   if (t->lang == LANG_C) k->threads = 1;   /* one thread per block on the CPU */
   int T = k->threads;
@@ -71,57 +201,65 @@ void ltP_layout(Kernel *k, const Target *t) {
                    "%s warp (%d) and at most %d", T, t->name, t->warp, t->max_threads);
   }
   k->vec_bytes = t->lang == LANG_C ? 0 : t->vec_bytes;
-  int R = 0, C = 0, line = 0;
-  if (k->layouts) {   /* a gemm accumulator's layout (mma.c) */
-    R = k->layouts->rows;
-    C = k->layouts->cols;
-    line = k->layouts->line;
-  }
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
-    if ((s->kind == SYM_LET || s->kind == SYM_FRAG) && s->rank > 0) note_shape(&R, &C, &line, s->shape, s->line);
-  }
-  if (!R) return;   /* no register tiles */
-  for (int i = 0; i < k->nsyms; i++) {
-    Sym *s = k->syms[i];
-    if ((s->kind != SYM_LET && s->kind != SYM_FRAG) || s->rank == 0) continue;
+    if (!is_tile(s)) continue;
     for (int d = 0; d < 2; d++)
       if (!is_pow2(s->shape[d]))
         ltU_error(s->line, "tile dims are powers of two (got %d); the edges of a tensor are masked, so "
                            "round the tile up", s->shape[d]);
-    if ((s->shape[0] != 1 && s->shape[0] != R) || (s->shape[1] != 1 && s->shape[1] != C))
-      ltU_error(s->line, "a [%d, %d] register tile does not fit the kernel's [%d, %d] tiles (line %d): "
-                         "register tiles of one kernel share one shape and its row/column slices",
-                s->shape[0], s->shape[1], R, C, line);
   }
-  min_bytes = 4;
-  scan_views(&k->body, C);
-  int vec = t->lang == LANG_C ? 1 : t->vec_bytes / min_bytes;
-  if (!k->layouts) k->layouts = make_layout(R, C, T, vec, line, 1);
-  for (int i = 0; i < k->nsyms; i++)
-    if ((k->syms[i]->kind == SYM_LET || k->syms[i]->kind == SYM_FRAG) && k->syms[i]->rank > 0)
-      k->syms[i]->layout = k->layouts;
+  if (k->gemm && k->mma == MMA_FMA) acc_families(k, t, &k->body);
+  unfit = ltU_alloc(sizeof *unfit * (size_t)k->nsyms);
+  nunfit = 0;
+  assign_block(k, &k->body);
+  int R = 0, C = 0, line = 0;
+  for (int i = 0; i < nunfit; i++) {
+    Sym *s = unfit[i];
+    if (s->shape[0] > R) { R = s->shape[0]; line = s->line; }
+    if (s->shape[1] > C) { C = s->shape[1]; line = s->line; }
+  }
+  if (R) {
+    Layout *f = family(k, t, R, C, line);
+    for (int i = 0; i < nunfit; i++) {
+      Sym *s = unfit[i];
+      if (!fits(f, s->shape))
+        ltU_error(s->line, "a [%d, %d] register tile does not fit the kernel's [%d, %d] tiles (line %d): "
+                           "register tiles of one kernel share one shape and its row/column slices",
+                  s->shape[0], s->shape[1], R, C, line);
+      s->layout = f;
+    }
+  }
+  check_block(&k->body);
 }
 
-/* The layout for a tile of the given shape: the family's when the shape is
-** the parent or a slice of it, else one made for that shape (copies of
-** shared tiles of dtype dt, as wide as the target allows), kept on the
-** kernel's list. */
-Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt) {
-  Layout *f = k->layouts;
-  if (f && (shape[0] == 1 || shape[0] == f->rows) && (shape[1] == 1 || shape[1] == f->cols)) return f;
-  for (Layout *l = f ? f->next : NULL; l; l = l->next)
-    if (l->rows == shape[0] && l->cols == shape[1]) return l;
-  int T = f ? f->threads : k->threads;
+/* The layout for copying a [rows, cols] tile of dtype dt between global
+** and shared memory: blocked, as wide as the target allows (a blocked
+** family of that shape and width if there is one); kept on the kernel's
+** list. */
+Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt) {
   int vec = k->vec_bytes ? k->vec_bytes / ltI_dtypes[dt].bytes : 1;
-  Layout *l = make_layout(shape[0], shape[1], T, vec, 0, !f);
-  if (f) {
-    l->next = f->next;
-    f->next = l;
-  } else {
-    k->layouts = l;
-  }
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (!l->mma && l->rows == shape[0] && l->cols == shape[1] && l->vec == (vec > shape[1] ? shape[1] : vec))
+      return l;
+  Layout *l = make_layout(shape[0], shape[1], k->threads, vec, 0, !k->layouts);
+  append(k, l);
   return l;
+}
+
+/* The layout for a tile of the given shape: the family it fits, else one
+** for copies (ltP_copy_layout). */
+Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt) {
+  Layout *f = find_family(k, shape);
+  return f ? f : ltP_copy_layout(k, shape, dt);
+}
+
+/* The first gemm accumulator's layout (its per-thread coordinates are
+** every accumulator's: mma.c), or NULL. */
+const Layout *ltP_mma_layout(const Kernel *k) {
+  for (const Layout *l = k->layouts; l; l = l->next)
+    if (l->mma) return l;
+  return NULL;
 }
 
 /* Elements of a tile of this shape held by each thread. */

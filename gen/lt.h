@@ -98,6 +98,7 @@ struct Sym {
   int scratch;          /* compiler-made reduction scratch */
   int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
+  int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -152,6 +153,15 @@ typedef enum {
   S_BARRIER     /* placed by barrier.c */
 } StmtKind;
 
+/* The matrix instructions gen knows (mma.c picks one per kernel). */
+typedef enum {
+  MMA_FMA,        /* plain multiply-adds: any target, any dtype */
+  MMA_SYNC,       /* mma.sync.m16n8k16 with ldmatrix (NVIDIA sm80+) */
+  MMA_MFMA32,     /* v_mfma_f32_32x32x8 (AMD CDNA, wave64) */
+  MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
+  MMA_WMMA        /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
+} MmaKind;
+
 typedef struct Block {
   Stmt *first, *last;
 } Block;
@@ -170,6 +180,7 @@ struct Stmt {
   Expr *lo, *hi, *step;
   int stages;           /* S_FOR made by k:pipelined: shared-memory stages */
   Sym *shared_b;        /* S_GEMM: the second operand */
+  Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   Block body, orelse;
   Stmt *next;
@@ -191,8 +202,9 @@ typedef struct Kernel {
   Layout *layouts;      /* one per tile shape family (layout.c) */
   int smem_bytes;
   int smem_dynamic;     /* shared memory is carved from the launch's dynamic size */
-  Stmt *gemm;           /* the kernel's k:gemm statements share one plan (mma.c) */
-  int warps_m, warps_n; /* warp grid over the gemm accumulator */
+  Stmt *gemm;           /* the kernel's first k:gemm (all share one warp grid, mma.c) */
+  MmaKind mma;          /* the instruction of every gemm of the kernel (mma.c) */
+  int warps_m, warps_n; /* warp grid over the gemm accumulators */
   int vec_bytes;        /* the target's widest access (layout.c) */
 } Kernel;
 
@@ -217,14 +229,6 @@ extern const char *const ltI_binop_names[B_COUNT];
 
 typedef enum { LANG_CUDA, LANG_HIP, LANG_C } Lang;
 
-/* The matrix instructions gen knows (mma.c picks one per gemm). */
-typedef enum {
-  MMA_FMA,        /* plain multiply-adds: any target, any dtype */
-  MMA_SYNC,       /* mma.sync.m16n8k16 with ldmatrix (NVIDIA sm80+) */
-  MMA_MFMA32,     /* v_mfma_f32_32x32x8 (AMD CDNA, wave64) */
-  MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
-  MMA_WMMA        /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
-} MmaKind;
 
 typedef struct Target {
   const char *name;         /* sm80, gfx942, c ... */
@@ -277,6 +281,7 @@ struct Layout {
   int rstride, cstride;
   int wtm, wtn;         /* warp tile */
   int im, in;           /* instruction tile: rows, cols of one instruction's result */
+  int family;           /* register tiles live in it (else: a layout for copies only) */
 };
 
 /* ---- passes ---- */
@@ -289,6 +294,9 @@ void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
 Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
+Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
+const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */
+const Layout *ltP_mma_layout(const Kernel *k);    /* the first accumulator's, or NULL */
 const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);

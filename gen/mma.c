@@ -66,22 +66,115 @@ static void warp_grid(Kernel *k, int nwarps, int BM, int BN, int line) {
   if (best < 0) ltU_error(line, "the %d warps cannot split a [%d, %d] accumulator evenly", nwarps, BM, BN);
 }
 
-/* Plans the gemm of kernel k on target t (nothing if k has none). */
-void ltP_mma(Kernel *k, const Target *t) {
-  Stmt *g = k->gemm;
-  if (!g) return;
-  Sym *a = g->shared, *acc = g->dst;
-  int BM = acc->shape[0], BN = acc->shape[1], BK = a->shape[!g->trans_a];
-  MmaKind m = a->dt == DT_F32 ? MMA_FMA : t->mma;
-  if (m == MMA_FMA) return;   /* the blocked layout of layout.c */
-  int nwarps = k->threads / t->warp;
-  warp_grid(k, nwarps, BM, BN, g->line);
+#define MAXGEMM 32
+
+/* A gemm statement and the link that points at it (to insert before it). */
+typedef struct Site { Stmt **link; Block *block; } Site;
+
+static int collect(Block *b, Site *out, int n) {
+  for (Stmt **link = &b->first; *link; link = &(*link)->next) {
+    Stmt *s = *link;
+    if (s->kind == S_GEMM) {
+      if (n == MAXGEMM) ltU_error(s->line, "more than %d k:gemm statements in one kernel", MAXGEMM);
+      out[n++] = (Site){link, b};
+    }
+    n = collect(&s->body, out, n);
+    n = collect(&s->orelse, out, n);
+  }
+  return n;
+}
+
+/* Inserts statement ns before the one at *link. */
+static void insert_before(Site *at, Stmt *ns) {
+  ns->next = *at->link;
+  *at->link = ns;
+  at->link = &ns->next;
+  ltI_fix_last(at->block);
+}
+
+/* The DSL name of a register operand (x or x:cast(...)), or NULL. */
+static const char *operand_name(const Expr *v) {
+  if (v->kind == E_CAST) v = v->a;
+  return v->kind == E_SYM && v->sym->named ? v->sym->name : NULL;
+}
+
+/* Can gemm g take its register operand straight from registers?  The
+** operand must be laid out as an accumulator of the same instruction with
+** whole rows per warp: mma.sync and MFMA results are their A operands
+** (mma.sync: two n8 result tiles are one k16 A tile; MFMA, computed as
+** (B^T A^T)^T: a lane's 4 result columns are its 4 k of the B' operand).
+** WMMA and FMA go through shared memory. */
+static int register_feed(const Kernel *k, const Stmt *g, MmaKind m) {
+  if (g->trans_a || k->warps_n != 1) return 0;
+  if (m != MMA_SYNC && m != MMA_MFMA32 && m != MMA_MFMA16) return 0;
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (l->mma && l->rows == g->val->shape[0] && l->cols == g->val->shape[1]) return 1;
+  return 0;
+}
+
+/* Feeds gemm g's register operand: a register tile (x, or x of
+** x:cast(...): the instruction's operands are rounded to the operand type
+** as they are packed), a new one holding the value, or a shared tile it is
+** stored to first. */
+static void feed_operand(Kernel *k, Site *at, MmaKind m) {
+  Stmt *g = *at->link;
+  Expr *v = g->val;
+  const char *nm = operand_name(v);
+  if (register_feed(k, g, m)) {
+    const Expr *x = v->kind == E_CAST ? v->a : v;   /* packing rounds to the operand type */
+    if (x->kind == E_SYM && x->sym->rank == 2) {
+      g->areg = x->sym;
+    } else {
+      Stmt *let = ltI_stmt(S_LET, g->line);
+      Sym *r = ltI_sym(k, SYM_LET, v->dt, g->line);
+      r->rank = 2;
+      r->shape[0] = v->shape[0];
+      r->shape[1] = v->shape[1];
+      r->def = let;
+      r->home = at->block;
+      if (nm) r->name = ltU_fmt("%s_%s", nm, ltI_dtypes[v->dt].name);
+      let->dst = r;
+      let->val = v;
+      insert_before(at, let);
+      g->areg = r;
+    }
+  } else {
+    Sym *sh = NULL;   /* one staging tile per shape and dtype, shared by the gemms */
+    for (int i = 0; i < k->nsyms && !sh; i++) {
+      Sym *x = k->syms[i];
+      if (x->kind == SYM_SHARED && x->staging && x->dt == v->dt && x->shape[0] == v->shape[0] &&
+          x->shape[1] == v->shape[1])
+        sh = x;
+    }
+    if (!sh) {
+      sh = ltI_sym(k, SYM_SHARED, v->dt, g->line);
+      sh->rank = 2;
+      sh->shape[0] = v->shape[0];
+      sh->shape[1] = v->shape[1];
+      sh->staging = 1;
+      if (nm) sh->name = ltU_fmt("%s_sh", nm);
+    }
+    Stmt *st = ltI_stmt(S_SSTORE, g->line);
+    st->shared = sh;
+    st->val = v;
+    insert_before(at, st);
+    g->shared = sh;
+  }
+  g->val = NULL;
+}
+
+/* The layout of accumulator acc (one per accumulator shape). */
+static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
+  Sym *acc = g->dst;
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (l->rows == acc->shape[0] && l->cols == acc->shape[1]) return l;
+  int BM = acc->shape[0], BN = acc->shape[1];
+  int BK = g->shared_b->shape[g->trans_b];
   int wtm = BM / k->warps_m, wtn = BN / k->warps_n;
-  if (m == MMA_MFMA32 && (wtm % 32 || wtn % 32)) m = MMA_MFMA16;
   int im, in, ik;
   inst_shape(m, &im, &in, &ik);
   int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles */
-  if (wtm % im || wtn % need_n)
+  if (BM % k->warps_m || BN % k->warps_n || wtm % im || wtn % need_n)
     ltU_error(g->line, "the warp tile [%d, %d] (accumulator [%d, %d] over %d x %d warps) is not a multiple of "
                        "the %s tile [%d, %d] on %s; change the tile sizes or gemm warps",
               wtm, wtn, BM, BN, k->warps_m, k->warps_n, inst_name(m), im, need_n, t->name);
@@ -94,6 +187,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   l->threads = k->threads;
   l->line = acc->line;
   l->mma = m;
+  l->family = 1;
   l->wtm = wtm;
   l->wtn = wtn;
   l->im = im;
@@ -106,12 +200,45 @@ void ltP_mma(Kernel *k, const Target *t) {
   }
   l->nr = wtm / l->rstride;
   l->nc = wtn / l->cstride;
-  k->layouts = l;
-  if (m == MMA_SYNC) {
-    Sym *ops[2] = {a, g->shared_b};
-    for (int i = 0; i < 2; i++)
-      if (ops[i]->shape[1] * ltI_dtypes[ops[i]->dt].bytes >= 32) ops[i]->swizzle = 1;
+  Layout **tail = &k->layouts;
+  while (*tail) tail = &(*tail)->next;
+  *tail = l;
+  return l;
+}
+
+/* Plans the gemms of kernel k on target t (nothing if k has none): one
+** instruction and one warp grid for all, a layout per accumulator shape,
+** and the way each register operand reaches the instruction. */
+void ltP_mma(Kernel *k, const Target *t) {
+  if (!k->gemm) return;
+  Site sites[MAXGEMM];
+  int n = collect(&k->body, sites, 0);
+  MmaKind m = k->gemm->shared_b->dt == DT_F32 ? MMA_FMA : t->mma;
+  if (m != MMA_FMA) {
+    Sym *acc = k->gemm->dst;
+    warp_grid(k, k->threads / t->warp, acc->shape[0], acc->shape[1], k->gemm->line);
+    for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
+      Sym *d = (*sites[i].link)->dst;
+      if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
+    }
+    for (int i = 0; i < n; i++) (*sites[i].link)->dst->layout = acc_layout(k, t, *sites[i].link, m);
+    for (Layout *a = k->layouts; a; a = a->next)   /* one row0 / col0 for all accumulators */
+      for (Layout *b = a->next; b; b = b->next)
+        if ((a->rows != b->rows && k->warps_m > 1) || (a->cols != b->cols && k->warps_n > 1))
+          ltU_error(k->gemm->line, "gemm accumulators [%d, %d] and [%d, %d] split differently over the %d x %d "
+                                   "warps; give them one shape along each split axis, or use warps = {%d, 1}",
+                    a->rows, a->cols, b->rows, b->cols, k->warps_m, k->warps_n, k->threads / t->warp);
   }
+  k->mma = m;
+  for (int i = 0; i < n; i++)
+    if ((*sites[i].link)->val) feed_operand(k, &sites[i], m);
+  if (m == MMA_SYNC)
+    for (int i = 0; i < n; i++) {
+      Stmt *g = *sites[i].link;
+      Sym *ops[2] = {g->shared, g->shared_b};
+      for (int j = 0; j < 2; j++)
+        if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes >= 32) ops[j]->swizzle = 1;
+    }
 }
 
 /* Name of the instruction a layout comes from, for --explain. */

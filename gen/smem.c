@@ -9,6 +9,7 @@
 /* Partials per kept element that a reduction leaves for shared memory:
 ** the number of warps along the reduced thread dimension (1: none). */
 int ltP_reduce_groups(const Layout *l, int axis, int warp) {
+  if (l->mma) return axis == 1 ? l->cols / l->wtn : l->rows / l->wtm;
   if (axis == 1) return l->tc > warp ? l->tc / warp : 1;
   int above = l->tc > warp ? l->tc : warp;   /* rows are in thread bits above tc */
   return l->threads > above ? l->threads / above : 1;
@@ -17,8 +18,7 @@ int ltP_reduce_groups(const Layout *l, int axis, int warp) {
 static void scratch_block(Kernel *k, const Target *t, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
     if (s->kind == S_REDUCE) {
-      const Layout *l = s->val->rank ? ltP_layout_of(k, s->val->shape, s->val->dt) : NULL;
-      int g = l ? ltP_reduce_groups(l, s->axis, t->warp) : 1;
+      int g = ltP_reduce_groups(s->dst->layout, s->axis, t->warp);
       if (g > 1) {
         Sym *sc = ltI_sym(k, SYM_SHARED, ltI_compute_type(s->dst->dt), s->line);
         sc->scratch = 1;

@@ -108,7 +108,7 @@ const Target *ltT_find(const char *name) {
 const char *ltT_prologue(const Target *t, const Kernel *k, int emulate) {
   if (emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
-  MmaKind m = k->layouts ? k->layouts->mma : MMA_FMA;
+  MmaKind m = k->mma;
   const char *extra = "";
   if (m == MMA_SYNC) extra = ltX_cuda_mma;
   else if (m == MMA_MFMA32 || m == MMA_MFMA16) extra = ltX_hip_mfma;

@@ -145,6 +145,13 @@ LT_EMU_FN T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int la
 
 static inline __attribute__((unused)) float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 static inline __attribute__((unused)) float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+/* Two floats rounded and packed, the first in the low 16 bits (cvt.rn.f16x2.f32 / .bf16x2). */
+static inline __attribute__((unused)) uint32_t lt_pack_f16x2(float lo, float hi) {
+  return (uint32_t)lt_emu::f32_to_f16(lo) | (uint32_t)lt_emu::f32_to_f16(hi) << 16;
+}
+static inline __attribute__((unused)) uint32_t lt_pack_bf16x2(float lo, float hi) {
+  return (uint32_t)lt_emu::f32_to_bf16(lo) | (uint32_t)lt_emu::f32_to_bf16(hi) << 16;
+}
 static inline __attribute__((unused)) int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int lt_imin(int a, int b) { return a < b ? a : b; }
 

@@ -34,6 +34,14 @@ static Kernel *load_kernel(Dtype dt, int rows, int cols, int threads) {
                  l_->nc == (NC), why_, __FILE__, __LINE__);                                \
   } while (0)
 
+/* Declares tile s with a statement (layouts are given to tiles that
+** statements define). */
+static Sym *declared(Kernel *k, Sym *s) {
+  Stmt *st = add(&k->body, S_FRAG, s->line);
+  st->dst = s;
+  return s;
+}
+
 static void test_family_layouts(void) {
   Kernel *k = load_kernel(DT_BF16, 1, 4096, 256);
   NO_ERROR("layout/row_4096_bf16_runs", ltP_layout(k, T("sm80")));
@@ -83,8 +91,8 @@ static void test_family_layouts(void) {
 
   /* slices share the family layout */
   k = load_kernel(DT_F32, 8, 512, 256);
-  Sym *rowv = tile_sym(k, SYM_LET, DT_F32, 8, 1);
-  Sym *colv = tile_sym(k, SYM_FRAG, DT_F32, 0, 512);
+  Sym *rowv = declared(k, tile_sym(k, SYM_LET, DT_F32, 8, 1));
+  Sym *colv = declared(k, tile_sym(k, SYM_FRAG, DT_F32, 0, 512));
   NO_ERROR("layout/slices_run", ltP_layout(k, T("sm80")));
   CHECK("layout/row_slice_shares", rowv->layout == k->layouts);
   CHECK("layout/col_slice_shares", colv->layout == k->layouts);
@@ -126,8 +134,11 @@ static void test_layout_errors(void) {
   k = load_kernel(DT_F32, 1, 128, 256);
   NO_ERROR("layout/small_tile_fine_on_c", ltP_layout(k, T("c")));
   k = load_kernel(DT_F32, 8, 512, 256);
-  tile_sym(k, SYM_FRAG, DT_F32, 4, 512);
+  declared(k, tile_sym(k, SYM_FRAG, DT_F32, 4, 512));
   EXPECT_ERROR("layout/two_families", ltP_layout(k, T("sm80")), "a [4, 512] register tile does not fit the kernel's [8, 512] tiles");
+  k = load_kernel(DT_F32, 8, 512, 256);
+  tile_sym(k, SYM_FRAG, DT_F32, 4, 512);
+  NO_ERROR("layout/undeclared_tile_ignored", ltP_layout(k, T("sm80")));
 }
 
 /* Every pow2 shape that has enough elements gets a layout that covers the

@@ -1,0 +1,109 @@
+-- attention.lua: FlashAttention-2 forward, O = softmax(scale * Q K^T) V.
+--
+-- One program per [BM] block of query rows of one (batch, head).  The key
+-- and value blocks stream through shared memory in a pipelined loop; for
+-- each, S = Q K^T lands in registers (a gemm accumulator), its rows are
+-- reduced to a running max and sum (online softmax: the output so far is
+-- rescaled when the max grows), and P = exp(S - max), rounded to the input
+-- type, is the first operand of the second gemm O += P V, straight from
+-- registers where the target allows.  Exponentials are exp2 of S scaled by
+-- log2(e).  Only the key blocks that hold a visible key are visited, and
+-- only those that cut the causal / window boundary or the end of K are
+-- masked.  GQA / MQA: query head h reads key/value head h / (Hq / Hkv).
+--
+-- A query row with no visible key gets O = 0 and LSE = +inf (as
+-- FlashAttention-2), so that the backward pass gives it zero gradients.
+local tile = require "tile"
+
+local LOG2E = 1.4426950408889634
+local LN2 = 0.69314718055994531
+
+return tile.kernel {
+  name = "attention",
+  doc = "FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.",
+  variants = {
+    dtype = { "f16", "bf16" },
+    hdim = { "d32", "d64", "d128", "d256" },
+    softcap = { false, true },
+  },
+  config = { BM = 128, BN = 64, stages = 2, threads = 128 },
+  params = function(v)
+    local D = tonumber(v.hdim:sub(2))
+    local ps = {
+      Q = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sqb", "sqh", "sqs", 1 }),
+      K = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "skb", "skh", "sks", 1 }),
+      V = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "svb", "svh", "svs", 1 }),
+      O = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sob", "soh", "sos", 1 }),
+      LSE = tile.tensor("f32", { "B", "Hq", "Sq", 1 }),   -- [B, Hq, Sq]: one column, so rows store as one
+      scale = tile.scalar("f32"),
+    }
+    if v.softcap then ps.softcap = tile.scalar("f32") end
+    ps.window_left = tile.scalar("i32")
+    ps.window_right = tile.scalar("i32")
+    return ps
+  end,
+  body = function(k, p, c, v)
+    local D = tonumber(v.hdim:sub(2))
+    -- d256: half the rows, so O fits in registers; AMD: Q, K and V share 64 KB of LDS
+    -- (and on gfx1100 also P, which goes through LDS on its way to the second gemm)
+    local rdna, cdna = k.target == "gfx1100", k.target:match("^gfx9") ~= nil
+    local BM = (D >= 256 or (rdna and D >= 128)) and c.BM // 2 or c.BM
+    local BN = D >= 256 and (rdna and c.BN // 4 or cdna and c.BN // 2) or c.BN
+    local qb, bh = k:grid(tile.cdiv(p.Sq, BM), p.B * p.Hq)
+    local b, h = bh // p.Hq, bh % p.Hq
+    local hk = h // (p.Hq // p.Hkv)
+    local wl, wr = p.window_left, p.window_right
+    local q0 = qb * BM
+    local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+    -- key blocks [first, last) hold every key visible to a query of this block
+    local nkb = tile.cdiv(p.Sk, BN)
+    local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+    local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+    local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+
+    local Qs = k:shared(v.dtype, { BM, D })
+    local Ks = k:shared(v.dtype, { BN, D })
+    local Vs = k:shared(v.dtype, { BN, D })
+    k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+    local o = k:fragment("f32", { BM, D }, 0)
+    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+    local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    k:pipelined(first, last, c.stages, function(j)
+      k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      local s = k:fragment("f32", { BM, BN }, 0)
+      k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      -- one step of the online softmax; `masked` for blocks that cut a boundary
+      local function step(masked)
+        local x
+        if v.softcap then
+          x = tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E)
+        else
+          x = s * (p.scale * LOG2E)
+        end
+        if masked then
+          local row = q0 + k:iota({ BM, BN }, 1) + diag   -- the key each query row is aligned with
+          local col = j * BN + k:iota({ BM, BN }, 2)
+          local vis = tile.both(col:lt(p.Sk), tile.both(tile.either(wl:lt(0), col:ge(row - wl)),
+                                                        tile.either(wr:lt(0), col:le(row + wr))))
+          x = tile.where(vis, x, -math.huge)
+        end
+        local m_new = tile.max(m, k:reduce_max(x, 2))
+        local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+        local pr = tile.exp2(x - m_use)
+        local alpha = tile.exp2(m - m_use)
+        k:assign(l, l * alpha + k:reduce_sum(pr, 2))
+        k:assign(o, o * alpha)
+        k:gemm(pr:cast(v.dtype), Vs, o)
+        k:assign(m, m_new)
+      end
+      local kend = (j + 1) * BN
+      local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+                                                            tile.both(wl:ge(0), (j * BN):lt(q0 + BM - 1 + diag - wl))))
+      k:when(cuts, function() step(true) end, function() step(false) end)
+    end)
+    local seen = l:gt(0)
+    k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  end,
+}
