@@ -213,6 +213,7 @@ static void sym_text(E *e, Buf *o, const Sym *s, const Ctx *c) {
 /* C precedence of the operator at the top of x (higher binds tighter). */
 static int prec(const Expr *x) {
   if (x->kind == E_SELECT) return 1;
+  if (x->kind == E_IOTA) return 12;   /* prints as a sum such as ri * 8 + row0 */
   if (x->kind == E_UNARY && (x->op == U_NEG || x->op == U_NOT)) return 14;
   if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN) return 15;
   switch (x->op) {
@@ -290,7 +291,11 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     int p = prec(x), pa = prec(x->a), pb = prec(x->b);
     /* a right operand of equal precedence keeps its parentheses unless the
     ** two operators are the same + or * (a * (b / c) is not a * b / c) */
-    int same_assoc = x->b->kind == E_BINARY && x->b->op == x->op && (x->op == B_ADD || x->op == B_MUL);
+    /* (on floats a + (b + c) keeps its parentheses: float addition does not
+    ** associate, and a * (b * c) computes the scalar b * c once, not per element) */
+    int same_assoc = (x->b->kind == E_BINARY && x->b->op == x->op && (x->op == B_ADD || x->op == B_MUL) &&
+                      ltI_compute_type(x->dt) == DT_I32) ||
+                     (x->b->kind == E_IOTA && x->op == B_ADD);
     int left_paren = pa < p, right_paren = pb < p || (pb == p && !same_assoc);
     if (left_paren) ltU_put(o, "(");
     expr(e, o, x->a, c);

@@ -49,7 +49,9 @@ return tile.kernel {
     local rdna, cdna = k.target == "gfx1100", k.target:match("^gfx9") ~= nil
     local BM = (D >= 256 or (rdna and D >= 128)) and c.BM // 2 or c.BM
     local BN = D >= 256 and (rdna and c.BN // 4 or cdna and c.BN // 2) or c.BN
-    local qb, bh = k:grid(tile.cdiv(p.Sq, BM), p.B * p.Hq)
+    local nqb = tile.cdiv(p.Sq, BM)
+    local pid, bh = k:grid(nqb, p.B * p.Hq)
+    local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
     local b, h = bh // p.Hq, bh % p.Hq
     local hk = h // (p.Hq // p.Hkv)
     local wl, wr = p.window_left, p.window_right
@@ -73,28 +75,31 @@ return tile.kernel {
       k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       local s = k:fragment("f32", { BM, BN }, 0)
       k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      -- one step of the online softmax; `masked` for blocks that cut a boundary
+      -- one step of the online softmax, in place in s; `masked` for blocks that
+      -- cut a boundary (the key/query offsets are recomputed per element: cheaper
+      -- than tiles of indices in registers)
       local function step(masked)
-        local x
         if v.softcap then
-          x = tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E)
+          k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         else
-          x = s * (p.scale * LOG2E)
+          k:assign(s, s * (p.scale * LOG2E))
         end
         if masked then
-          local row = q0 + k:iota({ BM, BN }, 1) + diag   -- the key each query row is aligned with
-          local col = j * BN + k:iota({ BM, BN }, 2)
-          local vis = tile.both(col:lt(p.Sk), tile.both(tile.either(wl:lt(0), col:ge(row - wl)),
-                                                        tile.either(wr:lt(0), col:le(row + wr))))
-          x = tile.where(vis, x, -math.huge)
+          local function key_minus_row()   -- key index - aligned key of the row
+            return (j * BN - q0 - diag) + k:iota({ BM, BN }, 2) - k:iota({ BM, BN }, 1)
+          end
+          local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
+                                tile.both(tile.either(wl:lt(0), key_minus_row():ge(-wl)),
+                                          tile.either(wr:lt(0), key_minus_row():le(wr))))
+          k:assign(s, tile.where(vis, s, -math.huge))
         end
-        local m_new = tile.max(m, k:reduce_max(x, 2))
+        local m_new = tile.max(m, k:reduce_max(s, 2))
         local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-        local pr = tile.exp2(x - m_use)
+        k:assign(s, tile.exp2(s - m_use))
         local alpha = tile.exp2(m - m_use)
-        k:assign(l, l * alpha + k:reduce_sum(pr, 2))
+        k:assign(l, l * alpha + k:reduce_sum(s, 2))
         k:assign(o, o * alpha)
-        k:gemm(pr:cast(v.dtype), Vs, o)
+        k:gemm(s:cast(v.dtype), Vs, o)
         k:assign(m, m_new)
       end
       local kend = (j + 1) * BN

@@ -1,0 +1,113 @@
+-- attention_bwd_dkdv.lua: FlashAttention-2 backward, dK and dV.
+--
+-- One program per [BN] block of keys of one (batch, key/value head); K and
+-- V stay in shared memory while the query heads of the group (GQA) and
+-- their query blocks stream through a pipelined loop.  The program works
+-- on the transposed scores, keys down the rows: S^T = K Q^T, P^T =
+-- exp(S^T - LSE) with LSE along the columns, dV += P^T dO, dP^T = V dO^T,
+-- dS^T = P^T * (dP^T - Delta), dK += dS^T Q.  Both register tiles P^T and
+-- dS^T are the first operand of their gemm, from registers where the
+-- target allows.  Each program owns its rows of dK and dV and sums the
+-- group's heads itself: no atomics, a deterministic result.  Only the
+-- query blocks that see one of the keys are visited, and only those that
+-- cut the causal / window boundary or the end of Q or K are masked.
+local tile = require "tile"
+
+local LOG2E = 1.4426950408889634
+
+return tile.kernel {
+  name = "attention_bwd_dkdv",
+  doc = "FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.",
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true } },
+  config = { BM = 64, BN = 64, stages = 2, threads = 128 },
+  params = function(v)
+    local D = tonumber(v.hdim:sub(2))
+    local ps = {
+      Q = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sqb", "sqh", "sqs", 1 }),
+      K = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "skb", "skh", "sks", 1 }),
+      V = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "svb", "svh", "svs", 1 }),
+      dO = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdob", "sdoh", "sdos", 1 }),
+      LSE = tile.tensor("f32", { "B", "Hq", 1, "Sq" }),     -- [B, Hq, Sq], as one row: queries run along columns
+      Delta = tile.tensor("f32", { "B", "Hq", 1, "Sq" }),
+      dK = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "sdkb", "sdkh", "sdks", 1 }),
+      dV = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "sdvb", "sdvh", "sdvs", 1 }),
+      scale = tile.scalar("f32"),
+    }
+    if v.softcap then ps.softcap = tile.scalar("f32") end
+    ps.window_left = tile.scalar("i32")
+    ps.window_right = tile.scalar("i32")
+    return ps
+  end,
+  body = function(k, p, c, v)
+    local D = tonumber(v.hdim:sub(2))
+    local rdna = k.target == "gfx1100"
+    local BN = c.BN
+    local BM = (rdna and D >= 128) and c.BM // 2 or c.BM   -- gfx1100: P^T and dS^T also go through the 64 KB of LDS
+    local nkb = tile.cdiv(p.Sk, BN)
+    local pid, bh = k:grid(nkb, p.B * p.Hkv)
+    local kb = nkb - 1 - pid
+    local b, hk = bh // p.Hkv, bh % p.Hkv
+    local group = p.Hq // p.Hkv
+    local wl, wr = p.window_left, p.window_right
+    local k0 = kb * BN
+    local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+    -- query blocks [first, last) hold every query that sees a key of this block
+    local nqb = tile.cdiv(p.Sq, BM)
+    local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+    local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+    local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+
+    local Ks = k:shared(v.dtype, { BN, D })
+    local Vs = k:shared(v.dtype, { BN, D })
+    local Qs = k:shared(v.dtype, { BM, D })
+    local dOs = k:shared(v.dtype, { BM, D })
+    k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+    k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+    local dk = k:fragment("f32", { BN, D }, 0)
+    local dv = k:fragment("f32", { BN, D }, 0)
+    k:serial(0, group, function(g)
+      local h = hk * group + g
+      k:pipelined(first, last, c.stages, function(j)
+        k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        local st = k:fragment("f32", { BN, BM }, 0)
+        k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        local dpt = k:fragment("f32", { BN, BM }, 0)
+        k:gemm(Vs, dOs, dpt, { transpose_b = true })
+        local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+        local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+        local function step(masked)
+          local t   -- softcap: the tanh, for its derivative
+          if v.softcap then
+            t = k:fragment("f32", { BN, BM })
+            k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+            k:assign(st, t * (p.softcap * LOG2E))
+          else
+            k:assign(st, st * (p.scale * LOG2E))
+          end
+          if masked then
+            local function key_minus_row()   -- key index - the key the query is aligned with
+              return (k0 - j * BM - diag) + k:iota({ BN, BM }, 1) - k:iota({ BN, BM }, 2)
+            end
+            local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
+                                  tile.both(tile.either(wl:lt(0), key_minus_row():ge(-wl)),
+                                            tile.either(wr:lt(0), key_minus_row():le(wr))))
+            k:assign(st, tile.where(vis, st, -math.huge))
+          end
+          k:assign(st, tile.exp2(st - lse2))   -- P^T
+          k:gemm(st:cast(v.dtype), dOs, dv)
+          local dst = st * (dpt - delta)
+          if v.softcap then dst = dst * (1 - t * t) end
+          k:gemm(dst:cast(v.dtype), Qs, dk)
+        end
+        local qend = (j + 1) * BM
+        local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+                                 tile.either(tile.both(wr:ge(0), (k0 + BN - 1):gt(j * BM + diag + wr)),
+                                             tile.both(wl:ge(0), k0:lt(qend - 1 + diag - wl))))
+        k:when(cuts, function() step(true) end, function() step(false) end)
+      end)
+    end)
+    k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+    k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  end,
+}

@@ -1,0 +1,29 @@
+-- attention_bwd_pre.lua: the first step of the FlashAttention-2 backward pass,
+-- Delta[b, h, i] = sum over d of dO[b, h, i, d] * O[b, h, i, d], in f32.
+--
+-- One program per BM query rows of one (batch, head); each thread multiplies
+-- the elements it holds and the row sums meet across the threads.
+local tile = require "tile"
+
+return tile.kernel {
+  name = "attention_bwd_pre",
+  doc = "FlashAttention-2 backward, step 1: Delta = rowsum(dO * O) in f32.",
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128", "d256" } },
+  config = { BM = 32, threads = 128 },
+  params = function(v)
+    local D = tonumber(v.hdim:sub(2))
+    return {
+      O = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sob", "soh", "sos", 1 }),
+      dO = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdob", "sdoh", "sdos", 1 }),
+      Delta = tile.tensor("f32", { "B", "Hq", "Sq", 1 }),   -- [B, Hq, Sq], as one column
+    }
+  end,
+  body = function(k, p, c, v)
+    local D = tonumber(v.hdim:sub(2))
+    local qb, bh = k:grid(tile.cdiv(p.Sq, c.BM), p.B * p.Hq)
+    local b, h = bh // p.Hq, bh % p.Hq
+    local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+    local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+    k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  end,
+}
