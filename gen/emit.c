@@ -748,7 +748,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   int MI = l->wtm / 16, NI = l->wtn / 8;
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   open_for(e, "kk", BK, 16);
-  line(e, "uint32_t %s_frag[%d][4], %s_frag[%d][2];", a->name, MI, b->name, NI);
+  line(e, "uint32_t %s_frag[%d][4];", a->name, MI);
   open_for(e, "mi", MI, 1);
   if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
     int nca = a->layout->nc * a->layout->vec;
@@ -764,6 +764,10 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
     line(e, "lt_ldmatrix_x4_trans(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
   }
   close_for(e);
+  /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
+  ** uses each pair at once rather than holding all of B's registers. */
+  int stream = NI > 8;
+  if (!stream) line(e, "uint32_t %s_frag[%d][2];", b->name, NI);
   open_for(e, "ni", NI, 2);
   line(e, "uint32_t t[4];");
   if (!s->trans_b) {
@@ -773,17 +777,24 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
     line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;");
     line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
   }
-  line(e, "%s_frag[ni][0] = t[0];", b->name);
-  line(e, "%s_frag[ni][1] = t[1];", b->name);
-  line(e, "%s_frag[ni + 1][0] = t[2];", b->name);
-  line(e, "%s_frag[ni + 1][1] = t[3];", b->name);
-  close_for(e);
-  open_for(e, "mi", MI, 1);
-  open_for(e, "ni", NI, 1);
-  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  if (stream) {
+    open_for(e, "mi", MI, 1);
+    open_for(e, "nj", 2, 1);
+    line(e, "const int i = mi * %d + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */", 4 * NI);
+    line(e, "const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};");
+  } else {
+    line(e, "%s_frag[ni][0] = t[0];", b->name);
+    line(e, "%s_frag[ni][1] = t[1];", b->name);
+    line(e, "%s_frag[ni + 1][0] = t[2];", b->name);
+    line(e, "%s_frag[ni + 1][1] = t[3];", b->name);
+    close_for(e);
+    open_for(e, "mi", MI, 1);
+    open_for(e, "ni", NI, 1);
+    line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  }
   line(e, "float d[4] = {%s[i], %s[i + 1], %s[i + %d], %s[i + %d]};", acc->name, acc->name, acc->name, 2 * NI,
        acc->name, 2 * NI + 1);
-  line(e, "lt_mma_16816_%s(d, %s_frag[mi], %s_frag[ni]);", ty, a->name, b->name);
+  line(e, "lt_mma_16816_%s(d, %s_frag[mi], %s);", ty, a->name, stream ? "b2" : ltU_fmt("%s_frag[ni]", b->name));
   line(e, "%s[i] = d[0];", acc->name);
   line(e, "%s[i + 1] = d[1];", acc->name);
   line(e, "%s[i + %d] = d[2];", acc->name, 2 * NI);
@@ -791,6 +802,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   close_for(e);
   close_for(e);
   close_for(e);
+  if (stream) close_for(e);
 }
 
 /* Packs n consecutive-k elements of each operand tile into a union per

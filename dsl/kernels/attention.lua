@@ -23,10 +23,10 @@ return tile.kernel {
   doc = "FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.",
   variants = {
     dtype = { "f16", "bf16" },
-    hdim = { "d32", "d64", "d128", "d256" },
+    hdim = { "d32", "d64", "d128" },   -- d256: -D hdim=d256 (CUDA and CDNA; gfx1100's 64 KB of LDS cannot hold it)
     softcap = { false, true },
   },
-  config = { BM = 128, BN = 64, stages = 2, threads = 128 },
+  config = { BM = 128, BN = 64, stages = 2, threads = 256 },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     local ps = {
@@ -44,11 +44,11 @@ return tile.kernel {
   end,
   body = function(k, p, c, v)
     local D = tonumber(v.hdim:sub(2))
-    -- d256: half the rows, so O fits in registers; AMD: Q, K and V share 64 KB of LDS
-    -- (and on gfx1100 also P, which goes through LDS on its way to the second gemm)
+    -- d256: narrower key blocks (shared memory), and on AMD half the rows: Q, K and V
+    -- share 64 KB of LDS (on gfx1100 with P, which goes through LDS to the second gemm)
     local rdna, cdna = k.target == "gfx1100", k.target:match("^gfx9") ~= nil
-    local BM = (D >= 256 or (rdna and D >= 128)) and c.BM // 2 or c.BM
-    local BN = D >= 256 and (rdna and c.BN // 4 or cdna and c.BN // 2) or c.BN
+    local BM = (D >= 256 and (rdna or cdna)) and c.BM // 2 or c.BM
+    local BN = (D >= 256 or (rdna and D >= 128)) and c.BN // 2 or c.BN
     local nqb = tile.cdiv(p.Sq, BM)
     local pid, bh = k:grid(nqb, p.B * p.Hq)
     local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys

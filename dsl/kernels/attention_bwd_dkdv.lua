@@ -40,9 +40,10 @@ return tile.kernel {
   end,
   body = function(k, p, c, v)
     local D = tonumber(v.hdim:sub(2))
-    local rdna = k.target == "gfx1100"
     local BN = c.BN
-    local BM = (rdna and D >= 128) and c.BM // 2 or c.BM   -- gfx1100: P^T and dS^T also go through the 64 KB of LDS
+    -- d128: half the queries per step, so dK, dV, S^T and dP^T fit in registers
+    -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB)
+    local BM = D >= 128 and c.BM // 2 or c.BM
     local nkb = tile.cdiv(p.Sk, BN)
     local pid, bh = k:grid(nkb, p.B * p.Hkv)
     local kb = nkb - 1 - pid

@@ -19,6 +19,7 @@
 ** Prints one PASS / FAIL line per case, then "# emu TARGET: done".
 */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,13 @@
 ** LT_MATMULS(X) with X(fn, dtype, trans_a, trans_b, activation, has_bias). */
 #if HAVE("matmul_list.h")
 #include "matmul_list.h"
+#endif
+
+/* run.sh writes attention_list.h: the attention variant groups to check
+** (forward, Delta, dQ, dK/dV), as LT_ATTENTIONS(X) with
+** X(fwd, pre, dq, dkdv, dtype, head dim, softcap). */
+#if HAVE("attention_list.h")
+#include "attention_list.h"
 #endif
 
 enum Dt { F32, F16, BF16 };
@@ -470,6 +478,188 @@ static void test_matmul(const char *variant, void *fn, Dt dt, int ta, int tb, in
   }
 }
 
+/* ------------------------------------------------------------------ */
+/* attention: FlashAttention-2 forward and backward (docs/attention.md)  */
+
+typedef int (*AttFwd)(const void *, const void *, const void *, void *, void *, int, int, int, int, int, int64_t,
+                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, float, int, int, void *);
+typedef int (*AttFwdCap)(const void *, const void *, const void *, void *, void *, int, int, int, int, int, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, float, float, int, int, void *);
+typedef int (*AttPre)(const void *, const void *, void *, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, void *);
+typedef int (*AttDq)(const void *, const void *, const void *, const void *, const void *, const void *, void *, int,
+                     int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, int, int, void *);
+typedef int (*AttDqCap)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                        int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, float, int,
+                        int, void *);
+typedef int (*AttDkdv)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                       void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, float, int, int, void *);
+typedef int (*AttDkdvCap)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                          void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          int64_t, int64_t, float, float, int, int, void *);
+
+/* A case: sizes, the window (-1: none), and whether the tensors are laid
+** out [B, S, H, D] (strides) instead of [B, H, S, D].  Lengths are not
+** multiples of the blocks; Sq > Sk under the causal mask leaves the first
+** rows with no key; Sk = 1; GQA and MQA. */
+struct AttCase { int B, Hq, Hkv, Sq, Sk, wl, wr, bshd; };
+static const AttCase att_cases[] = {
+  {1, 2, 1, 70, 150, -1, -1, 0}, {1, 2, 2, 150, 100, -1, 0, 1}, {1, 1, 1, 130, 130, 40, 20, 0}, {2, 2, 1, 33, 1, -1, -1, 0},
+};
+
+/* Strides of a [B, H, S, D] tensor stored [B, H, S, D] or [B, S, H, D]. */
+static void att_strides(const AttCase &c, int H, int S, int D, int64_t st[3]) {
+  if (c.bshd) st[0] = (int64_t)S * H * D, st[1] = D, st[2] = (int64_t)H * D;
+  else st[0] = (int64_t)H * S * D, st[1] = (int64_t)S * D, st[2] = D;
+}
+
+/* Forward and backward reference for one case, in float64 from the rounded
+** inputs: O, LSE (+inf for a row with no visible key), dQ, dK, dV. */
+static void att_reference(const AttCase &c, int D, double scale, double cap, const double *q, const double *k,
+                          const double *v, const double *dout, const int64_t qs[3], const int64_t ks[3], double *o,
+                          double *lse, double *dq, double *dk, double *dv) {
+  double *s = (double *)malloc(sizeof(double) * c.Sk), *t = (double *)malloc(sizeof(double) * c.Sk);
+  double *dp = (double *)malloc(sizeof(double) * c.Sk);
+  for (int b = 0; b < c.B; b++)
+    for (int h = 0; h < c.Hq; h++) {
+      int hk = h / (c.Hq / c.Hkv);
+      for (int i = 0; i < c.Sq; i++) {
+        const double *qi = q + b * qs[0] + h * qs[1] + i * qs[2], *gi = dout + b * qs[0] + h * qs[1] + i * qs[2];
+        double mx = -INFINITY;
+        for (int j = 0; j < c.Sk; j++) {
+          const double *kj = k + b * ks[0] + hk * ks[1] + j * ks[2];
+          int a = i + c.Sk - c.Sq;
+          double d = 0;
+          for (int x = 0; x < D; x++) d += qi[x] * kj[x];
+          d *= scale;
+          t[j] = cap > 0 ? tanh(d / cap) : 0;
+          if (cap > 0) d = cap * t[j];
+          s[j] = (c.wl < 0 || j >= a - c.wl) && (c.wr < 0 || j <= a + c.wr) ? d : -INFINITY;
+          if (s[j] > mx) mx = s[j];
+        }
+        double sum = 0;
+        for (int j = 0; j < c.Sk; j++) sum += s[j] == -INFINITY ? 0 : exp(s[j] - mx);
+        lse[(b * c.Hq + h) * c.Sq + i] = sum > 0 ? mx + log(sum) : INFINITY;
+        double delta = 0;
+        for (int j = 0; j < c.Sk; j++) {
+          s[j] = sum > 0 && s[j] != -INFINITY ? exp(s[j] - mx) / sum : 0;   /* P */
+          const double *vj = v + b * ks[0] + hk * ks[1] + j * ks[2];
+          dp[j] = 0;
+          for (int x = 0; x < D; x++) dp[j] += gi[x] * vj[x];
+        }
+        for (int x = 0; x < D; x++) {
+          double acc = 0;
+          for (int j = 0; j < c.Sk; j++) acc += s[j] * v[b * ks[0] + hk * ks[1] + j * ks[2] + x];
+          o[b * qs[0] + h * qs[1] + i * qs[2] + x] = acc;
+          delta += acc * gi[x];
+        }
+        for (int j = 0; j < c.Sk; j++) {
+          double ds = s[j] * (dp[j] - delta) * (cap > 0 ? 1 - t[j] * t[j] : 1) * scale;
+          for (int x = 0; x < D; x++) {
+            size_t kj = (size_t)(b * ks[0] + hk * ks[1] + j * ks[2] + x);
+            dq[b * qs[0] + h * qs[1] + i * qs[2] + x] += ds * k[kj];
+            dk[kj] += ds * qi[x];
+            dv[kj] += s[j] * gi[x];
+          }
+        }
+      }
+    }
+  free(s), free(t), free(dp);
+}
+
+/* Slack for an output whose second gemm takes a probability tile rounded
+** to dt: a relative error of the type's epsilon on every term, so
+** eps * (largest |ref| of the tensor) per element. */
+static double *att_slack(const double *ref, size_t n, Dt dt) {
+  double big = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(ref[i]) && isfinite(ref[i]) && fabs(ref[i]) > big) big = fabs(ref[i]);
+  double *sl = (double *)malloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; i++) sl[i] = (dt == BF16 ? 8e-3 : 1e-3) * big;
+  return sl;
+}
+
+/* printf into one of a few rotating buffers (names of checks). */
+static const char *ltfmt(const char *fmt, ...) {
+  static char bufs[4][256];
+  static int next;
+  char *b = bufs[next++ % 4];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b, 256, fmt, ap);
+  va_end(ap);
+  return b;
+}
+
+static void test_attention(const char *variant, const char *names, void *fwd, void *pre, void *dqf, void *dkdvf, Dt dt,
+                           int D, int softcap) {
+  if (listing) {   /* the four kernels of the group */
+    for (const char *p = names; *p; p++) putchar(*p == ',' ? '\n' : *p);
+    putchar('\n');
+  }
+  if (!wanted(variant)) return;
+  for (const AttCase &c : att_cases) {
+    int64_t qs[3], ks[3];
+    att_strides(c, c.Hq, c.Sq, D, qs);
+    att_strides(c, c.Hkv, c.Sk, D, ks);
+    size_t nq = (size_t)c.B * c.Hq * c.Sq * D, nk = (size_t)c.B * c.Hkv * c.Sk * D, nl = (size_t)c.B * c.Hq * c.Sq;
+    Buf Q = random_buf(dt, nq, -2, 2, 0), K = random_buf(dt, nk, -2, 2, 0), V = random_buf(dt, nk, -1, 1, 0);
+    Buf dO = random_buf(dt, nq, -1, 1, 0);
+    Buf O = poisoned(dt, nq, 0), L = poisoned(F32, nl, 0), De = poisoned(F32, nl, 0);
+    Buf dQ = poisoned(dt, nq, 0), dK = poisoned(dt, nk, 0), dV = poisoned(dt, nk, 0);
+    double *q = as_doubles(Q), *k = as_doubles(K), *v = as_doubles(V), *g = as_doubles(dO);
+    double *o = (double *)calloc(nq, 8), *lse = (double *)calloc(nl, 8), *rq = (double *)calloc(nq, 8);
+    double *rk = (double *)calloc(nk, 8), *rv = (double *)calloc(nk, 8);
+    double scale = 1 / sqrt((double)D), cap = softcap ? 4.0 : 0;
+    att_reference(c, D, (float)scale, cap, q, k, v, g, qs, ks, o, lse, rq, rk, rv);
+    float sc = (float)scale, cp = (float)cap;
+    char name[160];
+    snprintf(name, sizeof name, "%s B%d Hq%d Hkv%d Sq%d Sk%d window(%d,%d)%s", variant, c.B, c.Hq, c.Hkv, c.Sq, c.Sk,
+             c.wl, c.wr, c.bshd ? " [B,S,H,D]" : "");
+#define QS qs[0], qs[1], qs[2]
+#define KS ks[0], ks[1], ks[2]
+    int rc = softcap ? ((AttFwdCap)fwd)(Q.p, K.p, V.p, O.p, L.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS, sc, cp,
+                                        c.wl, c.wr, NULL)
+                     : ((AttFwd)fwd)(Q.p, K.p, V.p, O.p, L.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS, sc, c.wl,
+                                     c.wr, NULL);
+    double *sl = att_slack(o, nq, dt);
+    judge(ltfmt("%s O", name), rc, O, o, sl);
+    free(sl);
+    judge(ltfmt("%s LSE", name), rc, L, lse, NULL);
+    rc = ((AttPre)pre)(O.p, dO.p, De.p, c.B, c.Hq, c.Sq, QS, QS, NULL);
+    if (softcap) {
+      rc |= ((AttDqCap)dqf)(Q.p, K.p, V.p, dO.p, L.p, De.p, dQ.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS, QS, sc,
+                            cp, c.wl, c.wr, NULL);
+      rc |= ((AttDkdvCap)dkdvf)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS,
+                                QS, KS, KS, sc, cp, c.wl, c.wr, NULL);
+    } else {
+      rc |= ((AttDq)dqf)(Q.p, K.p, V.p, dO.p, L.p, De.p, dQ.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS, QS, sc,
+                         c.wl, c.wr, NULL);
+      rc |= ((AttDkdv)dkdvf)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS,
+                             KS, KS, sc, c.wl, c.wr, NULL);
+    }
+#undef QS
+#undef KS
+    double *gs[3] = {rq, rk, rv};
+    Buf *outs[3] = {&dQ, &dK, &dV};
+    const char *what[3] = {"dQ", "dK", "dV"};
+    for (int i = 0; i < 3; i++) {
+      sl = att_slack(gs[i], outs[i]->n, dt);
+      judge(ltfmt("%s %s", name, what[i]), rc, *outs[i], gs[i], sl);
+      free(sl);
+    }
+    drop(Q), drop(K), drop(V), drop(dO), drop(O), drop(L), drop(De), drop(dQ), drop(dK), drop(dV);
+    free(q), free(k), free(v), free(g), free(o), free(lse), free(rq), free(rk), free(rv);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--list") == 0) listing = 1;
   else if (argc > 1) target = argv[1];
@@ -524,6 +714,11 @@ int main(int argc, char **argv) {
 #ifdef LT_MATMULS
 #define RUN_MM(fn, dt, ta, tb, act, has_bias) test_matmul(#fn, (void *)fn, dt, ta, tb, act, has_bias);
   LT_MATMULS(RUN_MM)
+#endif
+#ifdef LT_ATTENTIONS
+#define RUN_ATT(fwd, pre, dq, dkdv, dt, D, cap) \
+  test_attention(#fwd, #pre "," #dq "," #dkdv, (void *)fwd, (void *)pre, (void *)dq, (void *)dkdv, dt, D, cap);
+  LT_ATTENTIONS(RUN_ATT)
 #endif
   if (hashes) fclose(hashes);
   if (!listing) printf("# emu %s: done\n", target);   /* run.sh: the run was not cut short */

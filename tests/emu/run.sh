@@ -10,7 +10,8 @@
 #      "warps" thread order (each warp runs as far ahead as it can), where
 #      every output must be bitwise the same (a race would change it).  All variants of the row ops;
 #      of matmul's 60 (dtype x layout x epilogue) the 12 dtype x layout
-#      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60);
+#      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60); of
+#      attention, f16 d64 and bf16 d32 with softcap, forward and backward;
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
 # Prints PASS / FAIL / SKIP lines.
@@ -80,6 +81,48 @@ pick_matmuls() {
   [ $dropped -gt 0 ] && echo "SKIP emu $(basename $d): $dropped of $((n + dropped)) matmul variants left out of CI (LT_EMU_ALL=1 checks all)"
 }
 
+# Keeps the attention variants of folder $1 that CI checks: f16 d64 and
+# bf16 d32 with softcap, forward and backward (LT_EMU_ALL=1: all).
+pick_attention() {
+  local d=$1 dropped=0 n=0
+  for f in $d/attention*.emu.cpp; do
+    [ -e "$f" ] || continue
+    local v=$(basename "$f" .emu.cpp)
+    case $v in
+      attention_f16_d64|attention_bf16_d32_softcap|attention_bwd_pre_f16_d64|attention_bwd_pre_bf16_d32|\
+      attention_bwd_dq_f16_d64|attention_bwd_dq_bf16_d32_softcap|attention_bwd_dkdv_f16_d64|\
+      attention_bwd_dkdv_bf16_d32_softcap) n=$((n + 1)) ;;
+      *) if [ "${LT_EMU_ALL:-0}" != 1 ]; then rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); else n=$((n + 1)); fi ;;
+    esac
+  done
+  [ $dropped -gt 0 ] && echo "SKIP emu $(basename $d): $dropped of $((n + dropped)) attention variants left out of CI (LT_EMU_ALL=1 checks all)"
+}
+
+# Writes attention_list.h in folder $1 for check.cpp: each forward variant
+# whose three backward kernels are there too, as X(fwd, pre, dq, dkdv,
+# dtype, head dim, softcap).
+attention_list() {
+  local d=$1 n=0
+  : > $d/attention_list.h
+  echo "#define LT_ATTENTIONS(X) \\" > $d/attention_list.tail
+  for f in $d/attention_*.emu.cpp; do
+    [ -e "$f" ] || continue
+    local v=$(basename "$f" .emu.cpp)
+    [[ $v =~ ^attention_(f16|bf16)_d([0-9]+)(_softcap)?$ ]] || continue
+    local dt=${BASH_REMATCH[1]} D=${BASH_REMATCH[2]} cap=0
+    [ -n "${BASH_REMATCH[3]}" ] && cap=1
+    local sfx=${v#attention_} pre=attention_bwd_pre_${dt}_d$D
+    local dq=attention_bwd_dq_$sfx dkdv=attention_bwd_dkdv_$sfx
+    [ -e $d/$pre.h ] && [ -e $d/$dq.h ] && [ -e $d/$dkdv.h ] || continue
+    for h in $v $pre $dq $dkdv; do echo "#include \"$h.h\"" >> $d/attention_list.h; done
+    echo "  X($v, $pre, $dq, $dkdv, $(echo $dt | tr a-z A-Z), $D, $cap) \\" >> $d/attention_list.tail
+    n=$((n + 1))
+  done
+  echo "" >> $d/attention_list.tail
+  cat $d/attention_list.tail >> $d/attention_list.h
+  [ $n = 0 ] && rm -f $d/attention_list.h
+}
+
 # Writes matmul_list.h in folder $1 for check.cpp, from the matmul
 # variants there: X(fn, dtype, trans_a, trans_b, activation, has_bias).
 matmul_list() {
@@ -119,6 +162,7 @@ for t in $targets; do
     fi
   done
   pick_matmuls $b/$t
+  pick_attention $b/$t
   if [ $t = sm80 ] || [ $t = gfx1100 ]; then   # gen must carry the templates of this tree
     f=$(ls $b/$t/*.emu.cpp | head -1)
     h=$([ $t = sm80 ] && echo emu_cuda.h || echo emu_hip.h)
@@ -145,6 +189,7 @@ for t in $targets; do
   done
   [ $dups -gt 0 ] && echo "SKIP emu $t: $dups variants generate the same code as $(cat $b/$t/*.dup | sort -u | tr '\n' ' ')(checked there)"
   matmul_list $b/$t
+  attention_list $b/$t
   ls $b/$t/*.emu.cpp >/dev/null 2>&1 && echo "-c tests/emu/check.cpp -o $b/$t/check.o -I$b/$t" >> $b/jobs
 done
 echo "-Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
