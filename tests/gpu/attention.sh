@@ -10,11 +10,12 @@
 # object newer than its source is kept: build/ survives between calls on a
 # warm machine), links build/gpu/attn/attn_<target>.so, checks the SASS of a
 # forward and two backward variants for the tensor-core instructions (HMMA,
-# or HGMMA on sm90a, and LDSM), then runs tests/gpu/check_attention.py for
-# each target.  TARGETS="sm90a" and ONLY=<regex on the variant name> narrow
-# the run to fit a 10-minute call.  Prints the FAIL / SKIP lines and one
-# summary line; everything goes to ${OUT:-build/gpu/attn}: build.txt (GPU,
-# nvcc, ptxas registers and spills, SASS counts), check_attention_<t>.txt,
+# or HGMMA on sm90a, and LDSM), runs examples/attention on the GPU (make
+# cuda-check, ctypes_example.py), then tests/gpu/check_attention.py for each
+# target.  TARGETS="sm90a" and ONLY=<regex on the variant name> narrow the
+# run to fit a 10-minute call.  Prints the FAIL / SKIP lines and one summary
+# line; everything goes to ${OUT:-build/gpu/attn}: build.txt (GPU, nvcc,
+# ptxas registers and spills, SASS counts, the example), check_attention_<t>.txt,
 # bench_attention.txt, attention.json, attention.png.
 set -u
 cd "$(dirname "$0")/../.."
@@ -51,9 +52,12 @@ if [ "$mode" != --bench-only ]; then
     for l in $o/attention*.$t.log; do
       grep -hE "registers|spill" "$l" | sed "s|^|$(basename "$l" .log): |"
     done >> $out/build.txt
-    nvcc -shared $objs -o $o/attn_$t.so || echo "FAIL build $t: the shared library does not link"
+    rm -f $o/attn_$t.so
+    nvcc -shared $objs -o $o/attn_$t.so 2>&1 | tail -n 3 >> $out/build.txt
+    [ -f $o/attn_$t.so ] || echo "FAIL build $t: the shared library does not link" | tee -a $out/build.txt
     for v in attention_bf16_d128 attention_bwd_dkdv_f16_d64 attention_bwd_dq_bf16_d128; do
       [ -f $o/$v.$t.o ] || { echo "SKIP sass $t $v: not built"; continue; }
+      command -v cuobjdump >/dev/null || { echo "SKIP sass $t $v: no cuobjdump"; continue; }
       sass=$(cuobjdump -sass $o/$v.$t.o)
       hmma=$(grep -c HMMA <<< "$sass"); hgmma=$(grep -c HGMMA <<< "$sass"); ldsm=$(grep -c LDSM <<< "$sass")
       if [ "$hmma" -gt 0 ] || { [ $t = sm90a ] && [ "$hgmma" -gt 0 ]; }; then
@@ -63,6 +67,18 @@ if [ "$mode" != --bench-only ]; then
       else echo "FAIL sass $t $v: no LDSM (fragments not loaded with ldmatrix)"; fi
     done | tee -a $out/build.txt | grep -v ^PASS
   done
+  if [ -f out/sm80/attention_bf16_d128.cu ] && grep -qE "$only" <<< attention_bf16_d128; then   # examples/attention
+    {
+      if make -s -C examples/attention cuda-check CUDA_ARCH=-arch=sm_90 BUILD="$PWD/$o/example" > $o/example.log 2>&1
+      then echo "PASS example: examples/attention cuda-check: $(tail -n 1 $o/example.log)"
+      else echo "FAIL example: examples/attention cuda-check: $(tail -n 1 $o/example.log)"; fi
+      if [ -f $o/attn_sm80.so ] && [ -f $o/attention_bf16_d128.sm80.o ]; then
+        if python3 examples/attention/ctypes_example.py $o/attn_sm80.so > $o/ctypes.log 2>&1
+        then echo "PASS example: ctypes_example.py: $(tail -n 1 $o/ctypes.log)"
+        else echo "FAIL example: ctypes_example.py: $(tail -n 1 $o/ctypes.log)"; fi
+      fi
+    } | tee -a $out/build.txt | grep -v ^PASS
+  fi
   for t in $targets; do
     [ -f $o/attn_$t.so ] || continue
     python3 tests/gpu/check_attention.py $o/attn_$t.so $t > $out/check_attention_$t.txt 2>&1 ||
