@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c
-# and runs it (see check.c).  Prints PASS/FAIL lines.
+# CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c,
+# matmul.c and attention.c and runs them (see each), then builds and runs
+# examples/attention against out/c.  Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.."
 b=build/tests/cpu
 mkdir -p $b
@@ -20,7 +21,27 @@ wait
   done
   echo ""
 } > $b/matmul_list.h
-others=$(ls $b/*.o | grep -v '/matmul_')
+# the attention launchers, one FWD[_CAP] / PRE / DKDV[_CAP] / DQ[_CAP](fn, dtype, D) line each
+# (BAD(fn) for a name outside the ABI); none at all is one SKIP or FAIL line of attention.c
+{
+  [ -f dsl/kernels/attention.lua ] && echo "#define ATTN_KERNEL_FILE 1"
+  for h in out/c/attention_*.h; do [ -e "$h" ] && echo "#include \"$(basename "$h")\""; done
+  echo "#define ATTN_LIST \\"
+  for h in out/c/attention_*.h; do
+    [ -e "$h" ] || continue
+    n=$(basename "$h" .h)
+    if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq)_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$ ]] &&
+       ! [[ ${BASH_REMATCH[2]} = pre && -n ${BASH_REMATCH[5]} ]]; then
+      k=${BASH_REMATCH[2]:-fwd}
+      echo "  $(echo $k | tr a-z A-Z)${BASH_REMATCH[5]:+_CAP}($n, $(echo ${BASH_REMATCH[3]} | tr a-z A-Z), ${BASH_REMATCH[4]}) \\"
+    else
+      echo "  BAD($n) \\"
+    fi
+  done
+  echo ""
+} > $b/attention_list.h
+others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
+attns=$(ls $b/*.o | grep '/attention_')
 mms=$(ls $b/*.o | grep '/matmul_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
@@ -29,3 +50,22 @@ if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/c
 fi
 $b/check 2>/dev/null || echo "FAIL cpu: check crashed (status $?)"
 $b/matmul 2>/dev/null || echo "FAIL cpu: matmul crashed (status $?)"
+# attention.c on its own: a launcher whose prototype is not the ABI's is a build error here
+if cc -std=c11 -O2 -Wall -Wextra -Werror=incompatible-pointer-types -Iout/c -I$b tests/cpu/attention.c $attns -lm \
+     -o $b/attention 2>$b/attention_build.log; then
+  $b/attention 2>$b/attention.log || echo "FAIL cpu: attention crashed (status $?)"
+else
+  abi=$(grep -oE '^ *[0-9]+ \| +[A-Z_]+\(attention_[a-z0-9_]+' $b/attention_build.log | sed 's/.*(//' | sort -u | tr '\n' ' ')
+  if [ -n "$abi" ]; then echo "FAIL cpu attention build: not the ABI's prototype (docs/attention.md): $abi"
+  else echo "FAIL cpu attention build: $(grep -m1 'error' $b/attention_build.log | cut -c1-300)"; fi
+fi
+# examples/attention, built against out/c the way its README says, checks its own result
+if [ -f out/c/attention_bf16_d128.h ]; then
+  if make -s -C examples/attention cpu-check BUILD="$PWD/$b/example" >$b/example.log 2>&1; then
+    echo "PASS cpu examples/attention: the drop-in example builds against out/c and checks its own result"
+  else
+    echo "FAIL cpu examples/attention: $(tail -n 1 $b/example.log | cut -c1-200)"
+  fi
+elif ls out/c/attention_*.h >/dev/null 2>&1; then
+  echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
+fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
