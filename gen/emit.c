@@ -297,6 +297,10 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
                       ltI_compute_type(x->dt) == DT_I32) ||
                      (x->b->kind == E_IOTA && x->op == B_ADD);
     int left_paren = pa < p, right_paren = pb < p || (pb == p && !same_assoc);
+    if (x->op == B_OR) {   /* a || (b && c): what C means anyway, written out (-Wparentheses) */
+      left_paren |= x->a->kind == E_BINARY && x->a->op == B_AND;
+      right_paren |= x->b->kind == E_BINARY && x->b->op == B_AND;
+    }
     if (left_paren) ltU_put(o, "(");
     expr(e, o, x->a, c);
     if (left_paren) ltU_put(o, ")");

@@ -40,6 +40,17 @@ LT_FN void lt_ldmatrix_x4_trans(uint32_t r[4], const void *row) {
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 }
 
+/* Two floats rounded to f16 / bf16 in one register, the first in the low
+** half: how an mma operand register holds two consecutive k (one cvt). */
+LT_FN uint32_t lt_pack_f16x2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+LT_FN uint32_t lt_pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+
 /* d += a @ b for one 16x8x16 tile of the warp, f32 accumulate (fragment
 ** layouts: PTX ISA, "Matrix Fragments for mma.m16n8k16"). */
 LT_FN void lt_mma_16816_f16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
@@ -227,12 +238,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_nt_kernel(const __ha
     // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      uint32_t As_frag[4][4], Bs_frag[8][2];
+      uint32_t As_frag[4][4];
       #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
         const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
         lt_ldmatrix_x4(As_frag[mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
       }
+      uint32_t Bs_frag[8][2];
       #pragma unroll
       for (int ni = 0; ni < 8; ni += 2) {
         uint32_t t[4];

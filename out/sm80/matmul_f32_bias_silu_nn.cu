@@ -40,6 +40,17 @@ LT_FN void lt_ldmatrix_x4_trans(uint32_t r[4], const void *row) {
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 }
 
+/* Two floats rounded to f16 / bf16 in one register, the first in the low
+** half: how an mma operand register holds two consecutive k (one cvt). */
+LT_FN uint32_t lt_pack_f16x2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+LT_FN uint32_t lt_pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+
 /* d += a @ b for one 16x8x16 tile of the warp, f32 accumulate (fragment
 ** layouts: PTX ISA, "Matrix Fragments for mma.m16n8k16"). */
 LT_FN void lt_mma_16816_f16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
