@@ -728,8 +728,8 @@ const char *ltN_summary(void) {
     for (int j = 0; j < nentries; j++) c += strcmp(entries[j].target, ltT_all[i]->name) == 0;
     if (c) ltU_printf(&b, "%s%s %d", n++ ? ", " : "", ltT_all[i]->name, c);
   }
-  return ltU_fmt("%s: %d entr%s%s%s%s (--list --target T shows the config each variant gets)", tpath, nentries,
-                 nentries == 1 ? "y" : "ies", n ? " (" : "", n ? b.p : "", n ? ")" : "");
+  return ltU_fmt("%s, %d entr%s%s%s; --list --target T shows the config each variant gets", tpath, nentries,
+                 nentries == 1 ? "y" : "ies", n ? ": " : "", n ? b.p : "");
 }
 
 /* The tuned config of a variant for the run's target: sets *vals / *n to
