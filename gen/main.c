@@ -83,17 +83,18 @@ static void usage(FILE *f) {
         "  --emulate    write DIR/<variant>.emu.cpp: the GPU code with a preamble that\n"
         "               runs it on the CPU, lane by lane (CUDA and HIP targets)\n"
         "  --help, --version\n"
-        "Tuned configs: the config defaults of each variant come from the entry of\n"
-        "tuned/<kernel>.lua beside the kernel file's folder (runtime/tune.lua writes\n"
-        "it) for the target, device, variant and shape bucket; -D still wins.\n"
-        "  --device NAME  the GPU the entries were tuned on, as the tuner names it\n"
-        "               (default: the only device the target's entries name; with\n"
-        "               several, none is used)\n"
-        "  --shape K=V,...  sizes to pick the entry for: each rounded up to a power\n"
-        "               of two, the entry of that bucket (default: the largest bucket)\n"
-        "  --tuned FILE read this tuned-config file instead\n"
-        "  --no-tuned   ignore the tuned-config file: the kernel's own config\n"
-        "Exit status: 0 ok, 1 error in the kernel file, 2 usage error.\n", f);
+        "\n"
+        "Tuned configs (docs/runtime.md): each variant's config defaults come from its\n"
+        "entry in tuned/<kernel>.lua beside the kernel file's folder (written by\n"
+        "runtime/tune.lua) for the target, device and shape bucket; -D still wins.\n"
+        "  --device NAME    the device the entries were tuned on, as the tuner names it\n"
+        "                   (default: the one device the target's entries name; when\n"
+        "                   they name several, none: the kernel's config)\n"
+        "  --shape K=V,...  sizes whose bucket (each rounded up to a power of two)\n"
+        "                   picks the entry (default: the largest bucket)\n"
+        "  --tuned FILE     read this tuned-config file instead\n"
+        "  --no-tuned       read none: the kernel's own config\n"
+        "Exit status: 0 ok, 1 error in the kernel file or the tuned file, 2 usage error.\n", f);
 }
 
 /* Prints a usage error (fmt with one %s) and returns exit status 2. */

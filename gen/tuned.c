@@ -510,7 +510,7 @@ typedef struct Entry {
 } Entry;
 
 static TunedOptions opts;
-static const char *shown;       /* tpath named independently of the working directory */
+static const char *shown;       /* tpath in messages: --tuned as given, else by shown_name */
 static Entry *entries;
 static int nentries;
 static const Target *target;    /* of the run; NULL for --list without --target */
@@ -544,7 +544,8 @@ static const char *default_path(const char *kernel_file, const char *kernel) {
 }
 
 /* The last three components of path's real path ("dsl/tuned/softmax.lua"):
-** the same text from any working directory, for the generated files. */
+** the same text from any working directory and any spelling of the kernel
+** file's path, for the generated files. */
 static const char *shown_name(const char *path) {
   char *real = realpath(path, NULL);
   const char *p = real ? real : path;
@@ -704,7 +705,7 @@ void ltN_load(const char *kernel_file, const char *kernel, const Target *t, cons
   struct stat st;
   if (!opts.file && stat(path, &st) != 0) return;
   tpath = path;
-  shown = shown_name(path);
+  shown = opts.file ? clean(opts.file) : shown_name(path);
   read_entries(read_file(), kernel, cfg, ncfg);
   if (opts.shape) {
     Shape s;

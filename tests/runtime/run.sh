@@ -4,7 +4,9 @@
 # why" or "SKIP name: why" (GPU checks skip where there is no device), and
 # always exits 0.  Everything is built under build/runtime/, never in the
 # source tree.  LT_GEN names gen (default build/gen); without it the checks
-# that need gen print SKIP.  About a minute on 2 cores.
+# that need gen print SKIP.  How gen uses tuned-config files: gen_tuned.sh
+# (hand-written files) and tune_loop_* below (tuner -> gen).  About a minute
+# on 2 cores.
 cd "$(dirname "$0")/../.." || exit 0
 root=$(pwd)
 B=$root/build/runtime
@@ -86,12 +88,24 @@ if grep -q "^Y\[999\] =.2000" "$T/doc_lua.out" && grep -q "^median" "$T/doc_lua.
 then pass doc_example_lua; else fail doc_example_lua "$(head -c 300 "$T/doc_lua.out")"; fi
 if [ -x "$gen" ] && [ -f dsl/kernels/softmax.lua ]; then
   doc_block doc_example_tune >"$T/doc_tune.sh"
+  rm -f build/tuned/softmax.lua   # the example's --out: a fresh file, one device
   LT_GEN=$gen bash "$T/doc_tune.sh" >"$T/doc_tune.out" 2>"$T/doc_tune.err"
   rc=$?
   if [ $rc = 0 ] && grep -q "^  best: .* -> build/tuned/softmax.lua" "$T/doc_tune.out"
   then pass doc_example_tune; else fail doc_example_tune "status $rc: $(tail -c 300 "$T/doc_tune.out") $(tail -c 200 "$T/doc_tune.err")"; fi
+  # the next example reads that file (build/gen in the block stands for $gen)
+  doc_block doc_example_gen_tuned | sed "s|^build/gen |'$gen' |" >"$T/doc_gen_tuned.sh"
+  bash "$T/doc_gen_tuned.sh" >"$T/doc_gen_tuned.out" 2>&1
+  rc=$?
+  f=build/tuned/softmax.lua
+  if [ $rc = 0 ] && [ -s "$T/doc_gen_tuned.sh" ] &&
+     grep -qE "^  softmax_f32  config: BC=(256|1024) threads=128 \(tuned: $f, .*, C=2048,R=64\)$" "$T/doc_gen_tuned.out" &&
+     grep -qE "^  softmax_f16  config: BC=4096 threads=256 \(kernel defaults: $f has no entry for softmax_f16 on c, " \
+       "$T/doc_gen_tuned.out"
+  then pass doc_example_gen_tuned; else fail doc_example_gen_tuned "status $rc: $(head -c 400 "$T/doc_gen_tuned.out")"; fi
 else
   skip doc_example_tune "no gen at $gen"
+  skip doc_example_gen_tuned "no gen at $gen"
 fi
 
 # --- runtime/bundle.sh: the interpreters copied for a machine without them --
