@@ -147,6 +147,7 @@ static void skip(Lex *lx) {
   }
 }
 
+/* Character classes of Lua names and numerals (ASCII only, as in Lua). */
 static int is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_name_char(char c) { return is_name_start(c) || is_digit(c); }
@@ -158,6 +159,7 @@ static const char *read_name(Lex *lx) {
   return ltU_fmt("%.*s", (int)(lx->p - s), s);
 }
 
+/* Is s a reserved word of Lua (not a field name without brackets)? */
 static int is_keyword(const char *s) {
   static const char *const kw[] = {"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
                                    "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
@@ -180,6 +182,7 @@ static void put_utf8(Buf *b, unsigned long u) {
   ltU_put(b, s);
 }
 
+/* Value of a hex digit, or -1. */
 static int hexval(char c) {
   if (is_digit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -557,6 +560,7 @@ static const char *shown_name(const char *path) {
   return r;
 }
 
+/* How a message names a config kind. */
 static const char *kind_name(TunedKind k) {
   return k == TK_INT ? "a whole number" : k == TK_BOOL ? "a boolean" : "a string";
 }
