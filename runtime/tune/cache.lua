@@ -120,7 +120,8 @@ function M.write_tuned(path, kernel, entry)
   if not f then return nil, err end
   f:write("-- Tuned configs of kernel ", kernel, ", written by runtime/tune.lua.\n",
           "-- gen uses the entry whose target, device, variant and shape bucket match;\n",
-          "-- -D on gen's command line still wins.  Re-run the tuner to update.\n",
+          "-- -D on gen's command line still wins (docs/runtime.md, \"How gen uses the\n",
+          "-- tuned-config file\").  Re-run the tuner to update.\n",
           "return ", probe.serialize(t), "\n")
   f:close()
   local ok, rerr = os.rename(path .. ".tmp", path)
