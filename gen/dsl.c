@@ -1532,6 +1532,44 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
   run->fn(K, run->ud);
 }
 
+/* The config of one variant, in the table at cv (the kernel's config with
+** -D applied, plus the variant's values): lays the variant's tuned entry
+** (tuned.c) over it, except the keys -D set (dcfg) and variant keys, and
+** returns its text "BC=4096 threads=256".  When a tuned file was read, or
+** always is set (--list --target), the text says where it came from:
+** "(tuned: FILE, DEVICE, BUCKET)" or "(kernel defaults...)", then "; -D: K"
+** for the keys -D set. */
+static const char *variant_config(int cv, int vars, const char *vname, const char **ckeys, int nc, const char **dcfg,
+                                  int ndcfg, int always) {
+  const TunedValue *tv;
+  int ntv;
+  const char *origin = ltN_pick(vname, &tv, &ntv);
+  for (int i = 0; i < ntv; i++) {
+    int skip = 0;
+    for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
+    lua_getfield(L, vars, tv[i].key);
+    skip |= !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (skip) continue;
+    if (tv[i].kind == TK_INT) lua_pushinteger(L, tv[i].i);
+    else if (tv[i].kind == TK_BOOL) lua_pushboolean(L, (int)tv[i].i);
+    else lua_pushstring(L, tv[i].s);
+    lua_setfield(L, cv, tv[i].key);
+  }
+  Buf b = {0};
+  ltU_put(&b, "");
+  for (int i = 0; i < nc; i++) {
+    lua_getfield(L, cv, ckeys[i]);
+    ltU_printf(&b, "%s%s=%s", i ? " " : "", ckeys[i], value_text(-1));
+    lua_pop(L, 1);
+  }
+  if (!always && !ltN_active()) return b.p;
+  ltU_printf(&b, "%s(%s", nc ? " " : "", origin);
+  for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
+  ltU_put(&b, ")");
+  return b.p;
+}
+
 /* Enumerates variant combinations (sorted keys, values in order). */
 static int run_file(lua_State *l) {
   Run *run = lua_touserdata(l, 1);
@@ -1569,6 +1607,8 @@ static int run_file(lua_State *l) {
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); }
   if (!lua_istable(L, -1)) return dsl_error("variants is a table of name = { values }");
   int vars = lua_gettop(L);
+  const char *dcfg[64];   /* config keys -D set, in command-line order */
+  int ndcfg = 0;
   for (int i = 0; i < req->ndefs; i++) {
     const char *key = req->defs[i].key;
     lua_getfield(L, vars, key);
@@ -1601,6 +1641,9 @@ static int run_file(lua_State *l) {
         return raise_msg(ltU_fmt("%s:%d: error: -D %s=%s: config %s is a %s, so the value must be one too", kfile,
                                  kline, key, req->defs[i].value, key, lua_typename(L, want))), 0;
       lua_setfield(L, ct, key);
+      int seen = 0;
+      for (int j = 0; j < ndcfg; j++) seen |= strcmp(dcfg[j], key) == 0;
+      if (!seen) dcfg[ndcfg++] = key;
     }
   }
   const char *vkeys[16];
@@ -1625,8 +1668,18 @@ static int run_file(lua_State *l) {
   lua_getfield(L, kt, "name");
   const char *kname = ltU_strdup(lua_tostring(L, -1));
   lua_pop(L, 1);
+  /* the tuned-config file: checked against the config's keys and kinds */
+  TunedValue tkeys[64];
+  for (int i = 0; i < nc; i++) {
+    lua_getfield(L, ct, ckeys[i]);
+    TunedKind kind = lua_isinteger(L, -1) ? TK_INT : lua_isboolean(L, -1) ? TK_BOOL : TK_STR;
+    tkeys[i] = (TunedValue){ckeys[i], kind, 0, NULL};
+    lua_pop(L, 1);
+  }
+  ltN_load(kfile, kname, req->target, tkeys, nc);
   if (run->listing) {
     ltU_printf(run->listing, "kernel %s (%s)\n  config: %s\n", kname, kfile, cdesc.p ? cdesc.p : "(none)");
+    if (!req->target && ltN_summary()) ltU_printf(run->listing, "  tuned: %s\n", ltN_summary());
     for (int i = 0; i < nv; i++) {
       ltU_printf(run->listing, "  variant %s:", vkeys[i]);
       lua_getfield(L, vars, vkeys[i]);
@@ -1668,8 +1721,10 @@ static int run_file(lua_State *l) {
     if (!valid_ident(vname.p))
       return raise_msg(ltU_fmt("%s:%d: error: variant name '%s' is not an identifier; use names or numbers as variant values",
                                kfile, kline, vname.p)), 0;
-    if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
-    else build_variant(run, kt, vt, cv, vname.p, vdesc.p ? vdesc.p : "", cdesc.p ? cdesc.p : "");
+    const char *config = variant_config(cv, vars, vname.p, ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+    if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);
+    else if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
+    else build_variant(run, kt, vt, cv, vname.p, vdesc.p ? vdesc.p : "", config);
     lua_settop(L, vars);
     int i = nv - 1;
     while (i >= 0 && ++idx[i] == count[i]) idx[i--] = 0;

@@ -335,4 +335,30 @@ extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common pa
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */
 
+/* ---- tuned.c (prefix ltN_): the tuned-config file, tuned/<kernel>.lua (docs/runtime.md) ---- */
+
+typedef enum { TK_INT, TK_BOOL, TK_STR } TunedKind;
+
+/* A config value: of a tuned entry, or (key and kind only) of the kernel. */
+typedef struct TunedValue {
+  const char *key;
+  TunedKind kind;
+  long long i;          /* TK_INT; TK_BOOL: 0 or 1 */
+  const char *s;        /* TK_STR */
+} TunedValue;
+
+typedef struct TunedOptions {
+  const char *file;     /* --tuned FILE; NULL: tuned/<kernel>.lua beside the kernel's folder */
+  const char *device;   /* --device NAME, or NULL */
+  const char *shape;    /* --shape K=V,..., or NULL */
+  int off;              /* --no-tuned */
+} TunedOptions;
+
+void ltN_set_options(const TunedOptions *o);
+const char *ltN_shape_error(const char *text);   /* NULL when a --shape value is well formed */
+void ltN_load(const char *kernel_file, const char *kernel, const Target *t, const TunedValue *cfg, int ncfg);
+int ltN_active(void);                            /* a tuned file was read */
+const char *ltN_summary(void);                   /* --list without --target */
+const char *ltN_pick(const char *variant, const TunedValue **vals, int *n);
+
 #endif

@@ -2,10 +2,13 @@
 ** main.c: the command line of gen and the flat list of passes.
 **
 **   gen FILE.lua --target T -o DIR [-D key=value]...   write DIR/<variant>.{cu,hip,c,h}
-**   gen FILE.lua --list                                variants and config
+**   gen FILE.lua --list [--target T]                   variants and config
 **   gen FILE.lua --target T --explain                  the plan, no files
 **   gen FILE.lua --target T --emulate -o DIR           DIR/<variant>.emu.cpp: the GPU
 **                                                      code, run on the CPU lane by lane
+**
+** The config defaults come from the kernel's tuned-config file when there
+** is one (tuned.c; --device, --shape, --tuned, --no-tuned), then -D.
 **
 ** Every variant is generated in memory first; files are written only when
 ** all of them succeeded, each through a temporary name and a rename, so a
@@ -42,12 +45,15 @@ typedef struct Gen {
   int n;
 } Gen;
 
-/* Called by dsl.c once per variant with its IR. */
+/* Called by dsl.c once per variant with its IR.  Under --explain, a
+** variant's config and where it came from follow its plan when a tuned
+** file was read (dsl.c puts the origin into config_desc). */
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
   if (g->explain) {
     ltE_explain(k, g->target, &g->explained);
+    if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
     return;
   }
   if (g->n == 256) ltU_error(0, "more than 256 variants");
@@ -58,10 +64,11 @@ static void on_variant(Kernel *k, void *ud) {
   g->n++;
 }
 
+/* Prints the usage text (--help) to f. */
 static void usage(FILE *f) {
-  fputs("usage: gen FILE.lua --target TARGET -o DIR [-D key=value]...\n"
-        "       gen FILE.lua --list\n"
-        "       gen FILE.lua --target TARGET --explain [-D key=value]...\n"
+  fputs("usage: gen FILE.lua --target TARGET -o DIR [-D key=value]... [tuned options]\n"
+        "       gen FILE.lua --list [--target TARGET] [tuned options]\n"
+        "       gen FILE.lua --target TARGET --explain [-D key=value]... [tuned options]\n"
         "\n"
         "Runs a luatile kernel file and writes one source file and one header per\n"
         "variant into DIR.  Options:\n"
@@ -70,14 +77,27 @@ static void usage(FILE *f) {
   fputs("\n"
         "  -o DIR       output directory (made if missing)\n"
         "  -D key=value override a config value or pick one variant value\n"
-        "  --list       print the kernel's variants and config\n"
+        "  --list       print the kernel's variants and config; with --target, each\n"
+        "               variant's config and where it comes from\n"
         "  --explain    print the plan (grid, block, layouts, shared memory)\n"
         "  --emulate    write DIR/<variant>.emu.cpp: the GPU code with a preamble that\n"
         "               runs it on the CPU, lane by lane (CUDA and HIP targets)\n"
         "  --help, --version\n"
-        "Exit status: 0 ok, 1 error in the kernel file, 2 usage error.\n", f);
+        "\n"
+        "Tuned configs (docs/runtime.md): each variant's config defaults come from its\n"
+        "entry in tuned/<kernel>.lua beside the kernel file's folder (written by\n"
+        "runtime/tune.lua) for the target, device and shape bucket; -D still wins.\n"
+        "  --device NAME    the device the entries were tuned on, as the tuner names it\n"
+        "                   (default: the one device the target's entries name; when\n"
+        "                   they name several, none: the kernel's config)\n"
+        "  --shape K=V,...  sizes whose bucket (each rounded up to a power of two)\n"
+        "                   picks the entry (default: the largest bucket)\n"
+        "  --tuned FILE     read this tuned-config file instead\n"
+        "  --no-tuned       read none: the kernel's own config\n"
+        "Exit status: 0 ok, 1 error in the kernel file or the tuned file, 2 usage error.\n", f);
 }
 
+/* Prints a usage error (fmt with one %s) and returns exit status 2. */
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "gen: ");
   fprintf(stderr, fmt, arg);
@@ -102,6 +122,7 @@ static int write_file(const char *dir, const char *name, const char *text, const
   return 0;
 }
 
+/* Makes dir and its missing parents; 0 on success. */
 static int make_dir(const char *dir) {
   char *p = ltU_strdup(dir);
   for (char *s = p + 1; *s; s++)
@@ -128,7 +149,9 @@ static int add_define(GenRequest *req, const char *v) {
 int main(int argc, char **argv) {
   GenRequest req = {0};
   Gen g = {0};
-  const char *outdir = NULL, *target = NULL;
+  TunedOptions tuned = {0};
+  const char *volatile outdir = NULL;   /* volatile: read after the setjmp below */
+  const char *target = NULL;
   Define defs[64];
   req.defs = defs;
   for (int i = 1; i < argc; i++) {
@@ -145,6 +168,15 @@ int main(int argc, char **argv) {
       g.explain = 1;
     } else if (strcmp(a, "--emulate") == 0) {
       g.emulate = 1;
+    } else if (strcmp(a, "--no-tuned") == 0) {
+      tuned.off = 1;
+    } else if (strcmp(a, "--device") == 0 || strcmp(a, "--shape") == 0 || strcmp(a, "--tuned") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a value", a);
+      const char *v = argv[++i];
+      if (a[2] == 'd') tuned.device = v;
+      else if (a[2] == 't') tuned.file = v;
+      else if (ltN_shape_error(v)) return usage_error("--shape %s", ltN_shape_error(v));
+      else tuned.shape = v;
     } else if (strcmp(a, "--target") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-D") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", a);
       const char *v = argv[++i];
@@ -162,15 +194,17 @@ int main(int argc, char **argv) {
     }
   }
   if (!req.file) return usage_error("no kernel file given%s", "");
+  if (tuned.off && tuned.file) return usage_error("--tuned and --no-tuned contradict each other%s", "");
+  if (target && !(g.target = ltT_find(target)))
+    return usage_error("unknown target '%s' (targets: sm80, sm90a, gfx90a, gfx942, gfx1100, c)", target);
   if (!req.list) {
     if (!target) return usage_error("--target is required (one of sm80, sm90a, gfx90a, gfx942, gfx1100, c)%s", "");
-    if (!(g.target = ltT_find(target)))
-      return usage_error("unknown target '%s' (targets: sm80, sm90a, gfx90a, gfx942, gfx1100, c)", target);
     if (!outdir && !g.explain) return usage_error("-o DIR is required to write files (or use --explain)%s", "");
     if (g.emulate && g.target->lang == LANG_C)
       return usage_error("--emulate is for the CUDA and HIP targets; the c target already runs on the CPU%s", "");
   }
   req.target = g.target;
+  ltN_set_options(&tuned);
   ltU_file = req.file;
   if (setjmp(ltU_jmp)) return 1;   /* a user error was reported */
   Buf listing = {0};

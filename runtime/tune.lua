@@ -17,15 +17,17 @@ tune.lua: the autotuner.
    processes (tune/worker.lua), so a kernel that crashes, or leaves the GPU
    context broken, fails alone.
 4. Prints a ranked table per variant and shape and writes the winner to the
-   tuned-config file (tune/cache.lua), which gen reads for that target,
-   device and shape bucket.
+   tuned-config file (tune/cache.lua); gen takes its config as the defaults
+   for that target, device, variant and shape bucket (gen/tuned.c).  The
+   tuner's own gen runs pass --no-tuned: a config is exactly its -D list.
 
 Every result is cached under a hash of what it depends on (kernel text,
 gen binary, config, target, compiler version, device name, shape), so a
 second identical run builds and times nothing and says so.
 
-Exit status: 0 when every variant and shape has a winner, 1 when one has
-none or the run could not start (no device, no gen), 2 for a usage error.
+Exit status: 0 when every variant and shape has a winner, recorded in the
+tuned-config file; 1 when one has none, a winner could not be recorded, or
+the run could not start (no device, no gen); 2 for a usage error.
 ]]
 
 -- find the runtime's Lua modules next to this file
@@ -491,7 +493,10 @@ for _, v in ipairs(variants) do
         toolchain = toolchain, kernel_hash = kernel_hash }
       local ok, err = cache.write_tuned(out_file, kname, entry)
       if ok then print(string.format("  best: %s -> %s", best.config, out_file))
-      else print("  best: " .. best.config .. " (cannot write " .. out_file .. ": " .. tostring(err) .. ")") end
+      else
+        print("  best: " .. best.config .. " (not recorded: " .. tostring(err) .. ")")
+        all_won = false
+      end
     else
       all_won = false
     end

@@ -3,7 +3,8 @@ build.lua: generates and compiles the tuner's variants in parallel.
 
 Each job is one (variant, config) pair in a folder of its own: a small sh
 script runs gen with -D for every config and variant key (so gen writes
-only that variant) and then the target's compiler with -shared, and writes
+only that variant) and --no-tuned (a job's config is exactly its -D list,
+whatever the tuned-config file holds, and a broken one cannot fail it), and then the target's compiler with -shared, and writes
 one word to `status`: ok, gen (gen failed), missing (gen wrote no file for
 the variant) or compile.  Logs stay in the folder (gen.log, cc.log).  The
 scripts run under `xargs -P JOBS`; each prints "done DIR" when it ends,
@@ -98,7 +99,7 @@ function M.prepare(job)
     "# one tuner job: generate " .. job.variant .. " with " .. table.concat(job.defines, " "),
     "cd " .. q(job.dir) .. " || exit 0",
     "rm -rf src status",
-    q(job.gen) .. " " .. q(job.kernel) .. " --target " .. q(job.target) .. " -o src " ..
+    q(job.gen) .. " " .. q(job.kernel) .. " --target " .. q(job.target) .. " -o src --no-tuned " ..
       table.concat(d, " ") .. " >gen.log 2>&1 || { echo gen >status; exit 0; }",
     "test -f " .. q(src) .. " || { echo missing >status; exit 0; }",
     string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { echo compile >status; exit 0; }",

@@ -74,26 +74,31 @@ function M.bucket(shape)
   return probe.shape_text(b)
 end
 
--- Reads a tuned-config file; an empty one when missing or unreadable.
+-- Reads a tuned-config file: an empty one when there is no file; nil,
+-- message when the file is there but is not a tuned-config file (so that
+-- writing never drops what a broken file holds).
 function M.read_tuned(path, kernel)
   local f = io.open(path, "rb")
-  if f then
-    local text = f:read("*a")
-    f:close()
-    local fn = load(text, "tuned", "t", {})
-    if fn then
-      local ok, t = pcall(fn)
-      if ok and type(t) == "table" and type(t.entries) == "table" then return t end
-    end
+  if not f then return { kernel = kernel, entries = {} } end
+  local text = f:read("*a")
+  f:close()
+  local fn, err = load(text, "=" .. path, "t", {})
+  if fn then
+    local ok, t = pcall(fn)
+    if ok and type(t) == "table" and type(t.entries) == "table" then return t end
+    err = ok and "it does not return { entries = { ... } }" or tostring(t)
   end
-  return { kernel = kernel, entries = {} }
+  return nil, string.format("%s is not a tuned-config file (%s); fix or remove it", path, err)
 end
 
 --[[ Records the winner: entry = { target, device, variant, bucket, shape,
 config, median_ms, ... }; replaces an entry with the same target, device,
-variant and bucket.  Entries are kept sorted so the file diffs well. ]]
+variant and bucket.  Entries are kept sorted so the file diffs well.
+Returns true, or nil, message (an existing file that does not load is left
+as it is). ]]
 function M.write_tuned(path, kernel, entry)
-  local t = M.read_tuned(path, kernel)
+  local t, terr = M.read_tuned(path, kernel)
+  if not t then return nil, terr end
   local kept = {}
   for _, e in ipairs(t.entries) do
     if not (e.target == entry.target and e.device == entry.device and e.variant == entry.variant
@@ -115,7 +120,8 @@ function M.write_tuned(path, kernel, entry)
   if not f then return nil, err end
   f:write("-- Tuned configs of kernel ", kernel, ", written by runtime/tune.lua.\n",
           "-- gen uses the entry whose target, device, variant and shape bucket match;\n",
-          "-- -D on gen's command line still wins.  Re-run the tuner to update.\n",
+          "-- -D on gen's command line still wins (docs/runtime.md, \"How gen uses the\n",
+          "-- tuned-config file\").  Re-run the tuner to update.\n",
           "return ", probe.serialize(t), "\n")
   f:close()
   local ok, rerr = os.rename(path .. ".tmp", path)

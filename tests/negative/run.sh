@@ -9,6 +9,8 @@
 # nothing on stdout and exactly the expected line on stderr, not crash (no
 # signal, no sanitizer or "Segmentation" text), not hang (killed after
 # $LT_NEG_TIMEOUT seconds), and leave no output (FRESH_DIR/out empty or absent).
+# A kernel's tuned-config file is named with "-- args: ... --tuned
+# tests/negative/tuned/X.lua"; the expected line is then the tuned file's.
 # Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
 # Last, every bad file again through a gen built from gen/*.c with
 # AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
@@ -75,11 +77,13 @@ for f in tests/negative/*.lua; do
   fi
 done
 
-# usage NAME WANT_RC ARGS...: gen must exit WANT_RC, not crash, print at
-# least one line on stderr, and make no output directory.
+# usage NAME WANT_RC [says:TEXT] ARGS...: gen must exit WANT_RC, not crash,
+# print at least one line on stderr (one holding TEXT when given), and make
+# no output directory.
 usage() {
-  local name=$1 want=$2
+  local name=$1 want=$2 says=
   shift 2
+  case "${1:-}" in says:*) says=${1#says:}; shift ;; esac
   local dir="$WORK/usage_$name"
   mkdir -p "$dir"
   timeout -k 5 "$TIMEOUT" "$GEN" "$@" >"$dir/stdout" 2>"$dir/stderr"
@@ -89,6 +93,7 @@ usage() {
   [ -n "$c" ] && why+=("$c")
   [ "$rc" -eq "$want" ] || [ -n "$c" ] || why+=("exit $rc, want $want")
   [ -s "$dir/stderr" ] || why+=("nothing on stderr")
+  [ -n "$says" ] && ! grep -qF -- "$says" "$dir/stderr" && why+=("stderr '$(show "$dir/stderr")' does not say '$says'")
   [ -e "$dir/out" ] && why+=("made the output directory")
   if [ ${#why[@]} -eq 0 ]; then
     echo "PASS negative/usage_$name"
@@ -109,6 +114,12 @@ usage define_no_equals 2 "$ok" --target sm80 -o "${u}define_no_equals/out" -D BL
 usage define_empty_key 2 "$ok" --target sm80 -o "${u}define_empty_key/out" -D =3
 usage no_file 2 --target sm80 -o "${u}no_file/out"
 usage two_files 2 "$ok" "$ok" --target sm80 -o "${u}two_files/out"
+usage shape_not_sizes 2 "says:gen: --shape 'N=big' is not NAME=NUMBER" "$ok" --target sm80 -o "${u}shape_not_sizes/out" --shape N=big
+usage shape_twice_a_key 2 "says:gen: --shape 'N=4,N=8' gives N twice" "$ok" --target sm80 -o "${u}shape_twice_a_key/out" --shape N=4,N=8
+usage shape_no_value 2 "says:gen: --shape needs a value" "$ok" --target sm80 -o "${u}shape_no_value/out" --shape
+usage device_no_value 2 "says:gen: --device needs a value" "$ok" --target sm80 -o "${u}device_no_value/out" --device
+usage tuned_and_no_tuned 2 "says:gen: --tuned and --no-tuned contradict" "$ok" --target sm80 -o "${u}tuned_and_no_tuned/out" --tuned x.lua --no-tuned
+usage list_unknown_target 2 "says:gen: unknown target 'sm99'" "$ok" --list --target sm99
 
 # missing_file NAME PATH ARGS...: exit 1, one line "PATH: error: cannot read ...".
 missing_file() {

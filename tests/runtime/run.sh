@@ -4,7 +4,9 @@
 # why" or "SKIP name: why" (GPU checks skip where there is no device), and
 # always exits 0.  Everything is built under build/runtime/, never in the
 # source tree.  LT_GEN names gen (default build/gen); without it the checks
-# that need gen print SKIP.  About a minute on 2 cores.
+# that need gen print SKIP.  How gen uses tuned-config files: gen_tuned.sh
+# (hand-written files) and tune_loop_* below (tuner -> gen).  About a minute
+# on 2 cores.
 cd "$(dirname "$0")/../.." || exit 0
 root=$(pwd)
 B=$root/build/runtime
@@ -50,6 +52,9 @@ else
   fail test_runtime_build "$(head -c 400 "$T/cc.log")"
 fi
 
+# --- gen and the tuned-config file, hand-written files (needs only gen) -----
+bash tests/runtime/gen_tuned.sh
+
 # --- the LuaJIT binding and the tuner's Lua parts ---------------------------
 if ! command -v luajit >/dev/null 2>&1; then
   skip binding "no luajit"
@@ -83,12 +88,24 @@ if grep -q "^Y\[999\] =.2000" "$T/doc_lua.out" && grep -q "^median" "$T/doc_lua.
 then pass doc_example_lua; else fail doc_example_lua "$(head -c 300 "$T/doc_lua.out")"; fi
 if [ -x "$gen" ] && [ -f dsl/kernels/softmax.lua ]; then
   doc_block doc_example_tune >"$T/doc_tune.sh"
+  rm -f build/tuned/softmax.lua   # the example's --out: a fresh file, one device
   LT_GEN=$gen bash "$T/doc_tune.sh" >"$T/doc_tune.out" 2>"$T/doc_tune.err"
   rc=$?
   if [ $rc = 0 ] && grep -q "^  best: .* -> build/tuned/softmax.lua" "$T/doc_tune.out"
   then pass doc_example_tune; else fail doc_example_tune "status $rc: $(tail -c 300 "$T/doc_tune.out") $(tail -c 200 "$T/doc_tune.err")"; fi
+  # the next example reads that file (build/gen in the block stands for $gen)
+  doc_block doc_example_gen_tuned | sed "s|^build/gen |'$gen' |" >"$T/doc_gen_tuned.sh"
+  bash "$T/doc_gen_tuned.sh" >"$T/doc_gen_tuned.out" 2>&1
+  rc=$?
+  f=build/tuned/softmax.lua
+  if [ $rc = 0 ] && [ -s "$T/doc_gen_tuned.sh" ] &&
+     grep -qE "^  softmax_f32  config: BC=(256|1024) threads=128 \(tuned: $f, .*, C=2048,R=64\)$" "$T/doc_gen_tuned.out" &&
+     grep -qE "^  softmax_f16  config: BC=4096 threads=256 \(kernel defaults: $f has no entry for softmax_f16 on c, " \
+       "$T/doc_gen_tuned.out"
+  then pass doc_example_gen_tuned; else fail doc_example_gen_tuned "status $rc: $(head -c 400 "$T/doc_gen_tuned.out")"; fi
 else
   skip doc_example_tune "no gen at $gen"
+  skip doc_example_gen_tuned "no gen at $gen"
 fi
 
 # --- runtime/bundle.sh: the interpreters copied for a machine without them --
@@ -229,6 +246,105 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 if [ $rc = 0 ] && grep -q "cache: all .* nothing to build or time" "$W/gen2.out" && [ $ms -lt 3000 ]; then
   pass tune_gen_softmax_cache
 else fail tune_gen_softmax_cache "status $rc, ${ms} ms: $(head -c 300 "$W/gen2.out")"; fi
+
+# --- the loop: what the tuner records is what gen generates next ----------
+# A copy of softmax.lua in $L/k/kernels/ is tuned without --out, so the
+# winners land in $L/k/tuned/softmax.lua, the default place, which a plain
+# gen run then reads.  The space leaves out the kernel's own BC and threads,
+# so a gen that ignored the file could not pass.
+L=$W/loop
+LK=$L/k/kernels/softmax.lua
+LT=$L/k/tuned/softmax.lua
+mkdir -p "$L/k/kernels"
+cp dsl/kernels/softmax.lua "$LK"
+defaults=$("$gen" "$LK" --list | sed -n 's/^  config: //p')   # "BC=4096 threads=256"
+dbc=$(echo "$defaults" | sed -n 's/.*BC=\([0-9]*\).*/\1/p')
+dthreads=$(echo "$defaults" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
+bcs=()
+for v in 256 512 1024; do [ "$v" != "$dbc" ] && bcs+=("$v"); done
+lthreads=128
+[ "$dthreads" = 128 ] && lthreads=64
+space=(--space "BC=${bcs[0]},${bcs[1]}" --space "threads=$lthreads")
+tune "$LK" --target c --gen "$gen" --shape R=61,C=1500 "${space[@]}" --variant softmax_f32 --variant softmax_bf16 \
+  >"$L/tune.out" 2>"$L/tune.err"
+rc=$?
+# the winners: "variant|config|bucket|device" per entry
+TUNED=$LT luajit -e '
+  package.path = "runtime/?.lua;" .. package.path
+  local probe = require "tune.probe"
+  local t = dofile(os.getenv("TUNED"))
+  for _, e in ipairs(t.entries) do
+    print(table.concat({ e.variant, probe.config_text(e.config), e.bucket, e.device }, "|"))
+  end' >"$L/winners" 2>"$L/winners.err"
+why=
+[ $rc = 0 ] || why+="status $rc; "
+[ "$(grep -c "^  best: .* -> $LT\$" "$L/tune.out")" = 2 ] || why+="not two winners written to the default place $LT; "
+[ "$(grep -c '' "$L/winners")" = 2 ] || why+="want 2 entries in $LT: $(cat "$L/winners" "$L/winners.err"); "
+[ -n "$dbc" ] && [ -n "$dthreads" ] || why+="cannot read the kernel's config from gen --list: '$defaults'; "
+if [ -z "$why" ]; then pass tune_loop_writes_default_place
+else fail tune_loop_writes_default_place "$why$(tail -c 300 "$L/tune.out") $(tail -c 200 "$L/tune.err")"; fi
+
+# code_equal A B: the two generated files are equal but for the Config comment.
+code_equal() { diff <(grep -v '^ \* Config: ' "$1") <(grep -v '^ \* Config: ' "$2") >/dev/null; }
+# defines "BC=256 threads=128": the -D arguments of a config text.
+defines() { local kv; for kv in $1; do printf -- '-D\n%s\n' "$kv"; done; }
+
+why=
+"$gen" "$LK" --target c -o "$L/g" 2>"$L/g.err" || why+="gen failed: $(cat "$L/g.err"); "
+"$gen" "$LK" --target c --list >"$L/list.out" 2>>"$L/g.err" || why+="gen --list failed; "
+while IFS='|' read -r v cfg bucket dev; do
+  [ "$cfg" = "$defaults" ] && why+="$v: the winner $cfg is the kernel's own config, so this proves nothing; "
+  want=" * Config: $cfg (tuned: k/tuned/softmax.lua, $dev, $bucket)."
+  grep -qxF -- "$want" "$L/g/$v.c" || why+="$v.c lacks '$want'; "
+  grep -qxF -- "  $v  config: $cfg (tuned: k/tuned/softmax.lua, $dev, $bucket)" "$L/list.out" || why+="--list: $v; "
+  mapfile -t d < <(defines "$cfg")
+  "$gen" "$LK" --target c --no-tuned "${d[@]}" -o "$L/d_$v" 2>>"$L/g.err" || why+="gen -D $cfg failed; "
+  code_equal "$L/g/$v.c" "$L/d_$v/$v.c" || why+="$v.c is not the code of $cfg; "
+done <"$L/winners"
+dev=$(head -n 1 "$L/winners" | cut -d'|' -f4)
+want=" * Config: $defaults (kernel defaults: k/tuned/softmax.lua has no entry for softmax_f16 on c, $dev)."
+grep -qxF -- "$want" "$L/g/softmax_f16.c" || why+="softmax_f16.c lacks '$want'; "
+if [ -z "$why" ]; then pass tune_loop_gen_uses_winner; else fail tune_loop_gen_uses_winner "$why"; fi
+
+why=
+wv=$(grep '^softmax_f32|' "$L/winners" | cut -d'|' -f2)   # "BC=.. threads=.."
+wthreads=${wv#*threads=}
+"$gen" "$LK" --target c -D BC=2048 -o "$L/dw" 2>"$L/dw.err" || why+="gen -D failed: $(cat "$L/dw.err"); "
+"$gen" "$LK" --target c --no-tuned -D BC=2048 -D "threads=$wthreads" -o "$L/dw_ref" 2>>"$L/dw.err" || why+="gen failed; "
+grep -qxF " * Config: BC=2048 threads=$wthreads (tuned: k/tuned/softmax.lua, $dev, C=2048,R=64; -D: BC)." \
+  "$L/dw/softmax_f32.c" || why+="Config comment: $(grep '^ \* Config' "$L/dw/softmax_f32.c"); "
+code_equal "$L/dw/softmax_f32.c" "$L/dw_ref/softmax_f32.c" || why+="not the code of BC=2048 threads=$wthreads; "
+if [ -z "$why" ]; then pass tune_loop_define_wins; else fail tune_loop_define_wins "$why"; fi
+
+why=
+"$gen" "$LK" --target c --no-tuned -o "$L/nt" 2>"$L/nt.err" || why+="gen --no-tuned failed: $(cat "$L/nt.err"); "
+"$gen" dsl/kernels/softmax.lua --target c --no-tuned -o "$L/nt_ref" 2>>"$L/nt.err" || why+="gen failed; "
+diff -r "$L/nt" "$L/nt_ref" >/dev/null || why+="--no-tuned output differs from the untuned kernel's; "
+grep -qxF " * Config: $defaults." "$L/nt/softmax_f32.c" || why+="Config comment is not the kernel's own; "
+if [ -z "$why" ]; then pass tune_loop_no_tuned; else fail tune_loop_no_tuned "$why"; fi
+
+# a tuned file that gen and the tuner cannot read: gen says where; the tuner
+# still builds and times (its gen runs pass --no-tuned) but does not
+# overwrite the file
+printf 'return {\n  entries = { { config = { BC = f() } } },\n}\n' >"$LT"
+cp "$LT" "$L/broken.lua"
+"$gen" "$LK" --target c -o "$L/b" >/dev/null 2>"$L/b.err"
+rc=$?
+why=
+[ $rc = 1 ] || why+="gen status $rc; "
+[ "$(cat "$L/b.err")" = "$LT:2: error: a value must be a literal (string, number, boolean or table), not 'f'" ] ||
+  why+="gen said '$(cat "$L/b.err")'; "
+# (a fresh cache and build folder, so that gen runs)
+luajit runtime/tune.lua "$LK" --target c --gen "$gen" --shape R=61,C=1500 --space "BC=${bcs[0]}" \
+  --space "threads=$lthreads" --variant softmax_f32 --cache "$L/cache2" --work "$L/work2" >"$L/tb.out" 2>"$L/tb.err"
+rc=$?
+[ $rc = 1 ] || why+="tuner status $rc, want 1; "
+grep -q '^  built 1 modules' "$L/tb.out" || why+="the tuner built nothing; "
+grep -q ' best$' "$L/tb.out" || why+="the tuner found no winner (did its gen read the broken file?); "
+grep -qF "(not recorded: $LT is not a tuned-config file" "$L/tb.out" || why+="no 'not recorded'; "
+cmp -s "$LT" "$L/broken.lua" || why+="the tuner overwrote the broken file; "
+if [ -z "$why" ]; then pass tune_loop_broken_tuned_file
+else fail tune_loop_broken_tuned_file "$why$(tail -c 300 "$L/tb.out") $(tail -c 200 "$L/tb.err")"; fi
 
 if command -v nvcc >/dev/null 2>&1; then
   tune dsl/kernels/softmax.lua --target sm80 --gen "$gen" --shape R=61,C=1500 --max-configs 1 \

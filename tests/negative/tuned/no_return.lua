@@ -1,0 +1,2 @@
+-- not a chunk that returns the table
+entries = {}

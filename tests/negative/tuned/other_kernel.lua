@@ -1,0 +1,4 @@
+return {
+  kernel = "softmax",
+  entries = {},
+}

@@ -1,0 +1,15 @@
+-- expect: tests/negative/tuned/unfinished_string.lua:4: error: unfinished string
+-- args: --target sm80 --tuned tests/negative/tuned/unfinished_string.lua
+local tile = require "tile"
+return tile.kernel {
+  name = "tuned_unfinished_string",
+  variants = { dtype = { "f32", "bf16" } },
+  config = { BLOCK = 256, threads = 256 },
+  params = function(v)
+    return { X = tile.tensor(v.dtype, { "N" }), Y = tile.tensor(v.dtype, { "N" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    k:store(p.Y:tile({ i }, { c.BLOCK }), k:load(p.X:tile({ i }, { c.BLOCK })))
+  end,
+}

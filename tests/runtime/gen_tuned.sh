@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# tests/runtime/gen_tuned.sh: how gen uses a tuned-config file (gen/tuned.c),
+# with hand-written files: which entry each variant gets (device, bucket,
+# ties), what --list / --explain / the generated Config comment say, that the
+# generated code is the code of that config, that -D wins, --no-tuned, byte
+# stability, and a broken file at the default place.  The loop through the
+# tuner itself is in run.sh (tune_loop_*).  Needs only gen (LT_GEN, default
+# build/gen); prints PASS / FAIL lines (one SKIP when there is no gen) and
+# exits 0.  Malformed files, one error each, are in tests/negative.
+cd "$(dirname "$0")/../.." || exit 0
+root=$(pwd)
+gen=${LT_GEN:-build/gen}
+case $gen in /*) ;; *) gen=$root/$gen ;; esac
+W=$root/build/runtime/gen_tuned
+rm -rf "$W"
+mkdir -p "$W/k/kernels" "$W/k/tuned" "$W/plain/kernels"
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $(echo "$2" | tr '\n' ' ' | cut -c1-400)"; }
+# check NAME WHY: PASS when WHY is empty.
+check() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }
+
+if [ ! -x "$gen" ]; then
+  echo "SKIP gen_tuned: no gen at $gen (set LT_GEN or build it: ./build.sh gen)"
+  exit 0
+fi
+
+# A kernel with a config of every kind (whole number, boolean, string).
+cat >"$W/k/kernels/tvadd.lua" <<'EOF'
+local tile = require "tile"
+return tile.kernel {
+  name = "tvadd",
+  variants = { dtype = { "f32", "f16" } },
+  config = { BLOCK = 1024, threads = 128, unroll = false, note = "plain" },
+  params = function(v) return { X = tile.tensor(v.dtype, { "N" }), Y = tile.tensor(v.dtype, { "N" }) } end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    k:store(p.Y:tile({ i }, { c.BLOCK }), k:load(p.X:tile({ i }, { c.BLOCK })))
+  end,
+}
+EOF
+cp "$W/k/kernels/tvadd.lua" "$W/plain/kernels/tvadd.lua"   # the same kernel without a tuned file
+
+# sm80: two devices; GPU A has two buckets.  gfx942: one device, two
+# buckets of tvadd_f16.  gfx90a: two buckets of the same size (a tie).
+cat >"$W/k/tuned/tvadd.lua" <<'EOF'
+-- written by hand for tests/runtime/gen_tuned.sh
+return {
+  kernel = "tvadd",
+  entries = {
+    { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+    { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1048576",
+      config = { BLOCK = 2048, threads = 256, unroll = true, note = "wide" }, median_ms = 0.5, gbps = 0/0 },
+    { target = "sm80", device = "GPU B", variant = "tvadd_f32", bucket = "N=1048576", config = { BLOCK = 512 } },
+    { target = "gfx942", device = "MI300X", variant = "tvadd_f16", bucket = "N=4096", config = { BLOCK = 512 } },
+    { target = "gfx942", device = "MI300X", variant = "tvadd_f16", bucket = "N=65536", config = { BLOCK = 4096 } },
+    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 512 } },
+    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "N=4,A=1024", config = { BLOCK = 256 } },
+  },
+}
+EOF
+cd "$W" || exit 0
+K=k/kernels/tvadd.lua
+F=k/tuned/tvadd.lua
+
+# want_list NAME ARGS... -- LINE...: gen K --list ARGS prints each LINE.
+want_list() {
+  local name=$1
+  shift
+  local args=()
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  "$gen" "$K" --list "${args[@]}" >"$name.out" 2>"$name.err"
+  local rc=$? why=
+  [ $rc = 0 ] || why="status $rc: $(cat "$name.err"); "
+  local l
+  for l in "$@"; do grep -qxF -- "$l" "$name.out" || why+="no line '$l' in: $(cat "$name.out"); "; done
+  check "$name" "$why"
+}
+
+want_list gen_tuned_largest_bucket --target sm80 --device "GPU A" -- \
+  "  tvadd_f32  config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)" \
+  "  tvadd_f16  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for tvadd_f16 on sm80, GPU A)"
+want_list gen_tuned_shape_bucket --target sm80 --device "GPU A" --shape N=1000 -- \
+  "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, GPU A, N=1024)"
+want_list gen_tuned_shape_without_entry --target sm80 --device "GPU A" --shape N=5000 -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for tvadd_f32 on sm80, GPU A, bucket N=8192)"
+want_list gen_tuned_other_device --target sm80 --device "GPU B" -- \
+  "  tvadd_f32  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, GPU B, N=1048576)"
+want_list gen_tuned_two_devices_need_device --target sm80 -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has sm80 entries for 2 devices (GPU A; GPU B); choose one with --device)"
+want_list gen_tuned_unknown_device --target sm80 --device "GPU C" -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for sm80 on GPU C)"
+want_list gen_tuned_single_device --target gfx942 -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for tvadd_f32 on gfx942, MI300X)" \
+  "  tvadd_f16  config: BLOCK=4096 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=65536)"
+want_list gen_tuned_single_device_shape --target gfx942 --shape N=3000 -- \
+  "  tvadd_f16  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=4096)"
+want_list gen_tuned_tie_first_bucket_text --target gfx90a -- \
+  "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, MI250, A=1024,N=4)"
+want_list gen_tuned_no_entry_for_target --target c -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for c)"
+want_list gen_tuned_define_wins --target sm80 --device "GPU A" -D threads=64 -D unroll=false -- \
+  "  tvadd_f32  config: BLOCK=2048 note=wide threads=64 unroll=false (tuned: $F, GPU A, N=1048576; -D: threads unroll)"
+want_list gen_tuned_no_tuned --target sm80 --device "GPU A" --no-tuned -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults)"
+want_list gen_tuned_list_summary -- \
+  "  config: BLOCK=1024 note=plain threads=128 unroll=false" \
+  "  tuned: $F, 7 entries: sm80 3, gfx90a 2, gfx942 2; --list --target T shows the config each variant gets"
+
+# the code is the code of the chosen config: the same files as --no-tuned
+# with that config as -D, but for the Config comment, which says where it
+# came from
+cfg=(-D BLOCK=2048 -D threads=256 -D unroll=true -D note=wide)
+why=
+"$gen" "$K" --target sm80 --device "GPU A" -o code_tuned 2>code.err || why+="gen failed: $(cat code.err); "
+"$gen" "$K" --target sm80 --no-tuned "${cfg[@]}" -o code_d 2>>code.err || why+="gen -D failed: $(cat code.err); "
+want=" * Config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)."
+grep -qxF -- "$want" code_tuned/tvadd_f32.cu || why+="no line '$want' in tvadd_f32.cu; "
+diff <(grep -v '^ \* Config: ' code_tuned/tvadd_f32.cu) <(grep -v '^ \* Config: ' code_d/tvadd_f32.cu) >/dev/null ||
+  why+="tvadd_f32.cu is not the -D code; "
+cmp -s code_tuned/tvadd_f32.h code_d/tvadd_f32.h || why+="tvadd_f32.h differs; "
+grep -q "2048" code_tuned/tvadd_f32.cu || why+="BLOCK=2048 not in the code; "
+check gen_tuned_code_is_the_config "$why"
+
+why=
+"$gen" "$K" --target sm80 --device "GPU A" --explain >explain.out 2>explain.err || why+="status $?: $(cat explain.err); "
+grep -qxF "  config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)" explain.out ||
+  why+="no tuned config line; "
+grep -qF "register tile [1, 2048]: 1 x 256 threads" explain.out || why+="the plan is not the tuned config's; "
+[ "$(grep -c '^  config: ' explain.out)" = 2 ] || why+="not one config line per variant; "
+check gen_tuned_explain "$why"
+
+# without a tuned file, output and --explain are what they always were
+why=
+"$gen" plain/kernels/tvadd.lua --target sm80 -o plain_out 2>plain.err || why+="gen failed: $(cat plain.err); "
+"$gen" "$K" --target sm80 --no-tuned -o notuned_out 2>>plain.err || why+="gen --no-tuned failed; "
+diff -r plain_out notuned_out >/dev/null || why+="--no-tuned output differs from the kernel without a tuned file; "
+grep -qxF " * Config: BLOCK=1024 note=plain threads=128 unroll=false." plain_out/tvadd_f32.cu ||
+  why+="the Config comment changed; "
+"$gen" plain/kernels/tvadd.lua --target sm80 --explain >plain_explain.out 2>>plain.err
+grep -q "config:" plain_explain.out && why+="--explain has a config line without a tuned file; "
+check gen_tuned_absent_file_changes_nothing "$why"
+
+# every target generates with the file there (as build.sh does), and the
+# bytes are the same from another folder with an absolute path
+why=
+mkdir -p elsewhere
+for t in sm80 sm90a gfx90a gfx942 gfx1100 c; do
+  "$gen" "$K" --target "$t" -o "all1/$t" 2>all.err || why+="$t failed: $(cat all.err); "
+  (cd elsewhere && "$gen" "$W/$K" --target "$t" -o "$W/all2/$t") 2>all.err || why+="$t (absolute) failed; "
+done
+diff -r all1 all2 >/dev/null || why+="two runs differ: $(diff -r all1 all2 | head -c 200); "
+grep -qF "(tuned: $F, MI300X, N=65536)." all1/gfx942/tvadd_f16.hip || why+="gfx942 tvadd_f16 not tuned; "
+grep -qF "(kernel defaults: $F has sm80 entries for 2 devices" all1/sm80/tvadd_f32.cu || why+="sm80 comment; "
+check gen_tuned_all_targets_stable "$why"
+
+# a broken file at the default place: gen says where, --no-tuned ignores it
+printf 'return {\n  entries = {\n    { target = "c", config = { BLOCK = 2 * 512 } },\n  },\n}\n' >"$F"
+"$gen" "$K" --target c -o broken_out >broken.out 2>broken.err
+rc=$?
+why=
+[ $rc = 1 ] || why+="status $rc, want 1; "
+[ "$(cat broken.err)" = "$F:3: error: '}' or ',' expected near '*' (a tuned-config file holds only literals)" ] ||
+  why+="stderr is '$(cat broken.err)'; "
+[ -e broken_out ] && why+="output left behind; "
+"$gen" "$K" --target c --no-tuned -o broken_out2 2>broken.err || why+="--no-tuned failed: $(cat broken.err); "
+check gen_tuned_broken_default_file "$why"
+exit 0
