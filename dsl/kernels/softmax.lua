@@ -14,6 +14,14 @@ return tile.kernel {
   doc = "Row softmax over the last dim of X [R, C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
   config = { BC = 4096, threads = 256 },
+  -- runtime/tune.lua's search space: chunk width and block size
+  tune = {
+    space = { BC = { 1024, 2048, 4096, 8192 }, threads = { 128, 256, 512 } },
+    constraint = function(c) return c.BC >= c.threads * 4 and c.BC // c.threads <= 32 end,
+    shapes = { { R = 4096, C = 4096 } },
+    bytes = function(shape, v) return 2 * shape.R * shape.C * (v.dtype == "f32" and 4 or 2) end,
+    reference = "softmax",
+  },
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "R", "C" }),

@@ -4,7 +4,7 @@
  *
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=4096 threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c softmax_bf16.hip
  */
 #include <hip/hip_runtime.h>
@@ -47,11 +47,11 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
   __shared__ float t7_red[1][4];
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // softmax.lua:25: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:33: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:26: k:when(nchunks:eq(1), function()
+  // softmax.lua:34: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:27: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:35: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = row < R;
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
         }
       }
     }
-    // softmax.lua:28: local m = k:reduce_max(x, 2)
+    // softmax.lua:36: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:29: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:37: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
         e[ci * 8 + vi] = exp2f((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:30: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:38: local inv = 1 / k:reduce_sum(e, 2)
     float t7[1];
     t7[0] = 0.0f;
     #pragma unroll
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
     for (int wi = 1; wi < 4; ++wi) t7[0] = t7[0] + t7_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t7[0];
-    // softmax.lua:31: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
+    // softmax.lua:39: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
     {
       const bool ok = row < R;
       lt_bf16 *base = Y + (int64_t)row * C;
@@ -152,15 +152,15 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
       }
     }
   } else {
-    // softmax.lua:33: local m = k:fragment("f32", { 1, 1 }, -math.huge)
+    // softmax.lua:41: local m = k:fragment("f32", { 1, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:34: local s = k:fragment("f32", { 1, 1 }, 0)
+    // softmax.lua:42: local s = k:fragment("f32", { 1, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:35: k:serial(0, nchunks, function(j)
+    // softmax.lua:43: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:36: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:44: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_2[16];
       {
         const bool ok = row < R;
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
           }
         }
       }
-      // softmax.lua:37: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:45: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t10[1];
       t10[0] = -INFINITY;
       #pragma unroll
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
       for (int wi = 1; wi < 4; ++wi) t10[0] = fmaxf(t10[0], t10_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t10[0]);
-      // softmax.lua:38: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:46: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t18[1];
       t18[0] = 0.0f;
       #pragma unroll
@@ -231,15 +231,15 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
       s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t18[0];
-      // softmax.lua:39: k:assign(m, m_new)
+      // softmax.lua:47: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:41: local inv = 1 / s
+    // softmax.lua:49: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:42: k:serial(0, nchunks, function(j)
+    // softmax.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:43: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:51: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
       float x_3[16];
       {
         const bool ok = row < R;
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
           }
         }
       }
-      // softmax.lua:44: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:52: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       {
         const bool ok = row < R;
         lt_bf16 *base = Y + (int64_t)row * C;

@@ -1,0 +1,24 @@
+-- Tuned configs of kernel softmax, written by runtime/tune.lua.
+-- gen uses the entry whose target, device, variant and shape bucket match;
+-- -D on gen's command line still wins (docs/runtime.md, "How gen uses the
+-- tuned-config file").  Re-run the tuner to update.
+return {
+  entries = {
+    {
+      bucket = "C=4096,R=4096",
+      config = {
+        BC = 4096,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2351.067312,
+      kernel_hash = "ff41e2a6c9a42e90",
+      median_ms = 0.02854399942,
+      shape = "C=4096,R=4096",
+      target = "sm80",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "softmax_bf16",
+    },
+  },
+  kernel = "softmax",
+}
