@@ -954,13 +954,12 @@ static int count_reads(const Expr *x, const Sym *s) {
   return (x->kind == E_SYM && x->sym == s) + count_reads(x->a, s) + count_reads(x->b, s) + count_reads(x->c, s);
 }
 
-static int fusable(const E *e, const Stmt *s) {
+static int fusable(const Stmt *s) {
   const Stmt *u = s->next;
   const Sym *d = s->dst;
   if (!u || d->kind != SYM_LET || d->rank == 0 || !d->layout || d->uses != count_reads(u->val, d)) return 0;
   if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0)) return 0;
   if (u->dst->layout != d->layout || u->dst->shape[0] != d->shape[0] || u->dst->shape[1] != d->shape[1]) return 0;
-  (void)e;
   return s->kind == S_LET || s->kind == S_LOAD;
 }
 
@@ -971,7 +970,7 @@ static void stmt(E *e, Stmt *s) {
   case S_LET:
     if (s->dst->rank == 0) {
       line(e, "const %s %s = %s;", ctype(s->dst->dt), s->dst->name, etext(e, s->val, NULL));
-    } else if (fusable(e, s)) {   /* both in one loop: the tile is never live whole */
+    } else if (fusable(s)) {   /* both in one loop: the tile is never live whole */
       declare_regs(e, s->dst);
       if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
       tile_assign2(e, s->dst, s->val, s->next);
@@ -990,7 +989,7 @@ static void stmt(E *e, Stmt *s) {
     break;
   case S_LOAD:
     if (s->dst->kind == SYM_LET) declare_regs(e, s->dst);
-    if (fusable(e, s)) {
+    if (fusable(s)) {
       if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
       load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next);
       e->fused = s->next;

@@ -81,11 +81,18 @@ static int fits(const Layout *l, const int shape[2]) {
   return (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols);
 }
 
+/* The family of exactly this shape, or NULL. */
+static Layout *exact_family(const Kernel *k, const int shape[2]) {
+  for (Layout *l = k->layouts; l; l = l->next)
+    if (l->family && l->rows == shape[0] && l->cols == shape[1]) return l;
+  return NULL;
+}
+
 /* The family for a tile of this shape: the one of that exact shape, else
 ** the first it is a slice of, else NULL. */
 static Layout *find_family(const Kernel *k, const int shape[2]) {
-  for (Layout *l = k->layouts; l; l = l->next)
-    if (l->family && l->rows == shape[0] && l->cols == shape[1]) return l;
+  Layout *f = exact_family(k, shape);
+  if (f) return f;
   for (Layout *l = k->layouts; l; l = l->next)
     if (l->family && fits(l, shape)) return l;
   return NULL;
@@ -110,9 +117,7 @@ const Layout *ltP_expr_layout(const Expr *e) {
 static void acc_families(Kernel *k, const Target *t, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
     if (s->kind == S_GEMM && !s->dst->layout) {
-      Layout *f = NULL;
-      for (Layout *l = k->layouts; l && !f; l = l->next)
-        if (l->family && l->rows == s->dst->shape[0] && l->cols == s->dst->shape[1]) f = l;
+      Layout *f = exact_family(k, s->dst->shape);
       s->dst->layout = f ? f : family(k, t, s->dst->shape[0], s->dst->shape[1], s->dst->line);
     }
     acc_families(k, t, &s->body);
@@ -120,12 +125,12 @@ static void acc_families(Kernel *k, const Target *t, Block *b) {
   }
 }
 
-/* Gives the tiles defined in block b a layout: that of the value they are
-** computed from, else the family their shape fits; those that fit none are
-** left for the blocked family made from them (ltP_layout). */
 static Sym **unfit;   /* tiles that fit no family yet */
 static int nunfit;
 
+/* Gives the tiles defined in block b a layout: that of the value they are
+** computed from, else the family their shape fits; those that fit none are
+** left for the blocked family made from them (ltP_layout). */
 static void assign_block(Kernel *k, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
     Sym *d = s->dst;
