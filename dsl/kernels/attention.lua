@@ -76,8 +76,10 @@ return tile.kernel {
       local s = k:fragment("f32", { BM, BN }, 0)
       k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       -- one step of the online softmax, in place in s; `masked` for blocks that
-      -- cut a boundary (the key/query offsets are recomputed per element: cheaper
-      -- than tiles of indices in registers)
+      -- cut a boundary.  Each query row sees the key columns [lo, hi) of this
+      -- block: two bounds per row, so each element is two compares against
+      -- numbers in registers (per-element offsets would cost a scalar register
+      -- each on AMD).
       local function step(masked)
         if v.softcap then
           k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
@@ -85,13 +87,11 @@ return tile.kernel {
           k:assign(s, s * (p.scale * LOG2E))
         end
         if masked then
-          local function key_minus_row()   -- key index - aligned key of the row
-            return (j * BN - q0 - diag) + k:iota({ BM, BN }, 2) - k:iota({ BM, BN }, 1)
-          end
-          local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-                                tile.both(tile.either(wl:lt(0), key_minus_row():ge(-wl)),
-                                          tile.either(wr:lt(0), key_minus_row():le(wr))))
-          k:assign(s, tile.where(vis, s, -math.huge))
+          local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+          local lo = tile.where(wl:lt(0), 0, row - wl)
+          local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+          local col = k:iota({ BM, BN }, 2)
+          k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
         end
         local m_new = tile.max(m, k:reduce_max(s, 2))
         local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet

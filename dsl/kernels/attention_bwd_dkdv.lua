@@ -87,13 +87,14 @@ return tile.kernel {
             k:assign(st, st * (p.scale * LOG2E))
           end
           if masked then
-            local function key_minus_row()   -- key index - the key the query is aligned with
-              return (k0 - j * BM - diag) + k:iota({ BN, BM }, 1) - k:iota({ BN, BM }, 2)
-            end
-            local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
-                                  tile.both(tile.either(wl:lt(0), key_minus_row():ge(-wl)),
-                                            tile.either(wr:lt(0), key_minus_row():le(wr))))
-            k:assign(st, tile.where(vis, st, -math.huge))
+            -- the query columns [lo, hi) of this block that see the key row: two
+            -- bounds per row (see attention.lua); none for a key past the end
+            local key = k:iota({ BN, 1 }, 1)
+            local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+            local lo = tile.where(wr:lt(0), 0, row - wr)
+            local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+            local col = k:iota({ BN, BM }, 2)
+            k:assign(st, tile.where(tile.both(col:ge(lo), col:lt(hi)), st, -math.huge))
           end
           k:assign(st, tile.exp2(st - lse2))   -- P^T
           k:gemm(st:cast(v.dtype), dOs, dv)

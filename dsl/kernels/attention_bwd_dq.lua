@@ -79,13 +79,12 @@ return tile.kernel {
           k:assign(s, s * (p.scale * LOG2E))
         end
         if masked then
-          local function key_minus_row()
-            return (j * BN - q0 - diag) + k:iota({ BM, BN }, 2) - k:iota({ BM, BN }, 1)
-          end
-          local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-                                tile.both(tile.either(wl:lt(0), key_minus_row():ge(-wl)),
-                                          tile.either(wr:lt(0), key_minus_row():le(wr))))
-          k:assign(s, tile.where(vis, s, -math.huge))
+          -- the key columns [lo, hi) of this block that the row sees (as the forward)
+          local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+          local lo = tile.where(wl:lt(0), 0, row - wl)
+          local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+          local col = k:iota({ BM, BN }, 2)
+          k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
         end
         k:assign(s, tile.exp2(s - lse2))   -- P
         local ds = s * (dp - delta)

@@ -210,11 +210,11 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
           delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:104: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:105: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:83: t = k:fragment("f32", { BN, BM })
         float t[4096];
@@ -230,21 +230,41 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
             st[ri * 64 + ci] = t[ri * 64 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:93: local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
-        bool vis[4096];
+        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        int key[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          key[ri] = ri;
+        }
+        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
+        }
+        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+        }
+        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+        }
+        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        int col[4096];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
-            vis[ri * 64 + ci] = ri < Sk - k0 && ci < Sq - j * 64 && ((window_left < 0 || k0 - j * 64 - diag + ri - (ci) >= -window_left) && (window_right < 0 || k0 - j * 64 - diag + ri - (ci) <= window_right));
-            st[ri * 64 + ci] = vis[ri * 64 + ci] ? st[ri * 64 + ci] : -INFINITY;
+            col[ri * 64 + ci] = ci;
+            st[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? st[ri * 64 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st[ri * 64 + ci] = exp2f(st[ri * 64 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(st[ri * 64 + ci]));
@@ -257,14 +277,14 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst[4096];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             dst[ri * 64 + ci] = st[ri * 64 + ci] * (dpt[ri * 64 + ci] - delta[ci]) * (1.0f - t[ri * 64 + ci] * t[ri * 64 + ci]);
           }
         }
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(dst[ri * 64 + ci]));
@@ -292,13 +312,13 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
             st[ri * 64 + ci] = t_2[ri * 64 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st[ri * 64 + ci] = exp2f(st[ri * 64 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(st[ri * 64 + ci]));
@@ -311,14 +331,14 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst_2[4096];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             dst_2[ri * 64 + ci] = st[ri * 64 + ci] * (dpt[ri * 64 + ci] - delta[ci]) * (1.0f - t_2[ri * 64 + ci] * t_2[ri * 64 + ci]);
           }
         }
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(dst_2[ri * 64 + ci]));
@@ -334,7 +354,7 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
       }
     }
   }
-  // attention_bwd_dkdv.lua:111: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_f16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -347,7 +367,7 @@ static void attention_bwd_dkdv_f16_d32_softcap_block(int pid, int bh, const lt_f
       }
     }
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_f16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

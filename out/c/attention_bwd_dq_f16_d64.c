@@ -199,11 +199,11 @@ static void attention_bwd_dq_f16_d64_block(int pid, int bh, const lt_f16 *restri
         }
       }
     }
-    // attention_bwd_dq.lua:95: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:96: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:98: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:79: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 64; ++ri) {
@@ -211,28 +211,43 @@ static void attention_bwd_dq_f16_d64_block(int pid, int bh, const lt_f16 *restri
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:85: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[4096];
+      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      int row[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        row[ri] = ri + (q0 + diag - j * 64);
+      }
+      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
+      int col[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          vis[ri * 64 + ci] = ci < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci - (ri) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci - (ri) <= window_right));
-          s[ri * 64 + ci] = vis[ri * 64 + ci] ? s[ri * 64 + ci] : -INFINITY;
+          col[ri * 64 + ci] = ci;
+          s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           ds[ri * 64 + ci] = s[ri * 64 + ci] * (dp[ri * 64 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           ds_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(ds[ri * 64 + ci]));
@@ -252,20 +267,20 @@ static void attention_bwd_dq_f16_d64_block(int pid, int bh, const lt_f16 *restri
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds_2[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           ds_2[ri * 64 + ci] = s[ri * 64 + ci] * (dp[ri * 64 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           ds_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(ds_2[ri * 64 + ci]));
@@ -280,7 +295,7 @@ static void attention_bwd_dq_f16_d64_block(int pid, int bh, const lt_f16 *restri
       }
     }
   }
-  // attention_bwd_dq.lua:100: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     lt_f16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -162,31 +162,46 @@ static void attention_f16_d128_block(int pid, int bh, const lt_f16 *restrict Q, 
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[8192];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[128];
+      for (int ri = 0; ri < 128; ++ri) {
+        row[ri] = ri + (q0 + diag - j * 64);
+      }
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[128];
+      for (int ri = 0; ri < 128; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[128];
+      for (int ri = 0; ri < 128; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[8192];
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          vis[ri * 64 + ci] = ci < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci - (ri) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci - (ri) <= window_right));
-          s[ri * 64 + ci] = vis[ri * 64 + ci] ? s[ri * 64 + ci] : -INFINITY;
+          col[ri * 64 + ci] = ci;
+          s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t67[128];
+      float t56[128];
       for (int ri = 0; ri < 128; ++ri) {
-        t67[ri] = -INFINITY;
+        t56[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t67[ri] = fmaxf(t67[ri], s[ri * 64 + ci]);
+          t56[ri] = fmaxf(t56[ri], s[ri * 64 + ci]);
         }
       }
       float m_new[128];
       for (int ri = 0; ri < 128; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t67[ri]);
+        m_new[ri] = fmaxf(m[ri], t56[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[128];
@@ -205,15 +220,15 @@ static void attention_f16_d128_block(int pid, int bh, const lt_f16 *restrict Q, 
         alpha[ri] = exp2f(m[ri] - m_use[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t73[128];
+      float t62[128];
       for (int ri = 0; ri < 128; ++ri) {
-        t73[ri] = 0.0f;
+        t62[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t73[ri] = t73[ri] + s[ri * 64 + ci];
+          t62[ri] = t62[ri] + s[ri * 64 + ci];
         }
       }
       for (int ri = 0; ri < 128; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t73[ri];
+        l[ri] = l[ri] * alpha[ri] + t62[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       for (int ri = 0; ri < 128; ++ri) {
@@ -239,23 +254,23 @@ static void attention_f16_d128_block(int pid, int bh, const lt_f16 *restrict Q, 
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t79[128];
+      float t68[128];
       for (int ri = 0; ri < 128; ++ri) {
-        t79[ri] = -INFINITY;
+        t68[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t79[ri] = fmaxf(t79[ri], s[ri * 64 + ci]);
+          t68[ri] = fmaxf(t68[ri], s[ri * 64 + ci]);
         }
       }
       float m_new_2[128];
       for (int ri = 0; ri < 128; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t79[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t68[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[128];
@@ -274,15 +289,15 @@ static void attention_f16_d128_block(int pid, int bh, const lt_f16 *restrict Q, 
         alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t85[128];
+      float t74[128];
       for (int ri = 0; ri < 128; ++ri) {
-        t85[ri] = 0.0f;
+        t74[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t85[ri] = t85[ri] + s[ri * 64 + ci];
+          t74[ri] = t74[ri] + s[ri * 64 + ci];
         }
       }
       for (int ri = 0; ri < 128; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t85[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t74[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       for (int ri = 0; ri < 128; ++ri) {

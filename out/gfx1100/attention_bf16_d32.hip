@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -227,37 +227,55 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
           s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        row[ri] = ri * 2 + row0 + (q0 + diag - j * 64);
+      }
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          vis[ri * 4 + ci] = ci * 16 + col0 < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) <= window_right));
-          s[ri * 4 + ci] = vis[ri * 4 + ci] ? s[ri * 4 + ci] : -INFINITY;
+          col[ri * 4 + ci] = ci * 16 + col0;
+          s[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? s[ri * 4 + ci] : -INFINITY;
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t67[8];
+      float t56[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t67[ri] = -INFINITY;
+        t56[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t67[ri] = fmaxf(t67[ri], s[ri * 4 + ci]);
+          t56[ri] = fmaxf(t56[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t67[ei] = fmaxf(t67[ei], __shfl_xor(t67[ei], 8));
-        t67[ei] = fmaxf(t67[ei], __shfl_xor(t67[ei], 4));
-        t67[ei] = fmaxf(t67[ei], __shfl_xor(t67[ei], 2));
-        t67[ei] = fmaxf(t67[ei], __shfl_xor(t67[ei], 1));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor(t56[ei], 8));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor(t56[ei], 4));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor(t56[ei], 2));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor(t56[ei], 1));
       }
       float m_new[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t67[ri]);
+        m_new[ri] = fmaxf(m[ri], t56[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[8];
@@ -280,25 +298,25 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
         alpha[ri] = exp2f(m[ri] - m_use[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t73[8];
+      float t62[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t73[ri] = 0.0f;
+        t62[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t73[ri] = t73[ri] + s[ri * 4 + ci];
+          t62[ri] = t62[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t73[ei] = t73[ei] + __shfl_xor(t73[ei], 8);
-        t73[ei] = t73[ei] + __shfl_xor(t73[ei], 4);
-        t73[ei] = t73[ei] + __shfl_xor(t73[ei], 2);
-        t73[ei] = t73[ei] + __shfl_xor(t73[ei], 1);
+        t62[ei] = t62[ei] + __shfl_xor(t62[ei], 8);
+        t62[ei] = t62[ei] + __shfl_xor(t62[ei], 4);
+        t62[ei] = t62[ei] + __shfl_xor(t62[ei], 2);
+        t62[ei] = t62[ei] + __shfl_xor(t62[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t73[ri];
+        l[ri] = l[ri] * alpha[ri] + t62[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
@@ -351,7 +369,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -360,26 +378,26 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t79[8];
+      float t68[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t79[ri] = -INFINITY;
+        t68[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t79[ri] = fmaxf(t79[ri], s[ri * 4 + ci]);
+          t68[ri] = fmaxf(t68[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t79[ei] = fmaxf(t79[ei], __shfl_xor(t79[ei], 8));
-        t79[ei] = fmaxf(t79[ei], __shfl_xor(t79[ei], 4));
-        t79[ei] = fmaxf(t79[ei], __shfl_xor(t79[ei], 2));
-        t79[ei] = fmaxf(t79[ei], __shfl_xor(t79[ei], 1));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 8));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 4));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 2));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 1));
       }
       float m_new_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t79[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t68[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[8];
@@ -402,25 +420,25 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_kernel(const lt_bf16 *
         alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t85[8];
+      float t74[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t85[ri] = 0.0f;
+        t74[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t85[ri] = t85[ri] + s[ri * 4 + ci];
+          t74[ri] = t74[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t85[ei] = t85[ei] + __shfl_xor(t85[ei], 8);
-        t85[ei] = t85[ei] + __shfl_xor(t85[ei], 4);
-        t85[ei] = t85[ei] + __shfl_xor(t85[ei], 2);
-        t85[ei] = t85[ei] + __shfl_xor(t85[ei], 1);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 8);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 4);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 2);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t85[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t74[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll

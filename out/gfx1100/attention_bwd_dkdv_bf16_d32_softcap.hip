@@ -305,11 +305,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:104: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:105: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:83: t = k:fragment("f32", { BN, BM })
         float t[32];
@@ -329,17 +329,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             st[ri * 4 + ci] = t[ri * 4 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:93: local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
-        bool vis[32];
+        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        int key[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          key[ri] = ri * 2 + row0;
+        }
+        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
+        }
+        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+        }
+        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+        }
+        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        int col[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            vis[ri * 4 + ci] = ri * 2 + row0 < Sk - k0 && ci * 16 + col0 < Sq - j * 64 && ((window_left < 0 || k0 - j * 64 - diag + ri * 2 + row0 - (ci * 16 + col0) >= -window_left) && (window_right < 0 || k0 - j * 64 - diag + ri * 2 + row0 - (ci * 16 + col0) <= window_right));
-            st[ri * 4 + ci] = vis[ri * 4 + ci] ? st[ri * 4 + ci] : -INFINITY;
+            col[ri * 4 + ci] = ci * 16 + col0;
+            st[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? st[ri * 4 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -347,7 +371,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             st[ri * 4 + ci] = exp2f(st[ri * 4 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -384,7 +408,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -394,7 +418,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -450,7 +474,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             st[ri * 4 + ci] = t_2[ri * 4 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -458,7 +482,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             st[ri * 4 + ci] = exp2f(st[ri * 4 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -495,7 +519,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -505,7 +529,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -545,7 +569,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:111: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -560,7 +584,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

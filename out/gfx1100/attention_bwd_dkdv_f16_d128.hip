@@ -305,11 +305,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:104: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:105: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:87: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
@@ -319,17 +319,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             st[ri * 2 + ci] = st[ri * 2 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:93: local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
-        bool vis[16];
+        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        int key[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          key[ri] = ri * 2 + row0;
+        }
+        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 32 - diag);
+        }
+        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
+        }
+        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
+        }
+        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        int col[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
-            vis[ri * 2 + ci] = ri * 2 + row0 < Sk - k0 && ci * 16 + col0 < Sq - j * 32 && ((window_left < 0 || k0 - j * 32 - diag + ri * 2 + row0 - (ci * 16 + col0) >= -window_left) && (window_right < 0 || k0 - j * 32 - diag + ri * 2 + row0 - (ci * 16 + col0) <= window_right));
-            st[ri * 2 + ci] = vis[ri * 2 + ci] ? st[ri * 2 + ci] : -INFINITY;
+            col[ri * 2 + ci] = ci * 16 + col0;
+            st[ri * 2 + ci] = col[ri * 2 + ci] >= lo[ri] && col[ri * 2 + ci] < hi[ri] ? st[ri * 2 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -337,7 +361,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             st[ri * 2 + ci] = exp2f(st[ri * 2 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -374,7 +398,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
         float dst[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -384,7 +408,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -430,7 +454,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             st[ri * 2 + ci] = st[ri * 2 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -438,7 +462,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             st[ri * 2 + ci] = exp2f(st[ri * 2 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -475,7 +499,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
         float dst_2[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -485,7 +509,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -525,7 +549,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       }
     }
   }
-  // attention_bwd_dkdv.lua:111: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -540,7 +564,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       }
     }
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

@@ -292,11 +292,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:95: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:96: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:98: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:75: t = k:fragment("f32", { BM, BN })
       float t[32];
@@ -316,17 +316,35 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ri * 4 + ci] = t[ri * 4 + ci] * (softcap * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:85: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      int row[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        row[ri] = ri * 2 + row0 + (q0 + diag - j * 64);
+      }
+      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          vis[ri * 4 + ci] = ci * 16 + col0 < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) <= window_right));
-          s[ri * 4 + ci] = vis[ri * 4 + ci] ? s[ri * 4 + ci] : -INFINITY;
+          col[ri * 4 + ci] = ci * 16 + col0;
+          s[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? s[ri * 4 + ci] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -334,7 +352,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ri * 4 + ci] = exp2f(s[ri * 4 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:92: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:91: if v.softcap then ds = ds * (1 - t * t) end
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -343,7 +361,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           ds[ri * 4 + ci] = s[ri * 4 + ci] * (dp[ri * 4 + ci] - delta[ri]) * (1.0f - t[ri * 4 + ci] * t[ri * 4 + ci]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -399,7 +417,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ri * 4 + ci] = t_2[ri * 4 + ci] * (softcap * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -407,7 +425,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ri * 4 + ci] = exp2f(s[ri * 4 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:92: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:91: if v.softcap then ds = ds * (1 - t * t) end
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -416,7 +434,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           ds_2[ri * 4 + ci] = s[ri * 4 + ci] * (dp[ri * 4 + ci] - delta[ri]) * (1.0f - t_2[ri * 4 + ci] * t_2[ri * 4 + ci]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -455,7 +473,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:100: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

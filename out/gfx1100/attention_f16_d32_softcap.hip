@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -227,37 +227,55 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
           s[ri * 4 + ci] = tanhf(s[ri * 4 + ci] * (scale / softcap)) * (softcap * 1.442695f);
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        row[ri] = ri * 2 + row0 + (q0 + diag - j * 64);
+      }
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          vis[ri * 4 + ci] = ci * 16 + col0 < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 16 + col0 - (ri * 2 + row0) <= window_right));
-          s[ri * 4 + ci] = vis[ri * 4 + ci] ? s[ri * 4 + ci] : -INFINITY;
+          col[ri * 4 + ci] = ci * 16 + col0;
+          s[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? s[ri * 4 + ci] : -INFINITY;
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t70[8];
+      float t59[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t70[ri] = -INFINITY;
+        t59[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t70[ri] = fmaxf(t70[ri], s[ri * 4 + ci]);
+          t59[ri] = fmaxf(t59[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t70[ei] = fmaxf(t70[ei], __shfl_xor(t70[ei], 8));
-        t70[ei] = fmaxf(t70[ei], __shfl_xor(t70[ei], 4));
-        t70[ei] = fmaxf(t70[ei], __shfl_xor(t70[ei], 2));
-        t70[ei] = fmaxf(t70[ei], __shfl_xor(t70[ei], 1));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor(t59[ei], 8));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor(t59[ei], 4));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor(t59[ei], 2));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor(t59[ei], 1));
       }
       float m_new[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t70[ri]);
+        m_new[ri] = fmaxf(m[ri], t59[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[8];
@@ -280,25 +298,25 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
         alpha[ri] = exp2f(m[ri] - m_use[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t76[8];
+      float t65[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t76[ri] = 0.0f;
+        t65[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t76[ri] = t76[ri] + s[ri * 4 + ci];
+          t65[ri] = t65[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t76[ei] = t76[ei] + __shfl_xor(t76[ei], 8);
-        t76[ei] = t76[ei] + __shfl_xor(t76[ei], 4);
-        t76[ei] = t76[ei] + __shfl_xor(t76[ei], 2);
-        t76[ei] = t76[ei] + __shfl_xor(t76[ei], 1);
+        t65[ei] = t65[ei] + __shfl_xor(t65[ei], 8);
+        t65[ei] = t65[ei] + __shfl_xor(t65[ei], 4);
+        t65[ei] = t65[ei] + __shfl_xor(t65[ei], 2);
+        t65[ei] = t65[ei] + __shfl_xor(t65[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t76[ri];
+        l[ri] = l[ri] * alpha[ri] + t65[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
@@ -351,7 +369,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -360,26 +378,26 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t85[8];
+      float t74[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t85[ri] = -INFINITY;
+        t74[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t85[ri] = fmaxf(t85[ri], s[ri * 4 + ci]);
+          t74[ri] = fmaxf(t74[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t85[ei] = fmaxf(t85[ei], __shfl_xor(t85[ei], 8));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor(t85[ei], 4));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor(t85[ei], 2));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor(t85[ei], 1));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor(t74[ei], 8));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor(t74[ei], 4));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor(t74[ei], 2));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor(t74[ei], 1));
       }
       float m_new_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t74[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[8];
@@ -402,25 +420,25 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _F
         alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t91[8];
+      float t80[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t91[ri] = 0.0f;
+        t80[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t91[ri] = t91[ri] + s[ri * 4 + ci];
+          t80[ri] = t80[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t91[ei] = t91[ei] + __shfl_xor(t91[ei], 8);
-        t91[ei] = t91[ei] + __shfl_xor(t91[ei], 4);
-        t91[ei] = t91[ei] + __shfl_xor(t91[ei], 2);
-        t91[ei] = t91[ei] + __shfl_xor(t91[ei], 1);
+        t80[ei] = t80[ei] + __shfl_xor(t80[ei], 8);
+        t80[ei] = t80[ei] + __shfl_xor(t80[ei], 4);
+        t80[ei] = t80[ei] + __shfl_xor(t80[ei], 2);
+        t80[ei] = t80[ei] + __shfl_xor(t80[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t91[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t80[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll

@@ -334,11 +334,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
           }
         }
       }
-      // attention_bwd_dkdv.lua:104: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:105: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:83: t = k:fragment("f32", { BN, BM })
         float t[32];
@@ -358,17 +358,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             st[ci * 4 + vi] = t[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:93: local vis = tile.both(tile.both(k:iota({ BN, BM }, 1):lt(p.Sk - k0), k:iota({ BN, BM }, 2):lt(p.Sq - j * BM)),
-        bool vis[32];
+        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        int key[1];
+        key[0] = row0;
+        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[1];
+        row[0] = key[0] + (k0 - j * 64 - diag);
+        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[1];
+        lo[0] = window_right < 0 ? 0 : row[0] - window_right;
+        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[1];
+        hi[0] = key[0] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[0] + window_left + 1)) : 0;
+        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            vis[ci * 4 + vi] = row0 < Sk - k0 && ci * 8 + col0 + vi < Sq - j * 64 && ((window_left < 0 || k0 - j * 64 - diag + row0 - (ci * 8 + col0 + vi) >= -window_left) && (window_right < 0 || k0 - j * 64 - diag + row0 - (ci * 8 + col0 + vi) <= window_right));
-            st[ci * 4 + vi] = vis[ci * 4 + vi] ? st[ci * 4 + vi] : -INFINITY;
+            col[ci * 4 + vi] = ci * 8 + col0 + vi;
+            st[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? st[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -376,7 +388,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             st[ci * 4 + vi] = exp2f(st[ci * 4 + vi] - lse2[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } st_frag[1], dOs_frag[2];
@@ -402,7 +414,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -411,7 +423,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             dst[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * (1.0f - t[ci * 4 + vi] * t[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } dst_frag[1], Qs_frag[2];
@@ -456,7 +468,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             st[ci * 4 + vi] = t_2[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:98: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -464,7 +476,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             st[ci * 4 + vi] = exp2f(st[ci * 4 + vi] - lse2[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } st_frag[1], dOs_frag[2];
@@ -490,7 +502,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:102: if v.softcap then dst = dst * (1 - t * t) end
         float dst_2[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -499,7 +511,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
             dst_2[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * (1.0f - t_2[ci * 4 + vi] * t_2[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:102: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } dst_2_frag[1], Qs_frag[2];
@@ -528,7 +540,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
       }
     }
   }
-  // attention_bwd_dkdv.lua:111: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -550,7 +562,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_softcap_kernel
       }
     }
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

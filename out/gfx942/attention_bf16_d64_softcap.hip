@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -237,29 +237,38 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
           s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[1];
+      row[0] = row0 + (q0 + diag - j * 64);
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[1];
+      lo[0] = window_left < 0 ? 0 : row[0] - window_left;
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[1];
+      hi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          vis[ci * 4 + vi] = ci * 8 + col0 + vi < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (row0) <= window_right));
-          s[ci * 4 + vi] = vis[ci * 4 + vi] ? s[ci * 4 + vi] : -INFINITY;
+          col[ci * 4 + vi] = ci * 8 + col0 + vi;
+          s[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? s[ci * 4 + vi] : -INFINITY;
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t70[1];
-      t70[0] = -INFINITY;
+      float t59[1];
+      t59[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t70[0] = fmaxf(t70[0], s[ci * 4 + vi]);
+          t59[0] = fmaxf(t59[0], s[ci * 4 + vi]);
         }
       }
-      t70[0] = fmaxf(t70[0], __shfl_xor(t70[0], 32));
+      t59[0] = fmaxf(t59[0], __shfl_xor(t59[0], 32));
       float m_new[1];
-      m_new[0] = fmaxf(m[0], t70[0]);
+      m_new[0] = fmaxf(m[0], t59[0]);
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[1];
       m_use[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
@@ -275,17 +284,17 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
       float alpha[1];
       alpha[0] = exp2f(m[0] - m_use[0]);
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t76[1];
-      t76[0] = 0.0f;
+      float t65[1];
+      t65[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t76[0] = t76[0] + s[ci * 4 + vi];
+          t65[0] = t65[0] + s[ci * 4 + vi];
         }
       }
-      t76[0] = t76[0] + __shfl_xor(t76[0], 32);
-      l[0] = l[0] * alpha[0] + t76[0];
+      t65[0] = t65[0] + __shfl_xor(t65[0], 32);
+      l[0] = l[0] * alpha[0] + t65[0];
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -323,7 +332,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
       // attention.lua:103: k:assign(m, m_new)
       m[0] = m_new[0];
     } else {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -332,18 +341,18 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t85[1];
-      t85[0] = -INFINITY;
+      float t74[1];
+      t74[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t85[0] = fmaxf(t85[0], s[ci * 4 + vi]);
+          t74[0] = fmaxf(t74[0], s[ci * 4 + vi]);
         }
       }
-      t85[0] = fmaxf(t85[0], __shfl_xor(t85[0], 32));
+      t74[0] = fmaxf(t74[0], __shfl_xor(t74[0], 32));
       float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t85[0]);
+      m_new_2[0] = fmaxf(m[0], t74[0]);
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[1];
       m_use_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
@@ -359,17 +368,17 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_softcap_kernel(const l
       float alpha_2[1];
       alpha_2[0] = exp2f(m[0] - m_use_2[0]);
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t91[1];
-      t91[0] = 0.0f;
+      float t80[1];
+      t80[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t91[0] = t91[0] + s[ci * 4 + vi];
+          t80[0] = t80[0] + s[ci * 4 + vi];
         }
       }
-      t91[0] = t91[0] + __shfl_xor(t91[0], 32);
-      l[0] = l[0] * alpha_2[0] + t91[0];
+      t80[0] = t80[0] + __shfl_xor(t80[0], 32);
+      l[0] = l[0] * alpha_2[0] + t80[0];
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {

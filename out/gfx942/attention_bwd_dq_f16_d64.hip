@@ -292,11 +292,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
         }
       }
     }
-    // attention_bwd_dq.lua:95: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:96: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:98: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:79: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -306,17 +306,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:85: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      int row[1];
+      row[0] = row0 + (q0 + diag - j * 64);
+      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[1];
+      lo[0] = window_left < 0 ? 0 : row[0] - window_left;
+      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[1];
+      hi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
+      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          vis[ci * 4 + vi] = ci * 8 + col0 + vi < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (row0) <= window_right));
-          s[ci * 4 + vi] = vis[ci * 4 + vi] ? s[ci * 4 + vi] : -INFINITY;
+          col[ci * 4 + vi] = ci * 8 + col0 + vi;
+          s[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -324,7 +333,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           s[ci * 4 + vi] = exp2f(s[ci * 4 + vi] - lse2[0]);
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -333,7 +342,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           ds[ci * 4 + vi] = s[ci * 4 + vi] * (dp[ci * 4 + vi] - delta[0]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } ds_frag[1], Ks_frag[2];
@@ -368,7 +377,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -376,7 +385,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           s[ci * 4 + vi] = exp2f(s[ci * 4 + vi] - lse2[0]);
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds_2[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -385,7 +394,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
           ds_2[ci * 4 + vi] = s[ci * 4 + vi] * (dp[ci * 4 + vi] - delta[0]);
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } ds_2_frag[1], Ks_frag[2];
@@ -413,7 +422,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const _Fl
       }
     }
   }
-  // attention_bwd_dq.lua:100: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     _Float16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

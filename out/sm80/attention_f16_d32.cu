@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -323,41 +323,59 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+      }
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            vis[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) <= window_right));
-            s[ri * 16 + ci * 2 + vi] = vis[ri * 16 + ci * 2 + vi] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t67[2];
+      float t56[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t67[ri] = -INFINITY;
+        t56[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t67[ri] = fmaxf(t67[ri], s[ri * 16 + ci * 2 + vi]);
+            t56[ri] = fmaxf(t56[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 2));
-        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 1));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 2));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t67[ri]);
+        m_new[ri] = fmaxf(m[ri], t56[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[2];
@@ -383,26 +401,26 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
         alpha[ri] = exp2f(m[ri] - m_use[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t73[2];
+      float t62[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t73[ri] = 0.0f;
+        t62[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t73[ri] = t73[ri] + s[ri * 16 + ci * 2 + vi];
+            t62[ri] = t62[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t73[ei] = t73[ei] + __shfl_xor_sync(0xffffffffu, t73[ei], 2);
-        t73[ei] = t73[ei] + __shfl_xor_sync(0xffffffffu, t73[ei], 1);
+        t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 2);
+        t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t73[ri];
+        l[ri] = l[ri] * alpha[ri] + t62[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
@@ -458,7 +476,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:85: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:87: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -470,27 +488,27 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t79[2];
+      float t68[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t79[ri] = -INFINITY;
+        t68[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t79[ri] = fmaxf(t79[ri], s[ri * 16 + ci * 2 + vi]);
+            t68[ri] = fmaxf(t68[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
-        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 2));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t79[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t68[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[2];
@@ -516,26 +534,26 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const __half *__
         alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t85[2];
+      float t74[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t85[ri] = 0.0f;
+        t74[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t85[ri] = t85[ri] + s[ri * 16 + ci * 2 + vi];
+            t74[ri] = t74[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t85[ei] = t85[ei] + __shfl_xor_sync(0xffffffffu, t85[ei], 2);
-        t85[ei] = t85[ei] + __shfl_xor_sync(0xffffffffu, t85[ei], 1);
+        t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 2);
+        t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t85[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t74[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll

@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     // attention.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -348,41 +348,59 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
           }
         }
       }
-      // attention.lua:91: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention.lua:90: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+      }
+      // attention.lua:91: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:92: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention.lua:93: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            vis[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) <= window_right));
-            s[ri * 16 + ci * 2 + vi] = vis[ri * 16 + ci * 2 + vi] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t70[2];
+      float t59[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t70[ri] = -INFINITY;
+        t59[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t70[ri] = fmaxf(t70[ri], s[ri * 16 + ci * 2 + vi]);
+            t59[ri] = fmaxf(t59[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t70[ei] = fmaxf(t70[ei], __shfl_xor_sync(0xffffffffu, t70[ei], 2));
-        t70[ei] = fmaxf(t70[ei], __shfl_xor_sync(0xffffffffu, t70[ei], 1));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor_sync(0xffffffffu, t59[ei], 2));
+        t59[ei] = fmaxf(t59[ei], __shfl_xor_sync(0xffffffffu, t59[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t70[ri]);
+        m_new[ri] = fmaxf(m[ri], t59[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[2];
@@ -408,26 +426,26 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
         alpha[ri] = exp2f(m[ri] - m_use[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t76[2];
+      float t65[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t76[ri] = 0.0f;
+        t65[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t76[ri] = t76[ri] + s[ri * 16 + ci * 2 + vi];
+            t65[ri] = t65[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 2);
-        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 1);
+        t65[ei] = t65[ei] + __shfl_xor_sync(0xffffffffu, t65[ei], 2);
+        t65[ei] = t65[ei] + __shfl_xor_sync(0xffffffffu, t65[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t76[ri];
+        l[ri] = l[ri] * alpha[ri] + t65[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll
@@ -479,7 +497,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:83: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:85: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -491,27 +509,27 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
         }
       }
       // attention.lua:96: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t85[2];
+      float t74[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t85[ri] = -INFINITY;
+        t74[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t85[ri] = fmaxf(t85[ri], s[ri * 16 + ci * 2 + vi]);
+            t74[ri] = fmaxf(t74[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 2));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 1));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor_sync(0xffffffffu, t74[ei], 2));
+        t74[ei] = fmaxf(t74[ei], __shfl_xor_sync(0xffffffffu, t74[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t74[ri]);
       }
       // attention.lua:97: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[2];
@@ -537,26 +555,26 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
         alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
       }
       // attention.lua:100: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t91[2];
+      float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t91[ri] = 0.0f;
+        t80[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t91[ri] = t91[ri] + s[ri * 16 + ci * 2 + vi];
+            t80[ri] = t80[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 2);
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 1);
+        t80[ei] = t80[ei] + __shfl_xor_sync(0xffffffffu, t80[ei], 2);
+        t80[ei] = t80[ei] + __shfl_xor_sync(0xffffffffu, t80[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t91[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t80[ri];
       }
       // attention.lua:101: k:assign(o, o * alpha)
       #pragma unroll

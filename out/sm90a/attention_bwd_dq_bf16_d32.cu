@@ -411,11 +411,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
         }
       }
     }
-    // attention_bwd_dq.lua:95: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:96: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:98: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:79: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -428,20 +428,38 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:85: local vis = tile.both(k:iota({ BM, BN }, 2):lt(p.Sk - j * BN),
-      bool vis[32];
+      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+      }
+      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+      }
+      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            vis[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi < Sk - j * 64 && ((window_left < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) >= -window_left) && (window_right < 0 || j * 64 - q0 - diag + ci * 8 + col0 + vi - (ri * 8 + row0) <= window_right));
-            s[ri * 16 + ci * 2 + vi] = vis[ri * 16 + ci * 2 + vi] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -452,7 +470,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -464,7 +482,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_frag[1][4];
@@ -513,7 +531,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:90: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -524,7 +542,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:91: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -536,7 +554,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:93: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_2_frag[1][4];
@@ -576,7 +594,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:100: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -13,6 +13,28 @@ MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bia
 # 56 bytes on sm80, so d128 is checked through the forward and dQ kernels.
 ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 attention_bwd_pre_bf16_d128
   attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32"
+# Known open defects: files that build but spill.  Their spill FAIL is
+# reported as SKIP with the reason (so every run shows it, and it is not
+# counted as passed); one that stops spilling FAILs until taken off the list.
+# Issue 4: the dK/dV kernel on AMD (two copies of the softmax step, for masked
+# and unmasked blocks, keep LLVM's allocator at its register limits).
+KNOWN="gfx90a:attention_bwd_dkdv_f16_d64_softcap gfx942:attention_bwd_dkdv_f16_d64_softcap
+  gfx1100:attention_bwd_dkdv_f16_d64_softcap gfx1100:attention_bwd_dkdv_bf16_d32"
+known() {
+  while IFS= read -r l; do
+    set -- $l
+    key=$3:$(basename "${4%:}" .hip)
+    case " $(echo $KNOWN) " in
+      *" $key "*)
+        case $l in
+          FAIL*spills*) echo "SKIP${l#FAIL} (known defect, issue 4)" ;;
+          PASS*) echo "FAIL${l#PASS}: listed in KNOWN as spilling, but it no longer does: take it off" ;;
+          *) echo "$l" ;;
+        esac ;;
+      *) echo "$l" ;;
+    esac
+  done
+}
 for t in sm80 sm90a gfx90a gfx942 gfx1100; do
   for f in out/$t/*.cu out/$t/*.hip; do
     [ -e "$f" ] || continue
@@ -22,7 +44,7 @@ for t in sm80 sm90a gfx90a gfx942 gfx1100; do
     esac
     echo "$t $f"
   done
-done | xargs -P "$(nproc)" -n 2 sh -c 'bash tests/compile/one.sh "$0" "$1" '"$o"
+done | xargs -P "$(nproc)" -n 2 sh -c 'bash tests/compile/one.sh "$0" "$1" '"$o" | known
 for h in out/sm80/*.h; do
   n=$(basename "$h" .h)
   printf '#include "../../../%s"\nint main(void) { return (int)sizeof(&%s) == 0; }\n' "$h" "$n" > $o/h_$n.c
