@@ -462,7 +462,8 @@ if #missing > 0 then
   run_workers(items)
   for _, r in ipairs(missing) do
     r.res.config = r.job.ctext
-    if not o.no_cache and r.res.status ~= "worker" then
+    -- a worker that died or a tool that did not run says nothing about the config
+    if not o.no_cache and r.res.status ~= "worker" and not r.res.status:match("^setup") then
       cache.put(cache_dir, r.key, r.res)
     end
   end

@@ -27,6 +27,18 @@ return tile.kernel {
     epilogue = { "none", "bias", "bias_relu", "bias_gelu", "bias_silu" },
   },
   config = { BM = 128, BN = 256, BK = 64, stages = 3, threads = 256, group_m = 8 },
+  -- runtime/tune.lua's search space: block tile, K step, pipeline depth, block size
+  tune = {
+    space = { BM = { 64, 128, 256 }, BN = { 64, 128, 256 }, BK = { 32, 64 }, stages = { 2, 3, 4 },
+              threads = { 128, 256 } },
+    -- the stage ring within 227 KB (sm90's opt-in; gen rejects what the
+    -- target cannot hold), and at most 128 accumulators a thread
+    constraint = function(c) return (c.BM + c.BN) * c.BK * 2 * c.stages <= 227 * 1024 and c.BM * c.BN // c.threads <= 128 end,
+    shapes = { { batch = 1, M = 4096, N = 4096, K = 4096 } },
+    check_shapes = { { batch = 1, M = 67, N = 67, K = 67 }, { batch = 2, M = 300, N = 257, K = 131 } },
+    scalars = { alpha = 1, beta = 0 },
+    flops = function(s) return 2 * s.batch * s.M * s.N * s.K end,
+  },
   params = function(v)
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
     local ps = {   -- C0 first, so that every layout's sizes read batch, M, N, K

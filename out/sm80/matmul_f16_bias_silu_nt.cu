@@ -97,13 +97,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
   __half (*As)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Bs)[256][64] = (__half (*)[256][64])(lt_smem + 49152);
-  // matmul.lua:49: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:61: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:52: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:64: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -115,12 +115,12 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
   }
-  // matmul.lua:53: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:65: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
-      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
           }
         }
       }
-      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:67: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
     const int kt_next = kt + 2;
     const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
     if (kt_next < (K + 64 - 1) / 64) {
-      // matmul.lua:54: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
           }
         }
       }
-      // matmul.lua:55: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:67: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:56: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:68: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       uint32_t As_frag[4][4];
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:58: k:assign(acc, acc * p.alpha)
+  // matmul.lua:70: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
@@ -282,9 +282,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
   }
-  // matmul.lua:59: k:when(p.beta:ne(0), function()
+  // matmul.lua:71: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:60: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:72: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
   }
-  // matmul.lua:64: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:76: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[16];
   {
     const __half *base = bias;
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
   }
-  // matmul.lua:65: k:assign(acc, act(acc + bias))
+  // matmul.lua:77: k:assign(acc, act(acc + bias))
   float t32[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nt_kernel(const __ha
       }
     }
   }
-  // matmul.lua:67: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:79: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;

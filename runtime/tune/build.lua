@@ -5,8 +5,11 @@ Each job is one (variant, config) pair in a folder of its own: a small sh
 script runs gen with -D for every config and variant key (so gen writes
 only that variant) and --no-tuned (a job's config is exactly its -D list,
 whatever the tuned-config file holds, and a broken one cannot fail it), and then the target's compiler with -shared, and writes
-one word to `status`: ok, gen (gen failed), missing (gen wrote no file for
-the variant) or compile.  Logs stay in the folder (gen.log, cc.log).  The
+one word to `status`: ok, gen (gen rejected the config: exit 1), missing
+(gen wrote no file for the variant), compile, or setup-gen / setup-compile
+when the tool itself did not run (gen exited otherwise, e.g. 127 when a
+library it needs is missing; the compiler was not found or was killed):
+those say nothing about the config, so the tuner does not cache them.  Logs stay in the folder (gen.log, cc.log).  The
 scripts run under `xargs -P JOBS`; each prints "done DIR" when it ends,
 which drives the progress bar.  A folder whose status is already ok is not
 built again (folder names are hashes of everything the build depends on).
@@ -100,9 +103,9 @@ function M.prepare(job)
     "cd " .. q(job.dir) .. " || exit 0",
     "rm -rf src status",
     q(job.gen) .. " " .. q(job.kernel) .. " --target " .. q(job.target) .. " -o src --no-tuned " ..
-      table.concat(d, " ") .. " >gen.log 2>&1 || { echo gen >status; exit 0; }",
+      table.concat(d, " ") .. " >gen.log 2>&1 || { [ $? = 1 ] && echo gen >status || echo setup-gen >status; exit 0; }",
     "test -f " .. q(src) .. " || { echo missing >status; exit 0; }",
-    string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { echo compile >status; exit 0; }",
+    string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { [ $? -ge 126 ] && echo setup-compile >status || echo compile >status; exit 0; }",
     "echo ok >status",
     "",
   }, "\n")
@@ -113,7 +116,7 @@ function M.prepare(job)
 end
 
 --[[ Runs the jobs, `jobs` at a time; calls progress(done, total, job) as each
-ends.  Sets job.status (ok / gen / missing / compile) and job.log (the
+ends.  Sets job.status (ok / gen / missing / compile / setup-gen / setup-compile) and job.log (the
 first error line) on every job. ]]
 function M.run(list, jobs, progress)
   local todo, byname = {}, {}
@@ -149,7 +152,7 @@ function M.run(list, jobs, progress)
   for _, job in ipairs(list) do
     job.status = job.status or M.first_line(job.dir .. "/status") or "gen"
     if job.status ~= "ok" then
-      local log = job.status == "compile" and "/cc.log" or "/gen.log"
+      local log = job.status:match("compile$") and "/cc.log" or "/gen.log"
       local f = io.open(job.dir .. log, "rb")
       local text = f and f:read("*a") or ""
       if f then f:close() end

@@ -304,14 +304,14 @@ while IFS='|' read -r name t v detector words where find repl nth; do
   fi
   if [ -e $m.o.err ]; then echo "FAIL emu mutant $name: does not build: $(grep -m1 error $m.o.err)"; continue; fi
   others=$(ls $b/$t/*.o | grep -v -e "/check.o$" -e "/$v.o$")
-  if ! $CXX $san $b/$t/check.o $others $m.o -o $m 2> $m.link; then
+  if ! $CXX $san $b/$t/check.o $others $m.o -o $m < /dev/null 2> $m.link; then
     echo "FAIL emu mutant $name: does not link: $(grep -m1 error $m.link)"
     continue
   fi
   # the forward order first; a race may need the warps order to show
   found=""
   for order in forward warps; do
-    LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v > $m.out 2> $m.err
+    LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v < /dev/null > $m.out 2> $m.err
     case $detector in
       emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
       sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;

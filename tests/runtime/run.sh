@@ -195,6 +195,18 @@ if grep -q "cache: 0 of 12\|built" "$W/run3.out" && ! grep -q "cache: all" "$W/r
    && grep -q "^timing" "$W/run3.err"; then pass tune_fakegen_cache_key
 else fail tune_fakegen_cache_key "$(head -c 300 "$W/run3.out")"; fi
 
+# a gen that cannot start says nothing about the configs: reported as
+# setup-gen, and not cached (a second run, with a working gen, tunes)
+nargs=("$fx/tsoftmax.lua" --target c --space BC=32,64 --space threads=32 --space bug=none --variant tsoftmax_f32
+       --out "$W/tuned/nolib.lua" --gen "$fx/nolibgen")
+NOLIB=1 tune "${nargs[@]}" >"$W/nolib1.out" 2>"$W/nolib1.err"
+tune "${nargs[@]}" >"$W/nolib2.out" 2>"$W/nolib2.err"
+rc=$?
+if [ "$(grep -c 'setup-gen: .*liblua5.4' "$W/nolib1.out")" = 2 ] && [ $rc = 0 ] &&
+   ! grep -q "cache: all" "$W/nolib2.out" && [ "$(grep -c ' best$' "$W/nolib2.out")" = 1 ]
+then pass tune_setup_failure_not_cached
+else fail tune_setup_failure_not_cached "status $rc: $(grep -m3 'BC=' "$W/nolib1.out") | $(tail -c 300 "$W/nolib2.out")"; fi
+
 # the other two kinds of reference: a Lua function in the kernel file, and
 # the variant generated for target c with the default config
 for kind in fn:"tune.reference in the kernel file" c:"the variant generated for target c"; do
