@@ -745,68 +745,138 @@ static const char *op_at(const E *e, const Sym *sh, int trans, const char *i, co
   return trans ? sh_at(e, sh, j, i) : sh_at(e, sh, i, j);
 }
 
-/* mma.sync m16n8k16: ldmatrix the warp's A and B fragments for 16 of K,
-** then one mma per 16x8 instruction tile of the warp tile. */
-static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
-  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
-  int MI = l->wtm / 16, NI = l->wtn / 8;
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
-  open_for(e, "kk", BK, 16);
-  line(e, "uint32_t %s_frag[%d][4];", a->name, MI);
+/* "k0 + rest", or "rest" when k0 is "0". */
+static const char *from_k(const char *k0, const char *rest) {
+  return strcmp(k0, "0") ? ltU_fmt("%s + %s", k0, rest) : rest;
+}
+
+/* ldmatrix of a warp's A fragments (a shared tile) for the 16 of K from
+** k0: into frag[mi] ("As_frag[1]" names one set of a double buffer). */
+static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, const char *frag) {
   open_for(e, "mi", MI, 1);
-  if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
-    int nca = a->layout->nc * a->layout->vec;
-    line(e, "const int i = mi * %d + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane %% 4) */", 2 * nca);
-    const char *at[4] = {"i", ltU_fmt("i + %d", nca), "i + 2", ltU_fmt("i + %d", nca + 2)};
-    for (int r = 0; r < 4; r++)
-      line(e, "%s_frag[mi][%d] = lt_pack_%sx2(%s[%s], %s[%s + 1]);", a->name, r, ty, a->name, at[r], a->name, at[r]);
-  } else if (!s->trans_a) {
-    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;");
-    line(e, "lt_ldmatrix_x4(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
+  if (!s->trans_a) {
+    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = %s;", from_k(k0, "(lane >> 4) * 8"));
+    line(e, "lt_ldmatrix_x4(%s[mi], &%s);", frag, sh_at(e, a, "r", "c"));
   } else {
-    line(e, "const int r = kk + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;");
-    line(e, "lt_ldmatrix_x4_trans(%s_frag[mi], &%s);", a->name, sh_at(e, a, "r", "c"));
+    line(e, "const int r = %s, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;", from_k(k0, "(lane & 7) + (lane >> 4) * 8"));
+    line(e, "lt_ldmatrix_x4_trans(%s[mi], &%s);", frag, sh_at(e, a, "r", "c"));
   }
   close_for(e);
-  /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
-  ** uses each pair at once rather than holding all of B's registers. */
-  int stream = NI > 8;
-  if (!stream) line(e, "uint32_t %s_frag[%d][2];", b->name, NI);
-  open_for(e, "ni", NI, 2);
+}
+
+/* ldmatrix.x4 of two n8 B tiles (ni, ni + 1) for the 16 of K from k0 into
+** t[4]; the caller has opened the ni loop (step 2). */
+static void ldsm_b_pair(E *e, const Stmt *s, const Sym *b, const char *k0) {
   line(e, "uint32_t t[4];");
   if (!s->trans_b) {
-    line(e, "const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;");
+    line(e, "const int r = %s, c = warp_col + ni * 8 + (lane >> 4) * 8;", from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"));
     line(e, "lt_ldmatrix_x4_trans(t, &%s);", sh_at(e, b, "r", "c"));
   } else {
-    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;");
+    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = %s;", from_k(k0, "(lane >> 3 & 1) * 8"));
     line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
   }
-  if (stream) {
-    open_for(e, "mi", MI, 1);
-    open_for(e, "nj", 2, 1);
-    line(e, "const int i = mi * %d + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */", 4 * NI);
-    line(e, "const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};");
-  } else {
-    line(e, "%s_frag[ni][0] = t[0];", b->name);
-    line(e, "%s_frag[ni][1] = t[1];", b->name);
-    line(e, "%s_frag[ni + 1][0] = t[2];", b->name);
-    line(e, "%s_frag[ni + 1][1] = t[3];", b->name);
-    close_for(e);
-    open_for(e, "mi", MI, 1);
-    open_for(e, "ni", NI, 1);
-    line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
-  }
+}
+
+/* All of a warp's B fragments for the 16 of K from k0, into frag[ni]. */
+static void ldsm_b(E *e, const Stmt *s, const Sym *b, int NI, const char *k0, const char *frag) {
+  open_for(e, "ni", NI, 2);
+  ldsm_b_pair(e, s, b, k0);
+  line(e, "%s[ni][0] = t[0];", frag);
+  line(e, "%s[ni][1] = t[1];", frag);
+  line(e, "%s[ni + 1][0] = t[2];", frag);
+  line(e, "%s[ni + 1][1] = t[3];", frag);
+  close_for(e);
+}
+
+/* One mma into the accumulator's 16x8 tile (mi, ni): index i names it. */
+static void mma_tile(E *e, const Sym *acc, int NI, const char *ty, const char *afrag, const char *bfrag) {
   line(e, "float d[4] = {%s[i], %s[i + 1], %s[i + %d], %s[i + %d]};", acc->name, acc->name, acc->name, 2 * NI,
        acc->name, 2 * NI + 1);
-  line(e, "lt_mma_16816_%s(d, %s_frag[mi], %s);", ty, a->name, stream ? "b2" : ltU_fmt("%s_frag[ni]", b->name));
+  line(e, "lt_mma_16816_%s(d, %s, %s);", ty, afrag, bfrag);
   line(e, "%s[i] = d[0];", acc->name);
   line(e, "%s[i + 1] = d[1];", acc->name);
   line(e, "%s[i + %d] = d[2];", acc->name, 2 * NI);
   line(e, "%s[i + %d] = d[3];", acc->name, 2 * NI + 1);
+}
+
+/* mma.sync m16n8k16, both operands in shared memory and B at most 8 n8
+** tiles wide: the fragments are double-buffered, so the ldmatrix of the
+** next 16 of K is issued before the mmas of this one and its latency
+** hides behind them (the asm statements keep their order). */
+static void gemm_mma_sync_ring(E *e, Stmt *s, const Layout *l, int BK) {
+  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  int MI = l->wtm / 16, NI = l->wtn / 8;
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  line(e, "uint32_t %s_frag[2][%d][4], %s_frag[2][%d][2];   /* [16 of K: even, odd] */", a->name, MI, b->name, NI);
+  ldsm_a(e, s, a, MI, "0", ltU_fmt("%s_frag[0]", a->name));
+  ldsm_b(e, s, b, NI, "0", ltU_fmt("%s_frag[0]", b->name));
+  open_for(e, "kk", BK, 16);
+  line(e, "const int cur = kk / 16 %% 2;");
+  line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
+  e->depth++;
+  ldsm_a(e, s, a, MI, "kk + 16", ltU_fmt("%s_frag[cur ^ 1]", a->name));
+  ldsm_b(e, s, b, NI, "kk + 16", ltU_fmt("%s_frag[cur ^ 1]", b->name));
+  e->depth--;
+  line(e, "}");
+  open_for(e, "mi", MI, 1);
+  open_for(e, "ni", NI, 1);
+  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[cur][mi]", a->name), ltU_fmt("%s_frag[cur][ni]", b->name));
   close_for(e);
   close_for(e);
   close_for(e);
-  if (stream) close_for(e);
+}
+
+/* mma.sync m16n8k16: the warp's A fragments for 16 of K (ldmatrix, or
+** packed from a register tile), then one mma per 16x8 instruction tile of
+** the warp tile.  Both operands in shared memory and B not too wide: the
+** double-buffered form above. */
+static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  int MI = l->wtm / 16, NI = l->wtn / 8;
+  /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
+  ** uses each pair at once rather than holding all of B's registers. */
+  int stream = NI > 8;
+  if (!s->areg && !stream) {
+    gemm_mma_sync_ring(e, s, l, BK);
+    return;
+  }
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  open_for(e, "kk", BK, 16);
+  line(e, "uint32_t %s_frag[%d][4];", a->name, MI);
+  if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
+    int nca = a->layout->nc * a->layout->vec;
+    open_for(e, "mi", MI, 1);
+    line(e, "const int i = mi * %d + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane %% 4) */", 2 * nca);
+    const char *at[4] = {"i", ltU_fmt("i + %d", nca), "i + 2", ltU_fmt("i + %d", nca + 2)};
+    for (int r = 0; r < 4; r++)
+      line(e, "%s_frag[mi][%d] = lt_pack_%sx2(%s[%s], %s[%s + 1]);", a->name, r, ty, a->name, at[r], a->name, at[r]);
+    close_for(e);
+  } else {
+    ldsm_a(e, s, a, MI, "kk", ltU_fmt("%s_frag", a->name));
+  }
+  if (!stream) {
+    line(e, "uint32_t %s_frag[%d][2];", b->name, NI);
+    ldsm_b(e, s, b, NI, "kk", ltU_fmt("%s_frag", b->name));
+    open_for(e, "mi", MI, 1);
+    open_for(e, "ni", NI, 1);
+    line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+    mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[mi]", a->name), ltU_fmt("%s_frag[ni]", b->name));
+    close_for(e);
+    close_for(e);
+  } else {
+    open_for(e, "ni", NI, 2);
+    ldsm_b_pair(e, s, b, "kk");
+    open_for(e, "mi", MI, 1);
+    open_for(e, "nj", 2, 1);
+    line(e, "const int i = mi * %d + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */", 4 * NI);
+    line(e, "const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};");
+    mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[mi]", a->name), "b2");
+    close_for(e);
+    close_for(e);
+    close_for(e);
+  }
+  close_for(e);
 }
 
 /* Packs n consecutive-k elements of each operand tile into a union per

@@ -27,6 +27,21 @@ return tile.kernel {
     softcap = { false, true },
   },
   config = { BM = 128, BN = 64, stages = 2, threads = 256 },
+  -- runtime/tune.lua's search space: block size and key block width.  The
+  -- threads hold S (BM x BN) and O (BM x D) in registers; the configs left
+  -- out spill (ptxas, sm80 and sm90): 128 threads with BN = 128, and at
+  -- D = 128 anything but the defaults.
+  tune = {
+    space = { threads = { 128, 256 }, BN = { 64, 128 } },
+    constraint = function(c)
+      if c.hdim == "d128" then return c.threads == 256 and c.BN == 64 end
+      return not (c.threads == 128 and c.BN == 128)
+    end,
+    shapes = { { B = 4, Hq = 16, Sq = 4096, Hkv = 16, Sk = 4096 } },
+    check_shapes = { { B = 1, Hq = 2, Sq = 67, Hkv = 1, Sk = 67 }, { B = 2, Hq = 2, Sq = 300, Hkv = 2, Sk = 257 } },
+    scalars = { scale = 0.125, softcap = 30, window_left = -1, window_right = -1 },
+    flops = function(s, v) return 4 * s.B * s.Hq * s.Sq * s.Sk * tonumber(v.hdim:sub(2)) end,
+  },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     local ps = {

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c matmul_f16_bias_nt.hip
  */
 #include <hip/hip_runtime.h>

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for gfx942).
  * Build: hipcc -O3 --offload-arch=gfx942 -c matmul_f32_bias_nn.hip
  */
 #include <hip/hip_runtime.h>

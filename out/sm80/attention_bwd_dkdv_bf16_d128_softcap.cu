@@ -323,24 +323,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         }
       }
       // attention_bwd_dkdv.lua:75: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      uint32_t Ks_frag[2][1][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+        lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][c ^ (r & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 4; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
+        lt_ldmatrix_x4(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+        Qs_frag[0][ni][0] = t[0];
+        Qs_frag[0][ni][1] = t[1];
+        Qs_frag[0][ni + 1][0] = t[2];
+        Qs_frag[0][ni + 1][1] = t[3];
+      }
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        uint32_t Ks_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Ks_frag[mi], &Ks[r][c ^ (r & 7) << 3]);
-        }
-        uint32_t Qs_frag[4][2];
-        #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
-          Qs_frag[ni][0] = t[0];
-          Qs_frag[ni][1] = t[1];
-          Qs_frag[ni + 1][0] = t[2];
-          Qs_frag[ni + 1][1] = t[3];
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+            lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][c ^ (r & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+            Qs_frag[cur ^ 1][ni][0] = t[0];
+            Qs_frag[cur ^ 1][ni][1] = t[1];
+            Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+            Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
         }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -348,7 +365,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           for (int ni = 0; ni < 4; ++ni) {
             const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
             float d[4] = {st[i], st[i + 1], st[i + 8], st[i + 9]};
-            lt_mma_16816_bf16(d, Ks_frag[mi], Qs_frag[ni]);
+            lt_mma_16816_bf16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
             st[i] = d[0];
             st[i + 1] = d[1];
             st[i + 8] = d[2];
@@ -369,24 +386,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         }
       }
       // attention_bwd_dkdv.lua:77: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      uint32_t Vs_frag[2][1][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+        lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][c ^ (r & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 4; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
+        lt_ldmatrix_x4(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+        dOs_frag[0][ni][0] = t[0];
+        dOs_frag[0][ni][1] = t[1];
+        dOs_frag[0][ni + 1][0] = t[2];
+        dOs_frag[0][ni + 1][1] = t[3];
+      }
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        uint32_t Vs_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Vs_frag[mi], &Vs[r][c ^ (r & 7) << 3]);
-        }
-        uint32_t dOs_frag[4][2];
-        #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
-          dOs_frag[ni][0] = t[0];
-          dOs_frag[ni][1] = t[1];
-          dOs_frag[ni + 1][0] = t[2];
-          dOs_frag[ni + 1][1] = t[3];
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+            lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][c ^ (r & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+            dOs_frag[cur ^ 1][ni][0] = t[0];
+            dOs_frag[cur ^ 1][ni][1] = t[1];
+            dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+            dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
         }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -394,7 +428,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           for (int ni = 0; ni < 4; ++ni) {
             const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
             float d[4] = {dpt[i], dpt[i + 1], dpt[i + 8], dpt[i + 9]};
-            lt_mma_16816_bf16(d, Vs_frag[mi], dOs_frag[ni]);
+            lt_mma_16816_bf16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
             dpt[i] = d[0];
             dpt[i + 1] = d[1];
             dpt[i + 8] = d[2];

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
+ * Config: BK=64 BM=128 BN=128 group_m=8 stages=2 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=4096,M=4096,N=4096,batch=1).
  * Build: nvcc -O3 -arch=sm_80 -c matmul_bf16_none_nn.cu
  */
 #include <cuda_runtime.h>
@@ -79,26 +79,26 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (256 threads) of matmul_bf16_none_nn. */
-__global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block (128 threads) of matmul_bf16_none_nn. */
+__global__ void __launch_bounds__(128) matmul_bf16_none_nn_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
-  const int warp_row = tid / 128 * 64;
-  const int warp_col = tid / 32 % 4 * 64;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = tid / 64 * 64;
+  const int warp_col = tid / 32 % 2 * 64;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  /* As (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*As)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
-  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Bs)[64][256] = (__nv_bfloat16 (*)[64][256])(lt_smem + 49152);
+  /* Bs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Bs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
   // matmul.lua:61: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 256 - 1) / 256);
+  const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
@@ -116,8 +116,8 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
     }
   }
   // matmul.lua:65: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+  /* prologue: start the copies of the first 1 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
       // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -126,21 +126,21 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
         const __nv_bfloat16 *base = A + (int64_t)b * sa;
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 32 + tid / 8) * lda + kt * 64 + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 16 + tid / 8) * lda + kt * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = bm * 128 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bm * 128 + ri * 16 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -150,23 +150,23 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 256 >= 0 && kt * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && kt * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + ri * 8 + tid / 16) * ldb + bn * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = kt * 64 + ri * 8 + tid / 32;
-            const int gc = bn * 256 + tid % 32 * 8;
+            const int gr = kt * 64 + ri * 8 + tid / 16;
+            const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -175,11 +175,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 1 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration kt have landed */
     __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    const int kt_next = kt + 1;
+    const int kt_next_stage = kt_stage == 0 ? 1 : kt_stage - 1;
     if (kt_next < (K + 64 - 1) / 64) {
       // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
@@ -187,21 +187,21 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
         const __nv_bfloat16 *base = A + (int64_t)b * sa;
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 32 + tid / 8) * lda + kt_next * 64 + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 16 + tid / 8) * lda + kt_next * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = bm * 128 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bm * 128 + ri * 16 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
             if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -211,23 +211,23 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && kt_next * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
+            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 8 + tid / 16) * ldb + bn * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = kt_next * 64 + ri * 8 + tid / 32;
-            const int gc = bn * 256 + tid % 32 * 8;
+            const int gr = kt_next * 64 + ri * 8 + tid / 16;
+            const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -236,24 +236,41 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
     }
     lt_cp_async_commit();
     // matmul.lua:68: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 4; ++mi) {
+      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+      lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+      lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+      Bs_frag[0][ni][0] = t[0];
+      Bs_frag[0][ni][1] = t[1];
+      Bs_frag[0][ni + 1][0] = t[2];
+      Bs_frag[0][ni + 1][1] = t[3];
+    }
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      uint32_t As_frag[4][4];
-      #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
-        lt_ldmatrix_x4(As_frag[mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-      }
-      uint32_t Bs_frag[8][2];
-      #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
-        uint32_t t[4];
-        const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-        lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-        Bs_frag[ni][0] = t[0];
-        Bs_frag[ni][1] = t[1];
-        Bs_frag[ni + 1][0] = t[2];
-        Bs_frag[ni + 1][1] = t[3];
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 4; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+          lt_ldmatrix_x4(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + 16 + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
@@ -261,7 +278,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
           float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 16], acc_2[i + 17]};
-          lt_mma_16816_bf16(d, As_frag[mi], Bs_frag[ni]);
+          lt_mma_16816_bf16(d, As_frag[cur][mi], Bs_frag[cur][ni]);
           acc_2[i] = d[0];
           acc_2[i + 1] = d[1];
           acc_2[i + 16] = d[2];
@@ -294,7 +311,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 256 + ci * 8 + col0;
+          const int gc = bn * 128 + ci * 8 + col0;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -324,7 +341,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const __nv_bfl
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         const int gr = bm * 128 + ri * 8 + row0;
-        const int gc = bn * 256 + ci * 8 + col0;
+        const int gc = bn * 128 + ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -348,13 +365,13 @@ extern "C" int matmul_bf16_none_nn(const void *C0, const void *A, const void *B,
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
+  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int64_t grid_y = batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
+  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_nn_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_none_nn_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

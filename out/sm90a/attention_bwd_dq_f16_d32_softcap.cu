@@ -332,24 +332,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
       }
     }
     // attention_bwd_dq.lua:69: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r >> 1 & 3) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r >> 1 & 3) << 3]);
+      Ks_frag[0][ni][0] = t[0];
+      Ks_frag[0][ni][1] = t[1];
+      Ks_frag[0][ni + 1][0] = t[2];
+      Ks_frag[0][ni + 1][1] = t[3];
+    }
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
-      uint32_t Qs_frag[1][4];
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
-        lt_ldmatrix_x4(Qs_frag[mi], &Qs[r][c ^ (r >> 1 & 3) << 3]);
-      }
-      uint32_t Ks_frag[8][2];
-      #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
-        uint32_t t[4];
-        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;
-        lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r >> 1 & 3) << 3]);
-        Ks_frag[ni][0] = t[0];
-        Ks_frag[ni][1] = t[1];
-        Ks_frag[ni + 1][0] = t[2];
-        Ks_frag[ni + 1][1] = t[3];
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r >> 1 & 3) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r >> 1 & 3) << 3]);
+          Ks_frag[cur ^ 1][ni][0] = t[0];
+          Ks_frag[cur ^ 1][ni][1] = t[1];
+          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -357,7 +374,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
           float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
-          lt_mma_16816_f16(d, Qs_frag[mi], Ks_frag[ni]);
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
           s[i] = d[0];
           s[i + 1] = d[1];
           s[i + 16] = d[2];
@@ -378,24 +395,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
       }
     }
     // attention_bwd_dq.lua:71: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+      lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][c ^ (r >> 1 & 3) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
+      lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r >> 1 & 3) << 3]);
+      Vs_frag[0][ni][0] = t[0];
+      Vs_frag[0][ni][1] = t[1];
+      Vs_frag[0][ni + 1][0] = t[2];
+      Vs_frag[0][ni + 1][1] = t[3];
+    }
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
-      uint32_t dOs_frag[1][4];
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 8;
-        lt_ldmatrix_x4(dOs_frag[mi], &dOs[r][c ^ (r >> 1 & 3) << 3]);
-      }
-      uint32_t Vs_frag[8][2];
-      #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
-        uint32_t t[4];
-        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 8;
-        lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r >> 1 & 3) << 3]);
-        Vs_frag[ni][0] = t[0];
-        Vs_frag[ni][1] = t[1];
-        Vs_frag[ni + 1][0] = t[2];
-        Vs_frag[ni + 1][1] = t[3];
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+          lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][c ^ (r >> 1 & 3) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r >> 1 & 3) << 3]);
+          Vs_frag[cur ^ 1][ni][0] = t[0];
+          Vs_frag[cur ^ 1][ni][1] = t[1];
+          Vs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Vs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -403,7 +437,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
           float d[4] = {dp[i], dp[i + 1], dp[i + 16], dp[i + 17]};
-          lt_mma_16816_f16(d, dOs_frag[mi], Vs_frag[ni]);
+          lt_mma_16816_f16(d, dOs_frag[cur][mi], Vs_frag[cur][ni]);
           dp[i] = d[0];
           dp[i + 1] = d[1];
           dp[i + 16] = d[2];

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256.
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for sm90a).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_f16_bias_gelu_tn.cu
  */
 #include <cuda_runtime.h>
@@ -236,24 +236,41 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tn_kernel(const __ha
     }
     lt_cp_async_commit();
     // matmul.lua:68: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 4; ++mi) {
+      const int r = (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
+      lt_ldmatrix_x4_trans(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+      lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+      Bs_frag[0][ni][0] = t[0];
+      Bs_frag[0][ni][1] = t[1];
+      Bs_frag[0][ni + 1][0] = t[2];
+      Bs_frag[0][ni + 1][1] = t[3];
+    }
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      uint32_t As_frag[4][4];
-      #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        const int r = kk + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
-        lt_ldmatrix_x4_trans(As_frag[mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-      }
-      uint32_t Bs_frag[8][2];
-      #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
-        uint32_t t[4];
-        const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-        lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-        Bs_frag[ni][0] = t[0];
-        Bs_frag[ni][1] = t[1];
-        Bs_frag[ni + 1][0] = t[2];
-        Bs_frag[ni + 1][1] = t[3];
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 4; ++mi) {
+          const int r = kk + 16 + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + 16 + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
@@ -261,7 +278,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tn_kernel(const __ha
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
           float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 16], acc_2[i + 17]};
-          lt_mma_16816_f16(d, As_frag[mi], Bs_frag[ni]);
+          lt_mma_16816_f16(d, As_frag[cur][mi], Bs_frag[cur][ni]);
           acc_2[i] = d[0];
           acc_2[i + 1] = d[1];
           acc_2[i + 16] = d[2];

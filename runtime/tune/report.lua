@@ -54,7 +54,7 @@ function M.table(title, rows)
   table.sort(ok, function(a, b) return a.median_ms < b.median_ms end)
   local cw = 10
   for _, r in ipairs(rows) do cw = math.max(cw, #r.config) end
-  cw = math.min(cw, 48)
+  cw = math.min(cw, 72)
   local flops = false
   for _, r in ipairs(ok) do flops = flops or r.tflops ~= nil end
   print(title)
