@@ -21,10 +21,11 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 KNOWN="gfx90a:attention_bwd_dkdv_f16_d64_softcap gfx942:attention_bwd_dkdv_f16_d64_softcap
   gfx1100:attention_bwd_dkdv_f16_d64_softcap gfx1100:attention_bwd_dkdv_bf16_d32"
 known() {
+  local list=" $(echo $KNOWN) "
   while IFS= read -r l; do
     set -- $l
     key=$3:$(basename "${4%:}" .hip)
-    case " $(echo $KNOWN) " in
+    case $list in
       *" $key "*)
         case $l in
           FAIL*spills*) echo "SKIP${l#FAIL} (known defect, issue 4)" ;;
