@@ -3,7 +3,10 @@ same run, with the device-to-device copy bandwidth as the ceiling.
 GB/s counts the bytes each op must move (inputs read once, outputs written
 once).  Each result is first checked against torch (float64 upcast).
 Times: triton.testing.do_bench, median, L2 flushed between runs.
-usage: python3 bench/rowops.py LIB.so  (prints a table; JSON to $OUT)"""
+usage: python3 bench/rowops.py LIB.so [--lib C=..,R=..=LIB2.so ...] [--quick]
+  --lib: the launchers generated for that shape bucket (gen --shape), used
+  for the shapes in it (each size rounded up to a power of two, as gen does)
+(prints a table; JSON to $OUT)"""
 import json
 import os
 import sys
@@ -15,7 +18,19 @@ import triton.testing
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
 from lt import DTYPES, Lib  # noqa: E402
 
-lib = Lib(sys.argv[1])
+lib_default = Lib(sys.argv[1])
+bucket_libs = {}   # "C=1024,R=65536" -> Lib
+args = sys.argv[2:]
+for i, a in enumerate(args):
+    if a == "--lib":
+        name, path = args[i + 1].rsplit("=", 1)
+        bucket_libs[name] = Lib(path)
+
+
+def bucket(r, c):
+    """gen's shape bucket of [r, c]: each size rounded up to a power of two."""
+    p2 = lambda n: 1 << (n - 1).bit_length()  # noqa: E731
+    return f"C={p2(c)},R={p2(r)}"
 
 
 def bench(fn):
@@ -23,6 +38,7 @@ def bench(fn):
 
 
 def rows(dt, r, c):
+    lib = bucket_libs.get(bucket(r, c), lib_default)
     t = DTYPES[dt]
     x = torch.randn(r, c, device="cuda", dtype=t)
     x2 = torch.randn(r, c, device="cuda", dtype=t)
@@ -48,10 +64,11 @@ def rows(dt, r, c):
 
 out = []
 print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
-print(f"{'op':10} {'dtype':5} {'shape':>12} {'luatile GB/s':>13} {'torch GB/s':>11} {'copy GB/s':>10} {'vs torch':>9} {'vs copy':>8}")
+print(f"{'op':10} {'dtype':5} {'shape':>12} {'luatile GB/s':>13} {'torch GB/s':>11} {'copy GB/s':>10} {'vs torch':>9} {'vs copy':>8}"
+      "  generated for")
 SHAPES = (("bf16", 32768, 4096), ("bf16", 8192, 8192), ("bf16", 65536, 1024), ("f16", 32768, 4096),
           ("f32", 32768, 4096), ("bf16", 4096, 16384))
-if len(sys.argv) > 2 and sys.argv[2] == "--quick":
+if "--quick" in args:
     SHAPES = SHAPES[:1]
 for dt, r, c in SHAPES:
     x, y, cases = rows(dt, r, c)
@@ -67,9 +84,10 @@ for dt, r, c in SHAPES:
         assert err < 2e-2 and not torch.isnan(y).any(), (op, dt, err)
         t_ours, t_torch = bench(ours), bench(theirs)
         g_ours, g_torch = nbytes / t_ours / 1e6, nbytes / t_torch / 1e6
-        out.append(dict(op=op, dtype=dt, shape=[r, c], ms=t_ours, torch_ms=t_torch, gbs=g_ours,
+        gen_for = bucket(r, c) if bucket(r, c) in bucket_libs else "out/"
+        out.append(dict(op=op, dtype=dt, shape=[r, c], generated_for=gen_for, ms=t_ours, torch_ms=t_torch, gbs=g_ours,
                         torch_gbs=g_torch, copy_gbs=copy_gbs, rel_err=err))
         print(f"{op:10} {dt:5} {f'{r}x{c}':>12} {g_ours:13.0f} {g_torch:11.0f} {copy_gbs:10.0f} "
-              f"{g_ours / g_torch:8.2f}x {g_ours / copy_gbs:7.0%}", flush=True)
+              f"{g_ours / g_torch:8.2f}x {g_ours / copy_gbs:7.0%}  {gen_for}", flush=True)
 with open(os.path.join(os.environ.get("OUT", "."), "rowops.json"), "w") as f:
     json.dump(dict(device=torch.cuda.get_device_name(), results=out), f, indent=1)

@@ -1,7 +1,8 @@
 -- layernorm.lua: LayerNorm forward,
 -- Y[r, :] = (X[r, :] - mean) * rsqrt(var + eps) * W + B, var the biased variance.
 --
--- One program per row.  A row of at most BC elements stays in registers:
+-- One program per RB rows (config RB, 1 by default; short rows want more).
+-- A row of at most BC elements stays in registers:
 -- the mean, then the variance of the centred values (exact two-pass, with
 -- the masked tail zeroed), then one write.  A longer row takes three passes
 -- of BC elements: sum, sum of squared deviations, write.
@@ -11,7 +12,18 @@ return tile.kernel {
   name = "layernorm",
   doc = "LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 4096, threads = 256 },
+  config = { BC = 4096, RB = 1, threads = 256 },
+  -- runtime/tune.lua's search space: chunk width, rows a program, block size.
+  -- Short rows want several a program (RB), so a block still moves enough bytes.
+  tune = {
+    space = { BC = { 1024, 2048, 4096, 8192 }, RB = { 1, 2, 4, 8 }, threads = { 64, 128, 256, 512 } },
+    constraint = function(c)   -- 1 to 32 elements a thread, at most 8192 a program
+      local n = c.BC * c.RB
+      return n <= 8192 and n >= c.threads and n <= 32 * c.threads
+    end,
+    shapes = { { R = 32768, C = 4096 }, { R = 8192, C = 8192 }, { R = 65536, C = 1024 } },
+    bytes = function(shape, v) return 2 * shape.R * shape.C * (v.dtype == "f32" and 4 or 2) end,
+  },
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "R", "C" }),
@@ -22,37 +34,39 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
-    local row = k:grid(p.R)
+    local rb = k:grid(tile.cdiv(p.R, c.RB))   -- rows RB * rb .. RB * rb + RB - 1
     local nchunks = tile.cdiv(p.C, c.BC)
     k:when(nchunks:eq(1), function()
-      local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
-      local mean = k:reduce_sum(x, 2) / p.C
-      local col = k:iota({ 1, c.BC }, 2)
-      local d = tile.where(col:lt(p.C), x - mean, 0)
-      local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+      local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+      -- W and B are loaded before the reductions, so their latency hides
+      -- behind the row's instead of adding to it.
       local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
       local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-      k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), d * rstd * w + b)
+      local mean = k:reduce_sum(x, 2) / p.C
+      local col = k:iota({ c.RB, c.BC }, 2)
+      local d = tile.where(col:lt(p.C), x - mean, 0)
+      local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+      k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     end, function()
-      local sum = k:fragment("f32", { 1, 1 }, 0)
+      local sum = k:fragment("f32", { c.RB, 1 }, 0)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         k:assign(sum, sum + k:reduce_sum(x, 2))
       end)
       local mean = sum / p.C
-      local ssd = k:fragment("f32", { 1, 1 }, 0)
+      local ssd = k:fragment("f32", { c.RB, 1 }, 0)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-        local col = k:iota({ 1, c.BC }, 2) + j * c.BC
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+        local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
         local d = tile.where(col:lt(p.C), x - mean, 0)
         k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
       end)
       local rstd = tile.rsqrt(ssd / p.C + p.eps)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
         local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-        k:store(p.Y:tile({ row, j }, { 1, c.BC }), (x - mean) * rstd * w + b)
+        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       end)
     end)
   end,

@@ -1,6 +1,7 @@
 -- rmsnorm.lua: RMSNorm forward, Y[r, :] = X[r, :] * rsqrt(mean(X[r, :]^2) + eps) * W.
 --
--- One program per row.  A row of at most BC elements is read once and kept
+-- One program per RB rows (config RB, 1 by default; short rows want more).
+-- A row of at most BC elements is read once and kept
 -- in registers; a longer row is read twice (sum of squares, then the
 -- scaled write), BC elements at a time.  Accumulation is in f32.
 local tile = require "tile"
@@ -9,7 +10,18 @@ return tile.kernel {
   name = "rmsnorm",
   doc = "RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 4096, threads = 256 },
+  config = { BC = 4096, RB = 1, threads = 256 },
+  -- runtime/tune.lua's search space: chunk width, rows a program, block size.
+  -- Short rows want several a program (RB), so a block still moves enough bytes.
+  tune = {
+    space = { BC = { 1024, 2048, 4096, 8192 }, RB = { 1, 2, 4, 8 }, threads = { 64, 128, 256, 512 } },
+    constraint = function(c)   -- 1 to 32 elements a thread, at most 8192 a program
+      local n = c.BC * c.RB
+      return n <= 8192 and n >= c.threads and n <= 32 * c.threads
+    end,
+    shapes = { { R = 32768, C = 4096 }, { R = 8192, C = 8192 }, { R = 65536, C = 1024 } },
+    bytes = function(shape, v) return 2 * shape.R * shape.C * (v.dtype == "f32" and 4 or 2) end,
+  },
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "R", "C" }),
@@ -19,24 +31,24 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
-    local row = k:grid(p.R)
+    local rb = k:grid(tile.cdiv(p.R, c.RB))   -- rows RB * rb .. RB * rb + RB - 1
     local nchunks = tile.cdiv(p.C, c.BC)
     k:when(nchunks:eq(1), function()
-      local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+      local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+      local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
       local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-      local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-      k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * rstd * w)
+      k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     end, function()
-      local ss = k:fragment("f32", { 1, 1 }, 0)
+      local ss = k:fragment("f32", { c.RB, 1 }, 0)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         k:assign(ss, ss + k:reduce_sum(x * x, 2))
       end)
       local rstd = tile.rsqrt(ss / p.C + p.eps)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-        k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * rstd * w)
+        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       end)
     end)
   end,

@@ -1,6 +1,7 @@
 -- softmax.lua: row softmax, Y[r, :] = exp(X[r, :] - max) / sum, over rows of any length.
 --
--- One program per row.  A row of at most BC elements is read once into
+-- One program per RB rows (config RB, 1 by default; short rows want more).
+-- A row of at most BC elements is read once into
 -- registers, reduced twice (max, then sum of exponentials) and written once.
 -- A longer row takes two passes over BC-wide chunks: the first keeps a
 -- running max and a running sum rescaled as the max grows (online softmax),
@@ -13,12 +14,16 @@ return tile.kernel {
   name = "softmax",
   doc = "Row softmax over the last dim of X [R, C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 4096, threads = 256 },
-  -- runtime/tune.lua's search space: chunk width and block size
+  config = { BC = 4096, RB = 1, threads = 256 },
+  -- runtime/tune.lua's search space: chunk width, rows a program, block size.
+  -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {
-    space = { BC = { 1024, 2048, 4096, 8192 }, threads = { 128, 256, 512 } },
-    constraint = function(c) return c.BC >= c.threads and c.BC // c.threads <= 32 end,   -- 1 to 32 elements a thread
-    shapes = { { R = 4096, C = 4096 } },
+    space = { BC = { 1024, 2048, 4096, 8192 }, RB = { 1, 2, 4, 8 }, threads = { 64, 128, 256, 512 } },
+    constraint = function(c)   -- 1 to 32 elements a thread, at most 8192 a program
+      local n = c.BC * c.RB
+      return n <= 8192 and n >= c.threads and n <= 32 * c.threads
+    end,
+    shapes = { { R = 32768, C = 4096 }, { R = 8192, C = 8192 }, { R = 65536, C = 1024 } },
     bytes = function(shape, v) return 2 * shape.R * shape.C * (v.dtype == "f32" and 4 or 2) end,
     reference = "softmax",
   },
@@ -29,27 +34,27 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
-    local row = k:grid(p.R)
+    local rb = k:grid(tile.cdiv(p.R, c.RB))   -- rows RB * rb .. RB * rb + RB - 1
     local nchunks = tile.cdiv(p.C, c.BC)
     k:when(nchunks:eq(1), function()
-      local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+      local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
       local m = k:reduce_max(x, 2)
       local e = tile.exp2((x - m) * LOG2E)
       local inv = 1 / k:reduce_sum(e, 2)
-      k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
+      k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     end, function()
-      local m = k:fragment("f32", { 1, 1 }, -math.huge)
-      local s = k:fragment("f32", { 1, 1 }, 0)
+      local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+      local s = k:fragment("f32", { c.RB, 1 }, 0)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
         local m_new = tile.max(m, k:reduce_max(x, 2))
         k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
         k:assign(m, m_new)
       end)
       local inv = 1 / s
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
-        k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       end)
     end)
   end,

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/layernorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c layernorm_f32.c
  */
 #include <math.h>
@@ -55,47 +55,24 @@ static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 /* One block of layernorm_f32: what one GPU block computes, with one thread. */
-static void layernorm_f32_block(int row, const float *restrict X, const float *restrict W, const float *restrict B, float *restrict Y, int R, int C, float eps)
+static void layernorm_f32_block(int rb, const float *restrict X, const float *restrict W, const float *restrict B, float *restrict Y, int R, int C, float eps)
 {
-  // layernorm.lua:26: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:27: k:when(nchunks:eq(1), function()
+  // layernorm.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:28: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    // layernorm.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[4096];
     {
-      const bool ok = row < R;
-      const float *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         const float *ptr = base + gc;
         x[ci] = ok && gc < C ? ptr[0] : 0.0f;
       }
     }
-    // layernorm.lua:29: local mean = k:reduce_sum(x, 2) / p.C
-    float t5[1];
-    t5[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t5[0] = t5[0] + x[ci];
-    }
-    float mean[1];
-    mean[0] = t5[0] / (float)C;
-    // layernorm.lua:30: local col = k:iota({ 1, c.BC }, 2)
-    int col[4096];
-    float d[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
-      col[ci] = ci;
-      d[ci] = col[ci] < C ? x[ci] - mean[0] : 0.0f;
-    }
-    // layernorm.lua:32: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t9[1];
-    t9[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t9[0] = t9[0] + d[ci] * d[ci];
-    }
-    float rstd[1];
-    rstd[0] = lt_rsqrtf(t9[0] / (float)C + eps);
-    // layernorm.lua:33: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:43: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4096];
     {
       const float *base = W;
@@ -105,7 +82,7 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
         w[ci] = gc < C ? ptr[0] : 0.0f;
       }
     }
-    // layernorm.lua:34: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:44: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4096];
     {
       const float *base = B;
@@ -115,10 +92,33 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
         b[ci] = gc < C ? ptr[0] : 0.0f;
       }
     }
-    // layernorm.lua:35: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), d * rstd * w + b)
+    // layernorm.lua:45: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t10[0] = t10[0] + x[ci];
+    }
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:46: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[4096];
+    float d[4096];
+    for (int ci = 0; ci < 4096; ++ci) {
+      col[ci] = ci;
+      d[ci] = col[ci] < C ? x[ci] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t14[0] = t14[0] + d[ci] * d[ci];
+    }
+    float rstd[1];
+    rstd[0] = lt_rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
-      const bool ok = row < R;
-      float *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         float *ptr = base + gc;
@@ -126,81 +126,81 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
       }
     }
   } else {
-    // layernorm.lua:37: local sum = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
     float sum[1];
     sum[0] = 0.0f;
-    // layernorm.lua:38: k:serial(0, nchunks, function(j)
+    // layernorm.lua:52: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:39: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j * 4096 + ci;
           const float *ptr = base + gc;
           x_2[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:40: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t18[1];
-      t18[0] = 0.0f;
+      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
+      float t21[1];
+      t21[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
-        t18[0] = t18[0] + x_2[ci];
+        t21[0] = t21[0] + x_2[ci];
       }
-      sum[0] = sum[0] + t18[0];
+      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:42: local mean = sum / p.C
+    // layernorm.lua:56: local mean = sum / p.C
     float mean_2[1];
     mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:43: local ssd = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
     float ssd[1];
     ssd[0] = 0.0f;
-    // layernorm.lua:44: k:serial(0, nchunks, function(j)
+    // layernorm.lua:58: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:45: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           const float *ptr = base + gc;
           x_3[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:46: local col = k:iota({ 1, c.BC }, 2) + j * c.BC
+      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[4096];
       float d_2[4096];
       for (int ci = 0; ci < 4096; ++ci) {
         col_2[ci] = ci + j_2 * 4096;
         d_2[ci] = col_2[ci] < C ? x_3[ci] - mean_2[0] : 0.0f;
       }
-      // layernorm.lua:48: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t26[1];
-      t26[0] = 0.0f;
+      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
+      float t29[1];
+      t29[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
-        t26[0] = t26[0] + d_2[ci] * d_2[ci];
+        t29[0] = t29[0] + d_2[ci] * d_2[ci];
       }
-      ssd[0] = ssd[0] + t26[0];
+      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:50: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
     float rstd_2[1];
     rstd_2[0] = lt_rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:51: k:serial(0, nchunks, function(j)
+    // layernorm.lua:65: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:52: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_4[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_3 * 4096 + ci;
           const float *ptr = base + gc;
           x_4[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:53: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4096];
       {
         const float *base = W;
@@ -210,7 +210,7 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
           w_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:54: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4096];
       {
         const float *base = B;
@@ -220,10 +220,10 @@ static void layernorm_f32_block(int row, const float *restrict X, const float *r
           b_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:55: k:store(p.Y:tile({ row, j }, { 1, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
-        const bool ok = row < R;
-        float *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_3 * 4096 + ci;
           float *ptr = base + gc;
@@ -241,9 +241,9 @@ int layernorm_f32(const void *X, const void *W, const void *B, void *Y, int R, i
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return 1;
   if (R <= 0 || C <= 0) return 1;
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return 1;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return 1;
-  for (int row = 0; row < grid_x; ++row)
-    layernorm_f32_block(row, (const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  for (int rb = 0; rb < grid_x; ++rb)
+    layernorm_f32_block(rb, (const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
   return 0;
 }

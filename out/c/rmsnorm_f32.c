@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c rmsnorm_f32.c
  */
 #include <math.h>
@@ -55,32 +55,24 @@ static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 /* One block of rmsnorm_f32: what one GPU block computes, with one thread. */
-static void rmsnorm_f32_block(int row, const float *restrict X, const float *restrict W, float *restrict Y, int R, int C, float eps)
+static void rmsnorm_f32_block(int rb, const float *restrict X, const float *restrict W, float *restrict Y, int R, int C, float eps)
 {
-  // rmsnorm.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:24: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[4096];
     {
-      const bool ok = row < R;
-      const float *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         const float *ptr = base + gc;
         x[ci] = ok && gc < C ? ptr[0] : 0.0f;
       }
     }
-    // rmsnorm.lua:26: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t6[1];
-    t6[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t6[0] = t6[0] + x[ci] * x[ci];
-    }
-    float rstd[1];
-    rstd[0] = lt_rsqrtf(t6[0] / (float)C + eps);
-    // rmsnorm.lua:27: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4096];
     {
       const float *base = W;
@@ -90,10 +82,18 @@ static void rmsnorm_f32_block(int row, const float *restrict X, const float *res
         w[ci] = gc < C ? ptr[0] : 0.0f;
       }
     }
-    // rmsnorm.lua:28: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * rstd * w)
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t10[0] = t10[0] + x[ci] * x[ci];
+    }
+    float rstd[1];
+    rstd[0] = lt_rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = row < R;
-      float *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         float *ptr = base + gc;
@@ -101,47 +101,47 @@ static void rmsnorm_f32_block(int row, const float *restrict X, const float *res
       }
     }
   } else {
-    // rmsnorm.lua:30: local ss = k:fragment("f32", { 1, 1 }, 0)
+    // rmsnorm.lua:42: local ss = k:fragment("f32", { c.RB, 1 }, 0)
     float ss[1];
     ss[0] = 0.0f;
-    // rmsnorm.lua:31: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:43: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:32: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // rmsnorm.lua:44: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j * 4096 + ci;
           const float *ptr = base + gc;
           x_2[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // rmsnorm.lua:33: k:assign(ss, ss + k:reduce_sum(x * x, 2))
-      float t14[1];
-      t14[0] = 0.0f;
+      // rmsnorm.lua:45: k:assign(ss, ss + k:reduce_sum(x * x, 2))
+      float t17[1];
+      t17[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
-        t14[0] = t14[0] + x_2[ci] * x_2[ci];
+        t17[0] = t17[0] + x_2[ci] * x_2[ci];
       }
-      ss[0] = ss[0] + t14[0];
+      ss[0] = ss[0] + t17[0];
     }
-    // rmsnorm.lua:35: local rstd = tile.rsqrt(ss / p.C + p.eps)
+    // rmsnorm.lua:47: local rstd = tile.rsqrt(ss / p.C + p.eps)
     float rstd_2[1];
     rstd_2[0] = lt_rsqrtf(ss[0] / (float)C + eps);
-    // rmsnorm.lua:36: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:48: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:37: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // rmsnorm.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           const float *ptr = base + gc;
           x_3[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // rmsnorm.lua:38: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:50: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4096];
       {
         const float *base = W;
@@ -151,10 +151,10 @@ static void rmsnorm_f32_block(int row, const float *restrict X, const float *res
           w_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // rmsnorm.lua:39: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * rstd * w)
+      // rmsnorm.lua:51: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
-        const bool ok = row < R;
-        float *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           float *ptr = base + gc;
@@ -172,9 +172,9 @@ int rmsnorm_f32(const void *X, const void *W, void *Y, int R, int C, float eps, 
   if (X == NULL || W == NULL || Y == NULL) return 1;
   if (R <= 0 || C <= 0) return 1;
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return 1;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return 1;
-  for (int row = 0; row < grid_x; ++row)
-    rmsnorm_f32_block(row, (const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  for (int rb = 0; rb < grid_x; ++rb)
+    rmsnorm_f32_block(rb, (const float *)X, (const float *)W, (float *)Y, R, C, eps);
   return 0;
 }

@@ -4,7 +4,7 @@
  *
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for c).
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c softmax_f32.c
  */
 #include <math.h>
@@ -55,46 +55,46 @@ static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 /* One block of softmax_f32: what one GPU block computes, with one thread. */
-static void softmax_f32_block(int row, const float *restrict X, float *restrict Y, int R, int C)
+static void softmax_f32_block(int rb, const float *restrict X, float *restrict Y, int R, int C)
 {
-  // softmax.lua:33: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:34: k:when(nchunks:eq(1), function()
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:35: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[4096];
     {
-      const bool ok = row < R;
-      const float *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         const float *ptr = base + gc;
         x[ci] = ok && gc < C ? ptr[0] : -INFINITY;
       }
     }
-    // softmax.lua:36: local m = k:reduce_max(x, 2)
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     for (int ci = 0; ci < 4096; ++ci) {
       m[0] = fmaxf(m[0], x[ci]);
     }
-    // softmax.lua:37: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
     float e[4096];
     for (int ci = 0; ci < 4096; ++ci) {
       e[ci] = exp2f((x[ci] - m[0]) * 1.442695f);
     }
-    // softmax.lua:38: local inv = 1 / k:reduce_sum(e, 2)
-    float t7[1];
-    t7[0] = 0.0f;
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
     for (int ci = 0; ci < 4096; ++ci) {
-      t7[0] = t7[0] + e[ci];
+      t10[0] = t10[0] + e[ci];
     }
     float inv[1];
-    inv[0] = 1.0f / t7[0];
-    // softmax.lua:39: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
-      const bool ok = row < R;
-      float *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
       for (int ci = 0; ci < 4096; ++ci) {
         const int gc = ci;
         float *ptr = base + gc;
@@ -102,63 +102,63 @@ static void softmax_f32_block(int row, const float *restrict X, float *restrict 
       }
     }
   } else {
-    // softmax.lua:41: local m = k:fragment("f32", { 1, 1 }, -math.huge)
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:42: local s = k:fragment("f32", { 1, 1 }, 0)
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:43: k:serial(0, nchunks, function(j)
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:44: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
       float x_2[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j * 4096 + ci;
           const float *ptr = base + gc;
           x_2[ci] = ok && gc < C ? ptr[0] : -INFINITY;
         }
       }
-      // softmax.lua:45: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t10[1];
-      t10[0] = -INFINITY;
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
       for (int ci = 0; ci < 4096; ++ci) {
-        t10[0] = fmaxf(t10[0], x_2[ci]);
+        t13[0] = fmaxf(t13[0], x_2[ci]);
       }
       float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t10[0]);
-      // softmax.lua:46: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
-      float t18[1];
-      t18[0] = 0.0f;
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
-        t18[0] = t18[0] + exp2f((x_2[ci] - m_new[0]) * 1.442695f);
+        t21[0] = t21[0] + exp2f((x_2[ci] - m_new[0]) * 1.442695f);
       }
-      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t18[0];
-      // softmax.lua:47: k:assign(m, m_new)
+      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:49: local inv = 1 / s
+    // softmax.lua:54: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:50: k:serial(0, nchunks, function(j)
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:51: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
       float x_3[4096];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           const float *ptr = base + gc;
           x_3[ci] = ok && gc < C ? ptr[0] : -INFINITY;
         }
       }
-      // softmax.lua:52: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       {
-        const bool ok = row < R;
-        float *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
         for (int ci = 0; ci < 4096; ++ci) {
           const int gc = j_2 * 4096 + ci;
           float *ptr = base + gc;
@@ -176,9 +176,9 @@ int softmax_f32(const void *X, void *Y, int R, int C, void *stream)
   if (X == NULL || Y == NULL) return 1;
   if (R <= 0 || C <= 0) return 1;
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)Y % 4 != 0) return 1;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return 1;
-  for (int row = 0; row < grid_x; ++row)
-    softmax_f32_block(row, (const float *)X, (float *)Y, R, C);
+  for (int rb = 0; rb < grid_x; ++rb)
+    softmax_f32_block(rb, (const float *)X, (float *)Y, R, C);
   return 0;
 }

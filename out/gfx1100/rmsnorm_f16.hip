@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c rmsnorm_f16.hip
  */
 #include <hip/hip_runtime.h>
@@ -42,18 +42,18 @@ LT_FN void lt_syncthreads(void) {
 __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__restrict__ X, const _Float16 *__restrict__ W, _Float16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
-  const int row = blockIdx.x;
-  __shared__ float t6_red[1][8];
-  __shared__ float t14_red[1][8];
-  // rmsnorm.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][8];
+  __shared__ float t17_red[1][8];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:24: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
-      const bool ok = row < R;
-      const _Float16 *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const _Float16 *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -71,31 +71,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // rmsnorm.lua:26: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t6[1];
-    t6[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t6[0] = t6[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
-    }
-    t6[0] = t6[0] + __shfl_xor(t6[0], 16);
-    t6[0] = t6[0] + __shfl_xor(t6[0], 8);
-    t6[0] = t6[0] + __shfl_xor(t6[0], 4);
-    t6[0] = t6[0] + __shfl_xor(t6[0], 2);
-    t6[0] = t6[0] + __shfl_xor(t6[0], 1);
-    if (tid % 32 == 0) {
-      t6_red[0][tid / 32] = t6[0];
-    }
-    lt_syncthreads();
-    t6[0] = t6_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t6[0] = t6[0] + t6_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t6[0] / (float)C + eps);
-    // rmsnorm.lua:27: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const _Float16 *base = W;
@@ -116,10 +92,34 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // rmsnorm.lua:28: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * rstd * w)
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor(t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    lt_syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = row < R;
-      _Float16 *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      _Float16 *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -138,16 +138,16 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
       }
     }
   } else {
-    // rmsnorm.lua:30: local ss = k:fragment("f32", { 1, 1 }, 0)
+    // rmsnorm.lua:42: local ss = k:fragment("f32", { c.RB, 1 }, 0)
     float ss[1];
     ss[0] = 0.0f;
-    // rmsnorm.lua:31: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:43: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:32: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // rmsnorm.lua:44: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[16];
       {
-        const bool ok = row < R;
-        const _Float16 *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const _Float16 *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -166,40 +166,40 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
       lt_syncthreads();
-      // rmsnorm.lua:33: k:assign(ss, ss + k:reduce_sum(x * x, 2))
-      float t14[1];
-      t14[0] = 0.0f;
+      // rmsnorm.lua:45: k:assign(ss, ss + k:reduce_sum(x * x, 2))
+      float t17[1];
+      t17[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t14[0] = t14[0] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          t17[0] = t17[0] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
         }
       }
-      t14[0] = t14[0] + __shfl_xor(t14[0], 16);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 8);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 4);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 2);
-      t14[0] = t14[0] + __shfl_xor(t14[0], 1);
+      t17[0] = t17[0] + __shfl_xor(t17[0], 16);
+      t17[0] = t17[0] + __shfl_xor(t17[0], 8);
+      t17[0] = t17[0] + __shfl_xor(t17[0], 4);
+      t17[0] = t17[0] + __shfl_xor(t17[0], 2);
+      t17[0] = t17[0] + __shfl_xor(t17[0], 1);
       if (tid % 32 == 0) {
-        t14_red[0][tid / 32] = t14[0];
+        t17_red[0][tid / 32] = t17[0];
       }
       lt_syncthreads();
-      t14[0] = t14_red[0][0];
+      t17[0] = t17_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-      ss[0] = ss[0] + t14[0];
+      for (int wi = 1; wi < 8; ++wi) t17[0] = t17[0] + t17_red[0][wi];
+      ss[0] = ss[0] + t17[0];
     }
-    // rmsnorm.lua:35: local rstd = tile.rsqrt(ss / p.C + p.eps)
+    // rmsnorm.lua:47: local rstd = tile.rsqrt(ss / p.C + p.eps)
     float rstd_2[1];
     rstd_2[0] = rsqrtf(ss[0] / (float)C + eps);
-    // rmsnorm.lua:36: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:48: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:37: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // rmsnorm.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[16];
       {
-        const bool ok = row < R;
-        const _Float16 *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const _Float16 *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // rmsnorm.lua:38: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:50: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const _Float16 *base = W;
@@ -238,10 +238,10 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // rmsnorm.lua:39: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * rstd * w)
+      // rmsnorm.lua:51: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
-        const bool ok = row < R;
-        _Float16 *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        _Float16 *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -269,7 +269,7 @@ extern "C" int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, 
   if (X == NULL || W == NULL || Y == NULL) return hipErrorInvalidValue;
   if (R <= 0 || C <= 0) return hipErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   rmsnorm_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)W, (_Float16 *)Y, R, C, eps);

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/layernorm.lua has no entry for sm80).
  * Build: nvcc -O3 -arch=sm_80 -c layernorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -27,20 +27,20 @@ LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
 __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
-  const int row = blockIdx.x;
-  __shared__ float t5_red[1][8];
-  __shared__ float t9_red[1][8];
-  __shared__ float t18_red[1][8];
-  __shared__ float t26_red[1][8];
-  // layernorm.lua:26: local nchunks = tile.cdiv(p.C, c.BC)
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][8];
+  __shared__ float t14_red[1][8];
+  __shared__ float t21_red[1][8];
+  __shared__ float t29_red[1][8];
+  // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:27: k:when(nchunks:eq(1), function()
+  // layernorm.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:28: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    // layernorm.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
-      const bool ok = row < R;
-      const float *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
@@ -58,66 +58,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:29: local mean = k:reduce_sum(x, 2) / p.C
-    float t5[1];
-    t5[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t5[0] = t5[0] + x[ci * 4 + vi];
-      }
-    }
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 16);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 8);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 4);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 2);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 1);
-    if (tid % 32 == 0) {
-      t5_red[0][tid / 32] = t5[0];
-    }
-    __syncthreads();
-    t5[0] = t5_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t5[0] = t5[0] + t5_red[0][wi];
-    float mean[1];
-    mean[0] = t5[0] / (float)C;
-    // layernorm.lua:30: local col = k:iota({ 1, c.BC }, 2)
-    int col[16];
-    float d[16];
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        col[ci * 4 + vi] = (ci * 256 + tid) * 4 + vi;
-        d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
-      }
-    }
-    // layernorm.lua:32: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t9[1];
-    t9[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t9[0] = t9[0] + d[ci * 4 + vi] * d[ci * 4 + vi];
-      }
-    }
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 16);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 8);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 4);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 2);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 1);
-    if (tid % 32 == 0) {
-      t9_red[0][tid / 32] = t9[0];
-    }
-    __syncthreads();
-    t9[0] = t9_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t9[0] = t9[0] + t9_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t9[0] / (float)C + eps);
-    // layernorm.lua:33: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:43: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -138,7 +79,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:34: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:44: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -159,10 +100,69 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:35: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), d * rstd * w + b)
+    // layernorm.lua:45: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:46: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        col[ci * 4 + vi] = (ci * 256 + tid) * 4 + vi;
+        d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
+      }
+    }
+    // layernorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[0] = t14[0] + d[ci * 4 + vi] * d[ci * 4 + vi];
+      }
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
-      const bool ok = row < R;
-      float *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
@@ -181,16 +181,16 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
       }
     }
   } else {
-    // layernorm.lua:37: local sum = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
     float sum[1];
     sum[0] = 0.0f;
-    // layernorm.lua:38: k:serial(0, nchunks, function(j)
+    // layernorm.lua:52: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:39: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[16];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 4;
@@ -209,43 +209,43 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
         }
       }
       __syncthreads();
-      // layernorm.lua:40: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t18[1];
-      t18[0] = 0.0f;
+      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
+      float t21[1];
+      t21[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t18[0] = t18[0] + x_2[ci * 4 + vi];
+          t21[0] = t21[0] + x_2[ci * 4 + vi];
         }
       }
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       if (tid % 32 == 0) {
-        t18_red[0][tid / 32] = t18[0];
+        t21_red[0][tid / 32] = t21[0];
       }
       __syncthreads();
-      t18[0] = t18_red[0][0];
+      t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-      sum[0] = sum[0] + t18[0];
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:42: local mean = sum / p.C
+    // layernorm.lua:56: local mean = sum / p.C
     float mean_2[1];
     mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:43: local ssd = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
     float ssd[1];
     ssd[0] = 0.0f;
-    // layernorm.lua:44: k:serial(0, nchunks, function(j)
+    // layernorm.lua:58: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:45: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[16];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:46: local col = k:iota({ 1, c.BC }, 2) + j * c.BC
+      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -275,40 +275,40 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
         }
       }
       __syncthreads();
-      // layernorm.lua:48: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t26[1];
-      t26[0] = 0.0f;
+      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
+      float t29[1];
+      t29[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t26[0] = t26[0] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
+          t29[0] = t29[0] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
         }
       }
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 16);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 8);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 4);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 2);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 1);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 16);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 8);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 4);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 2);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 1);
       if (tid % 32 == 0) {
-        t26_red[0][tid / 32] = t26[0];
+        t29_red[0][tid / 32] = t29[0];
       }
       __syncthreads();
-      t26[0] = t26_red[0][0];
+      t29[0] = t29_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t26[0] = t26[0] + t26_red[0][wi];
-      ssd[0] = ssd[0] + t26[0];
+      for (int wi = 1; wi < 8; ++wi) t29[0] = t29[0] + t29_red[0][wi];
+      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:50: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
     float rstd_2[1];
     rstd_2[0] = rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:51: k:serial(0, nchunks, function(j)
+    // layernorm.lua:65: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:52: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_4[16];
       {
-        const bool ok = row < R;
-        const float *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_3 * 4096 + (ci * 256 + tid) * 4;
@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:53: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -347,7 +347,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:54: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -368,10 +368,10 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:55: k:store(p.Y:tile({ row, j }, { 1, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
-        const bool ok = row < R;
-        float *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_3 * 4096 + (ci * 256 + tid) * 4;
@@ -399,7 +399,7 @@ extern "C" int layernorm_f32(const void *X, const void *W, const void *B, void *
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   layernorm_f32_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256.
+ * Config: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H100 80GB HBM3, C=4096,R=32768).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -23,369 +23,321 @@ LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
 
-/* One block (256 threads) of layernorm_bf16. */
-__global__ void __launch_bounds__(256) layernorm_bf16_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+/* One block (128 threads) of layernorm_bf16. */
+__global__ void __launch_bounds__(128) layernorm_bf16_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
-  const int row = blockIdx.x;
-  __shared__ float t5_red[1][8];
-  __shared__ float t9_red[1][8];
-  __shared__ float t18_red[1][8];
-  __shared__ float t26_red[1][8];
-  // layernorm.lua:26: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:27: k:when(nchunks:eq(1), function()
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t14_red[1][4];
+  __shared__ float t21_red[1][4];
+  __shared__ float t29_red[1][4];
+  // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // layernorm.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:28: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
-    float x[16];
+    // layernorm.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
     {
-      const bool ok = row < R;
-      const __nv_bfloat16 *base = X + (int64_t)row * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:29: local mean = k:reduce_sum(x, 2) / p.C
-    float t5[1];
-    t5[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t5[0] = t5[0] + x[ci * 8 + vi];
-      }
-    }
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 16);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 8);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 4);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 2);
-    t5[0] = t5[0] + __shfl_xor_sync(0xffffffffu, t5[0], 1);
-    if (tid % 32 == 0) {
-      t5_red[0][tid / 32] = t5[0];
-    }
-    __syncthreads();
-    t5[0] = t5_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t5[0] = t5[0] + t5_red[0][wi];
-    float mean[1];
-    mean[0] = t5[0] / (float)C;
-    // layernorm.lua:30: local col = k:iota({ 1, c.BC }, 2)
-    int col[16];
-    float d[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
-        d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
-      }
-    }
-    // layernorm.lua:32: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t9[1];
-    t9[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t9[0] = t9[0] + d[ci * 8 + vi] * d[ci * 8 + vi];
-      }
-    }
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 16);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 8);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 4);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 2);
-    t9[0] = t9[0] + __shfl_xor_sync(0xffffffffu, t9[0], 1);
-    if (tid % 32 == 0) {
-      t9_red[0][tid / 32] = t9[0];
-    }
-    __syncthreads();
-    t9[0] = t9_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t9[0] = t9[0] + t9_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t9[0] / (float)C + eps);
-    // layernorm.lua:33: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[16];
+    // layernorm.lua:43: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
     {
       const __nv_bfloat16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:34: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[16];
+    // layernorm.lua:44: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
     {
       const __nv_bfloat16 *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:35: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), d * rstd * w + b)
+    // layernorm.lua:45: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:46: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
-      const bool ok = row < R;
-      __nv_bfloat16 *base = Y + (int64_t)row * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          }
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
         }
       }
     }
   } else {
-    // layernorm.lua:37: local sum = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
     float sum[1];
     sum[0] = 0.0f;
-    // layernorm.lua:38: k:serial(0, nchunks, function(j)
+    // layernorm.lua:52: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:39: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-      float x_2[16];
+      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
       {
-        const bool ok = row < R;
-        const __nv_bfloat16 *base = X + (int64_t)row * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
       __syncthreads();
-      // layernorm.lua:40: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t18[1];
-      t18[0] = 0.0f;
+      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
+      float t21[1];
+      t21[0] = 0.0f;
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t18[0] = t18[0] + x_2[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + x_2[vi];
       }
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       if (tid % 32 == 0) {
-        t18_red[0][tid / 32] = t18[0];
+        t21_red[0][tid / 32] = t21[0];
       }
       __syncthreads();
-      t18[0] = t18_red[0][0];
+      t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-      sum[0] = sum[0] + t18[0];
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:42: local mean = sum / p.C
+    // layernorm.lua:56: local mean = sum / p.C
     float mean_2[1];
     mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:43: local ssd = k:fragment("f32", { 1, 1 }, 0)
+    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
     float ssd[1];
     ssd[0] = 0.0f;
-    // layernorm.lua:44: k:serial(0, nchunks, function(j)
+    // layernorm.lua:58: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:45: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-      float x_3[16];
+      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
       {
-        const bool ok = row < R;
-        const __nv_bfloat16 *base = X + (int64_t)row * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:46: local col = k:iota({ 1, c.BC }, 2) + j * c.BC
-      int col_2[16];
-      float d_2[16];
+      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j_2 * 4096;
-          d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_3[ci * 8 + vi] - mean_2[0] : 0.0f;
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j_2 * 1024;
+        d_2[vi] = col_2[vi] < C ? x_3[vi] - mean_2[0] : 0.0f;
       }
       __syncthreads();
-      // layernorm.lua:48: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t26[1];
-      t26[0] = 0.0f;
+      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
+      float t29[1];
+      t29[0] = 0.0f;
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t26[0] = t26[0] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        t29[0] = t29[0] + d_2[vi] * d_2[vi];
       }
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 16);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 8);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 4);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 2);
-      t26[0] = t26[0] + __shfl_xor_sync(0xffffffffu, t26[0], 1);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 16);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 8);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 4);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 2);
+      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 1);
       if (tid % 32 == 0) {
-        t26_red[0][tid / 32] = t26[0];
+        t29_red[0][tid / 32] = t29[0];
       }
       __syncthreads();
-      t26[0] = t26_red[0][0];
+      t29[0] = t29_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t26[0] = t26[0] + t26_red[0][wi];
-      ssd[0] = ssd[0] + t26[0];
+      for (int wi = 1; wi < 4; ++wi) t29[0] = t29[0] + t29_red[0][wi];
+      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:50: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
     float rstd_2[1];
     rstd_2[0] = rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:51: k:serial(0, nchunks, function(j)
+    // layernorm.lua:65: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:52: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-      float x_4[16];
+      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_4[8];
       {
-        const bool ok = row < R;
-        const __nv_bfloat16 *base = X + (int64_t)row * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_4[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_4[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_3 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_4[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_4[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:53: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_3 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:54: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[16];
+      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_3 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:55: k:store(p.Y:tile({ row, j }, { 1, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
-        const bool ok = row < R;
-        __nv_bfloat16 *base = Y + (int64_t)row * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_4[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_4[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            }
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        const int gc = j_3 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_4[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_4[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
           }
         }
       }
@@ -399,9 +351,9 @@ extern "C" int layernorm_bf16(const void *X, const void *W, const void *B, void 
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  layernorm_bf16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+  layernorm_bf16_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }

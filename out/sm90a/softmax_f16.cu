@@ -4,7 +4,7 @@
  *
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
- * Config: BC=4096 threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for sm90a).
+ * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for softmax_f16 on sm90a, NVIDIA H100 80GB HBM3).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c softmax_f16.cu
  */
 #include <cuda_runtime.h>
@@ -27,20 +27,20 @@ LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
 __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
-  const int row = blockIdx.x;
+  const int rb = blockIdx.x;
   __shared__ float m_red[1][8];
-  __shared__ float t7_red[1][8];
   __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
-  // softmax.lua:33: local nchunks = tile.cdiv(p.C, c.BC)
+  __shared__ float t13_red[1][8];
+  __shared__ float t21_red[1][8];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:34: k:when(nchunks:eq(1), function()
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:35: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
-      const bool ok = row < R;
-      const __half *base = X + (int64_t)row * C;
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
         }
       }
     }
-    // softmax.lua:36: local m = k:reduce_max(x, 2)
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:37: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -89,34 +89,34 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
         e[ci * 8 + vi] = exp2f((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:38: local inv = 1 / k:reduce_sum(e, 2)
-    float t7[1];
-    t7[0] = 0.0f;
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        t7[0] = t7[0] + e[ci * 8 + vi];
+        t10[0] = t10[0] + e[ci * 8 + vi];
       }
     }
-    t7[0] = t7[0] + __shfl_xor_sync(0xffffffffu, t7[0], 16);
-    t7[0] = t7[0] + __shfl_xor_sync(0xffffffffu, t7[0], 8);
-    t7[0] = t7[0] + __shfl_xor_sync(0xffffffffu, t7[0], 4);
-    t7[0] = t7[0] + __shfl_xor_sync(0xffffffffu, t7[0], 2);
-    t7[0] = t7[0] + __shfl_xor_sync(0xffffffffu, t7[0], 1);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     if (tid % 32 == 0) {
-      t7_red[0][tid / 32] = t7[0];
+      t10_red[0][tid / 32] = t10[0];
     }
     __syncthreads();
-    t7[0] = t7_red[0][0];
+    t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t7[0] = t7[0] + t7_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
-    inv[0] = 1.0f / t7[0];
-    // softmax.lua:39: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), e * inv)
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
-      const bool ok = row < R;
-      __half *base = Y + (int64_t)row * C;
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -135,19 +135,19 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
       }
     }
   } else {
-    // softmax.lua:41: local m = k:fragment("f32", { 1, 1 }, -math.huge)
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:42: local s = k:fragment("f32", { 1, 1 }, 0)
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:43: k:serial(0, nchunks, function(j)
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:44: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
       float x_2[16];
       {
-        const bool ok = row < R;
-        const __half *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -165,66 +165,66 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
           }
         }
       }
-      // softmax.lua:45: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t10[1];
-      t10[0] = -INFINITY;
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t10[0] = fmaxf(t10[0], x_2[ci * 8 + vi]);
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
         }
       }
-      t10[0] = fmaxf(t10[0], __shfl_xor_sync(0xffffffffu, t10[0], 16));
-      t10[0] = fmaxf(t10[0], __shfl_xor_sync(0xffffffffu, t10[0], 8));
-      t10[0] = fmaxf(t10[0], __shfl_xor_sync(0xffffffffu, t10[0], 4));
-      t10[0] = fmaxf(t10[0], __shfl_xor_sync(0xffffffffu, t10[0], 2));
-      t10[0] = fmaxf(t10[0], __shfl_xor_sync(0xffffffffu, t10[0], 1));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       if (tid % 32 == 0) {
-        t10_red[0][tid / 32] = t10[0];
+        t13_red[0][tid / 32] = t13[0];
       }
       __syncthreads();
-      t10[0] = t10_red[0][0];
+      t13[0] = t13_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t10[0] = fmaxf(t10[0], t10_red[0][wi]);
+      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t10[0]);
-      // softmax.lua:46: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
-      float t18[1];
-      t18[0] = 0.0f;
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t18[0] = t18[0] + exp2f((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+          t21[0] = t21[0] + exp2f((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
         }
       }
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-      t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       if (tid % 32 == 0) {
-        t18_red[0][tid / 32] = t18[0];
+        t21_red[0][tid / 32] = t21[0];
       }
       __syncthreads();
-      t18[0] = t18_red[0][0];
+      t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t18[0];
-      // softmax.lua:47: k:assign(m, m_new)
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:49: local inv = 1 / s
+    // softmax.lua:54: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:50: k:serial(0, nchunks, function(j)
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:51: local x = k:load(p.X:tile({ row, j }, { 1, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
       float x_3[16];
       {
-        const bool ok = row < R;
-        const __half *base = X + (int64_t)row * C;
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -242,10 +242,10 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const __half *__restri
           }
         }
       }
-      // softmax.lua:52: k:store(p.Y:tile({ row, j }, { 1, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
       {
-        const bool ok = row < R;
-        __half *base = Y + (int64_t)row * C;
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -273,7 +273,7 @@ extern "C" int softmax_f16(const void *X, void *Y, int R, int C, void *stream)
   if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   softmax_f16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);

@@ -1,0 +1,57 @@
+-- Tuned configs of kernel rmsnorm, written by runtime/tune.lua.
+-- gen uses the entry whose target, device, variant and shape bucket match;
+-- -D on gen's command line still wins (docs/runtime.md, "How gen uses the
+-- tuned-config file").  Re-run the tuner to update.
+return {
+  entries = {
+    {
+      bucket = "C=1024,R=65536",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 64,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2829.687311,
+      kernel_hash = "1ebad4dfbe32bae7",
+      median_ms = 0.09486399963,
+      shape = "C=1024,R=65536",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=4096,R=32768",
+      config = {
+        BC = 4096,
+        RB = 1,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2762.591182,
+      kernel_hash = "1ebad4dfbe32bae7",
+      median_ms = 0.1943359971,
+      shape = "C=4096,R=32768",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=8192,R=8192",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2572.403622,
+      kernel_hash = "1ebad4dfbe32bae7",
+      median_ms = 0.1043519974,
+      shape = "C=8192,R=8192",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "rmsnorm_bf16",
+    },
+  },
+  kernel = "rmsnorm",
+}
