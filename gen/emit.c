@@ -430,9 +430,16 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   int shape[2] = {v->ext[v->rdim], v->ext[v->cdim]};
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
-  const char *gr = strcmp(r0, "0") ? ltU_fmt("%s + %s", r0, r) : r;
   const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
-  line(e, "lt_cp_async16(&%s, base + %s + %s, 16);", sh_at(e, sh, r, col), mul64(e, gr, t->strides[v->rdim]), gc);
+  /* the row offset as (tile origin + thread's row) * stride + (unrolled
+  ** rows) * stride: the first product is the same in every iteration of an
+  ** enclosing loop, so the compiler keeps one 64-bit value, not one a row */
+  const Expr *stride = t->strides[v->rdim];
+  const char *rthread = or0(sum(strcmp(r0, "0") ? r0 : NULL, l->ty));
+  const char *rloop = term(c.ri, l->tr);
+  const char *off = mul64(e, rthread, stride);
+  if (rloop) off = ltU_fmt("%s + %s", off, mul64(e, rloop, stride));
+  line(e, "lt_cp_async16(&%s, base + %s + %s, 16);", sh_at(e, sh, r, col), off, gc);
   close_loops(e, n);
   e->depth--;
   line(e, "} else {");

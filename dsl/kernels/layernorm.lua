@@ -48,20 +48,22 @@ return tile.kernel {
       local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
       k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     end, function()
-      local sum = k:fragment("f32", { c.RB, 1 }, 0)
+      -- sums kept lane by lane over the chunks (no barrier in the loops),
+      -- then across the block once a pass
+      local sum = k:fragment("f32", { c.RB, c.BC }, 0)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-        k:assign(sum, sum + k:reduce_sum(x, 2))
+        k:assign(sum, sum + x)
       end)
-      local mean = sum / p.C
-      local ssd = k:fragment("f32", { c.RB, 1 }, 0)
+      local mean = k:reduce_sum(sum, 2) / p.C
+      local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
         local d = tile.where(col:lt(p.C), x - mean, 0)
-        k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
+        k:assign(ssd, ssd + d * d)
       end)
-      local rstd = tile.rsqrt(ssd / p.C + p.eps)
+      local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")

@@ -39,12 +39,14 @@ return tile.kernel {
       local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
       k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     end, function()
-      local ss = k:fragment("f32", { c.RB, 1 }, 0)
+      -- squares summed lane by lane over the chunks (no barrier in the
+      -- loop), then across the block once
+      local ss = k:fragment("f32", { c.RB, c.BC }, 0)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-        k:assign(ss, ss + k:reduce_sum(x * x, 2))
+        k:assign(ss, ss + x * x)
       end)
-      local rstd = tile.rsqrt(ss / p.C + p.eps)
+      local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")

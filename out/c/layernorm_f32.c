@@ -126,12 +126,14 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
       }
     }
   } else {
-    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
-    float sum[1];
-    sum[0] = 0.0f;
-    // layernorm.lua:52: k:serial(0, nchunks, function(j)
+    // layernorm.lua:53: local sum = k:fragment("f32", { c.RB, c.BC }, 0)
+    float sum[4096];
+    for (int ci = 0; ci < 4096; ++ci) {
+      sum[ci] = 0.0f;
+    }
+    // layernorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[4096];
       {
         const bool ok = rb < R;
@@ -140,25 +142,26 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
           const int gc = j * 4096 + ci;
           const float *ptr = base + gc;
           x_2[ci] = ok && gc < C ? ptr[0] : 0.0f;
+          sum[ci] = sum[ci] + x_2[ci];
         }
       }
-      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t21[1];
-      t21[0] = 0.0f;
-      for (int ci = 0; ci < 4096; ++ci) {
-        t21[0] = t21[0] + x_2[ci];
-      }
-      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:56: local mean = sum / p.C
+    // layernorm.lua:58: local mean = k:reduce_sum(sum, 2) / p.C
+    float t22[1];
+    t22[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t22[0] = t22[0] + sum[ci];
+    }
     float mean_2[1];
-    mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
-    float ssd[1];
-    ssd[0] = 0.0f;
-    // layernorm.lua:58: k:serial(0, nchunks, function(j)
+    mean_2[0] = t22[0] / (float)C;
+    // layernorm.lua:59: local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ssd[4096];
+    for (int ci = 0; ci < 4096; ++ci) {
+      ssd[ci] = 0.0f;
+    }
+    // layernorm.lua:60: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:61: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[4096];
       {
         const bool ok = rb < R;
@@ -169,27 +172,29 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
           x_3[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:62: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[4096];
       float d_2[4096];
       for (int ci = 0; ci < 4096; ++ci) {
         col_2[ci] = ci + j_2 * 4096;
         d_2[ci] = col_2[ci] < C ? x_3[ci] - mean_2[0] : 0.0f;
       }
-      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t29[1];
-      t29[0] = 0.0f;
+      // layernorm.lua:64: k:assign(ssd, ssd + d * d)
       for (int ci = 0; ci < 4096; ++ci) {
-        t29[0] = t29[0] + d_2[ci] * d_2[ci];
+        ssd[ci] = ssd[ci] + d_2[ci] * d_2[ci];
       }
-      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:66: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t30[1];
+    t30[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t30[0] = t30[0] + ssd[ci];
+    }
     float rstd_2[1];
-    rstd_2[0] = lt_rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:65: k:serial(0, nchunks, function(j)
+    rstd_2[0] = lt_rsqrtf(t30[0] / (float)C + eps);
+    // layernorm.lua:67: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:68: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_4[4096];
       {
         const bool ok = rb < R;
@@ -200,7 +205,7 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
           x_4[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:69: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4096];
       {
         const float *base = W;
@@ -210,7 +215,7 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
           w_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:70: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4096];
       {
         const float *base = B;
@@ -220,7 +225,7 @@ static void layernorm_f32_block(int rb, const float *restrict X, const float *re
           b_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:71: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;

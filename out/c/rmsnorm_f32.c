@@ -101,12 +101,14 @@ static void rmsnorm_f32_block(int rb, const float *restrict X, const float *rest
       }
     }
   } else {
-    // rmsnorm.lua:42: local ss = k:fragment("f32", { c.RB, 1 }, 0)
-    float ss[1];
-    ss[0] = 0.0f;
-    // rmsnorm.lua:43: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[4096];
+    for (int ci = 0; ci < 4096; ++ci) {
+      ss[ci] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:44: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[4096];
       {
         const bool ok = rb < R;
@@ -115,22 +117,21 @@ static void rmsnorm_f32_block(int rb, const float *restrict X, const float *rest
           const int gc = j * 4096 + ci;
           const float *ptr = base + gc;
           x_2[ci] = ok && gc < C ? ptr[0] : 0.0f;
+          ss[ci] = ss[ci] + x_2[ci] * x_2[ci];
         }
       }
-      // rmsnorm.lua:45: k:assign(ss, ss + k:reduce_sum(x * x, 2))
-      float t17[1];
-      t17[0] = 0.0f;
-      for (int ci = 0; ci < 4096; ++ci) {
-        t17[0] = t17[0] + x_2[ci] * x_2[ci];
-      }
-      ss[0] = ss[0] + t17[0];
     }
-    // rmsnorm.lua:47: local rstd = tile.rsqrt(ss / p.C + p.eps)
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    for (int ci = 0; ci < 4096; ++ci) {
+      t18[0] = t18[0] + ss[ci];
+    }
     float rstd_2[1];
-    rstd_2[0] = lt_rsqrtf(ss[0] / (float)C + eps);
-    // rmsnorm.lua:48: k:serial(0, nchunks, function(j)
+    rstd_2[0] = lt_rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[4096];
       {
         const bool ok = rb < R;
@@ -141,7 +142,7 @@ static void rmsnorm_f32_block(int rb, const float *restrict X, const float *rest
           x_3[ci] = ok && gc < C ? ptr[0] : 0.0f;
         }
       }
-      // rmsnorm.lua:50: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4096];
       {
         const float *base = W;
@@ -151,7 +152,7 @@ static void rmsnorm_f32_block(int rb, const float *restrict X, const float *rest
           w_2[ci] = gc < C ? ptr[0] : 0.0f;
         }
       }
-      // rmsnorm.lua:51: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;

@@ -45,8 +45,8 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t14_red[1][8];
-  __shared__ float t21_red[1][8];
-  __shared__ float t29_red[1][8];
+  __shared__ float t22_red[1][8];
+  __shared__ float t30_red[1][8];
   // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // layernorm.lua:39: k:when(nchunks:eq(1), function()
@@ -196,12 +196,18 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
       }
     }
   } else {
-    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
-    float sum[1];
-    sum[0] = 0.0f;
-    // layernorm.lua:52: k:serial(0, nchunks, function(j)
+    // layernorm.lua:53: local sum = k:fragment("f32", { c.RB, c.BC }, 0)
+    float sum[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        sum[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -221,42 +227,49 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
               x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            sum[ci * 4 + vi] = sum[ci * 4 + vi] + x_2[ci * 4 + vi];
+          }
         }
       }
-      lt_syncthreads();
-      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t21[1];
-      t21[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t21[0] = t21[0] + x_2[ci * 4 + vi];
-        }
-      }
-      t21[0] = t21[0] + __shfl_xor(t21[0], 16);
-      t21[0] = t21[0] + __shfl_xor(t21[0], 8);
-      t21[0] = t21[0] + __shfl_xor(t21[0], 4);
-      t21[0] = t21[0] + __shfl_xor(t21[0], 2);
-      t21[0] = t21[0] + __shfl_xor(t21[0], 1);
-      if (tid % 32 == 0) {
-        t21_red[0][tid / 32] = t21[0];
-      }
-      lt_syncthreads();
-      t21[0] = t21_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:56: local mean = sum / p.C
+    // layernorm.lua:58: local mean = k:reduce_sum(sum, 2) / p.C
+    float t22[1];
+    t22[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t22[0] = t22[0] + sum[ci * 4 + vi];
+      }
+    }
+    t22[0] = t22[0] + __shfl_xor(t22[0], 16);
+    t22[0] = t22[0] + __shfl_xor(t22[0], 8);
+    t22[0] = t22[0] + __shfl_xor(t22[0], 4);
+    t22[0] = t22[0] + __shfl_xor(t22[0], 2);
+    t22[0] = t22[0] + __shfl_xor(t22[0], 1);
+    if (tid % 32 == 0) {
+      t22_red[0][tid / 32] = t22[0];
+    }
+    lt_syncthreads();
+    t22[0] = t22_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t22[0] = t22[0] + t22_red[0][wi];
     float mean_2[1];
-    mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
-    float ssd[1];
-    ssd[0] = 0.0f;
-    // layernorm.lua:58: k:serial(0, nchunks, function(j)
+    mean_2[0] = t22[0] / (float)C;
+    // layernorm.lua:59: local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ssd[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ssd[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:60: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:61: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -278,7 +291,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:62: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -289,37 +302,42 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_3[ci * 4 + vi] - mean_2[0] : 0.0f;
         }
       }
-      lt_syncthreads();
-      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t29[1];
-      t29[0] = 0.0f;
+      // layernorm.lua:64: k:assign(ssd, ssd + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t29[0] = t29[0] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
+          ssd[ci * 4 + vi] = ssd[ci * 4 + vi] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
         }
       }
-      t29[0] = t29[0] + __shfl_xor(t29[0], 16);
-      t29[0] = t29[0] + __shfl_xor(t29[0], 8);
-      t29[0] = t29[0] + __shfl_xor(t29[0], 4);
-      t29[0] = t29[0] + __shfl_xor(t29[0], 2);
-      t29[0] = t29[0] + __shfl_xor(t29[0], 1);
-      if (tid % 32 == 0) {
-        t29_red[0][tid / 32] = t29[0];
-      }
-      lt_syncthreads();
-      t29[0] = t29_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t29[0] = t29[0] + t29_red[0][wi];
-      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:66: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t30[1];
+    t30[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t30[0] = t30[0] + ssd[ci * 4 + vi];
+      }
+    }
+    t30[0] = t30[0] + __shfl_xor(t30[0], 16);
+    t30[0] = t30[0] + __shfl_xor(t30[0], 8);
+    t30[0] = t30[0] + __shfl_xor(t30[0], 4);
+    t30[0] = t30[0] + __shfl_xor(t30[0], 2);
+    t30[0] = t30[0] + __shfl_xor(t30[0], 1);
+    if (tid % 32 == 0) {
+      t30_red[0][tid / 32] = t30[0];
+    }
+    lt_syncthreads();
+    t30[0] = t30_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t30[0] = t30[0] + t30_red[0][wi];
     float rstd_2[1];
-    rstd_2[0] = rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:65: k:serial(0, nchunks, function(j)
+    rstd_2[0] = rsqrtf(t30[0] / (float)C + eps);
+    // layernorm.lua:67: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:68: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_4[16];
       {
         const bool ok = rb < R;
@@ -341,7 +359,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:69: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -362,7 +380,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:70: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -383,7 +401,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:71: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;

@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
-  __shared__ float t17_red[1][4];
+  __shared__ float t18_red[1][4];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
@@ -139,12 +139,18 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
       }
     }
   } else {
-    // rmsnorm.lua:42: local ss = k:fragment("f32", { c.RB, 1 }, 0)
-    float ss[1];
-    ss[0] = 0.0f;
-    // rmsnorm.lua:43: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:44: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -164,40 +170,41 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
               x_2[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
             }
           }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
         }
       }
-      lt_syncthreads();
-      // rmsnorm.lua:45: k:assign(ss, ss + k:reduce_sum(x * x, 2))
-      float t17[1];
-      t17[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t17[0] = t17[0] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-        }
-      }
-      t17[0] = t17[0] + __shfl_xor(t17[0], 32);
-      t17[0] = t17[0] + __shfl_xor(t17[0], 16);
-      t17[0] = t17[0] + __shfl_xor(t17[0], 8);
-      t17[0] = t17[0] + __shfl_xor(t17[0], 4);
-      t17[0] = t17[0] + __shfl_xor(t17[0], 2);
-      t17[0] = t17[0] + __shfl_xor(t17[0], 1);
-      if (tid % 64 == 0) {
-        t17_red[0][tid / 64] = t17[0];
-      }
-      lt_syncthreads();
-      t17[0] = t17_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t17[0] = t17[0] + t17_red[0][wi];
-      ss[0] = ss[0] + t17[0];
     }
-    // rmsnorm.lua:47: local rstd = tile.rsqrt(ss / p.C + p.eps)
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor(t18[0], 32);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 1);
+    if (tid % 64 == 0) {
+      t18_red[0][tid / 64] = t18[0];
+    }
+    lt_syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
-    rstd_2[0] = rsqrtf(ss[0] / (float)C + eps);
-    // rmsnorm.lua:48: k:serial(0, nchunks, function(j)
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -219,7 +226,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
           }
         }
       }
-      // rmsnorm.lua:50: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const lt_bf16 *base = W;
@@ -240,7 +247,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
           }
         }
       }
-      // rmsnorm.lua:51: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;

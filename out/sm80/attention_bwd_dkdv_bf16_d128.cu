@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + ri * 8 + tid / 16) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + ri * 8 + tid / 16) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + ri * 8 + tid / 16) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + ri * 8 + tid / 16) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll

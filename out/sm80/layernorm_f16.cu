@@ -30,8 +30,8 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t14_red[1][8];
-  __shared__ float t21_red[1][8];
-  __shared__ float t29_red[1][8];
+  __shared__ float t22_red[1][8];
+  __shared__ float t30_red[1][8];
   // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // layernorm.lua:39: k:when(nchunks:eq(1), function()
@@ -181,12 +181,18 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
       }
     }
   } else {
-    // layernorm.lua:51: local sum = k:fragment("f32", { c.RB, 1 }, 0)
-    float sum[1];
-    sum[0] = 0.0f;
-    // layernorm.lua:52: k:serial(0, nchunks, function(j)
+    // layernorm.lua:53: local sum = k:fragment("f32", { c.RB, c.BC }, 0)
+    float sum[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        sum[ci * 8 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:53: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -206,42 +212,49 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            sum[ci * 8 + vi] = sum[ci * 8 + vi] + x_2[ci * 8 + vi];
+          }
         }
       }
-      __syncthreads();
-      // layernorm.lua:54: k:assign(sum, sum + k:reduce_sum(x, 2))
-      float t21[1];
-      t21[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t21[0] = t21[0] + x_2[ci * 8 + vi];
-        }
-      }
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
-      if (tid % 32 == 0) {
-        t21_red[0][tid / 32] = t21[0];
-      }
-      __syncthreads();
-      t21[0] = t21_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      sum[0] = sum[0] + t21[0];
     }
-    // layernorm.lua:56: local mean = sum / p.C
+    // layernorm.lua:58: local mean = k:reduce_sum(sum, 2) / p.C
+    float t22[1];
+    t22[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t22[0] = t22[0] + sum[ci * 8 + vi];
+      }
+    }
+    t22[0] = t22[0] + __shfl_xor_sync(0xffffffffu, t22[0], 16);
+    t22[0] = t22[0] + __shfl_xor_sync(0xffffffffu, t22[0], 8);
+    t22[0] = t22[0] + __shfl_xor_sync(0xffffffffu, t22[0], 4);
+    t22[0] = t22[0] + __shfl_xor_sync(0xffffffffu, t22[0], 2);
+    t22[0] = t22[0] + __shfl_xor_sync(0xffffffffu, t22[0], 1);
+    if (tid % 32 == 0) {
+      t22_red[0][tid / 32] = t22[0];
+    }
+    __syncthreads();
+    t22[0] = t22_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t22[0] = t22[0] + t22_red[0][wi];
     float mean_2[1];
-    mean_2[0] = sum[0] / (float)C;
-    // layernorm.lua:57: local ssd = k:fragment("f32", { c.RB, 1 }, 0)
-    float ssd[1];
-    ssd[0] = 0.0f;
-    // layernorm.lua:58: k:serial(0, nchunks, function(j)
+    mean_2[0] = t22[0] / (float)C;
+    // layernorm.lua:59: local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ssd[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ssd[ci * 8 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:60: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:59: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:61: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -263,7 +276,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
           }
         }
       }
-      // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:62: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -274,37 +287,42 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_3[ci * 8 + vi] - mean_2[0] : 0.0f;
         }
       }
-      __syncthreads();
-      // layernorm.lua:62: k:assign(ssd, ssd + k:reduce_sum(d * d, 2))
-      float t29[1];
-      t29[0] = 0.0f;
+      // layernorm.lua:64: k:assign(ssd, ssd + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t29[0] = t29[0] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
+          ssd[ci * 8 + vi] = ssd[ci * 8 + vi] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
         }
       }
-      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 16);
-      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 8);
-      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 4);
-      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 2);
-      t29[0] = t29[0] + __shfl_xor_sync(0xffffffffu, t29[0], 1);
-      if (tid % 32 == 0) {
-        t29_red[0][tid / 32] = t29[0];
-      }
-      __syncthreads();
-      t29[0] = t29_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t29[0] = t29[0] + t29_red[0][wi];
-      ssd[0] = ssd[0] + t29[0];
     }
-    // layernorm.lua:64: local rstd = tile.rsqrt(ssd / p.C + p.eps)
+    // layernorm.lua:66: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t30[1];
+    t30[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t30[0] = t30[0] + ssd[ci * 8 + vi];
+      }
+    }
+    t30[0] = t30[0] + __shfl_xor_sync(0xffffffffu, t30[0], 16);
+    t30[0] = t30[0] + __shfl_xor_sync(0xffffffffu, t30[0], 8);
+    t30[0] = t30[0] + __shfl_xor_sync(0xffffffffu, t30[0], 4);
+    t30[0] = t30[0] + __shfl_xor_sync(0xffffffffu, t30[0], 2);
+    t30[0] = t30[0] + __shfl_xor_sync(0xffffffffu, t30[0], 1);
+    if (tid % 32 == 0) {
+      t30_red[0][tid / 32] = t30[0];
+    }
+    __syncthreads();
+    t30[0] = t30_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t30[0] = t30[0] + t30_red[0][wi];
     float rstd_2[1];
-    rstd_2[0] = rsqrtf(ssd[0] / (float)C + eps);
-    // layernorm.lua:65: k:serial(0, nchunks, function(j)
+    rstd_2[0] = rsqrtf(t30[0] / (float)C + eps);
+    // layernorm.lua:67: k:serial(0, nchunks, function(j)
     for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:66: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:68: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
       float x_4[16];
       {
         const bool ok = rb < R;
@@ -326,7 +344,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
           }
         }
       }
-      // layernorm.lua:67: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:69: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -347,7 +365,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
           }
         }
       }
-      // layernorm.lua:68: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:70: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const __half *base = B;
@@ -368,7 +386,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_kernel(const __half *__rest
           }
         }
       }
-      // layernorm.lua:69: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:71: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;

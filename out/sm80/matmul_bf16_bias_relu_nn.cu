@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_nn_kernel(const __n
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 32 + tid / 8) * lda + kt * 64 + tid % 8 * 8, 16);
+            lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_nn_kernel(const __n
         if (ok && bn * 256 >= 0 && kt * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_nn_kernel(const __n
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + ri * 32 + tid / 8) * lda + kt_next * 64 + tid % 8 * 8, 16);
+            lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt_next * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_relu_nn_kernel(const __n
         if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 8 + tid / 32) * ldb + bn * 256 + tid % 32 * 8, 16);
+            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll

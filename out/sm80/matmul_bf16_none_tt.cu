@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_kernel(const __nv_bfl
         if (ok && bm * 128 >= 0 && kt * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
+            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_kernel(const __nv_bfl
         if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bn * 256 + ri * 32 + tid / 8) * ldb + kt * 64 + tid % 8 * 8, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_kernel(const __nv_bfl
         if (ok && bm * 128 >= 0 && kt_next * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + ri * 16 + tid / 16) * lda + bm * 128 + tid % 16 * 8, 16);
+            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_kernel(const __nv_bfl
         if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bn * 256 + ri * 32 + tid / 8) * ldb + kt_next * 64 + tid % 8 * 8, 16);
+            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt_next * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll

@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + ri * 16 + tid / 16) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + ri * 16 + tid / 16) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + ri * 16 + tid / 16) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + ri * 16 + tid / 16) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll

@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + ri * 8 + tid / 16) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + ri * 8 + tid / 16) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -273,7 +273,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + ri * 8 + tid / 16) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + ri * 8 + tid / 16) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll

@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_nt_kernel(const floa
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bm * 128 + ri * 64 + tid / 4) * lda + kt * 16 + tid % 4 * 4, 16);
+            lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bm * 128 + tid / 4) * lda + (int64_t)(ri * 64) * lda + kt * 16 + tid % 4 * 4, 16);
           }
         } else {
           #pragma unroll
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_nt_kernel(const floa
         if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bn * 256 + ri * 64 + tid / 4) * ldb + kt * 16 + tid % 4 * 4, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bn * 256 + tid / 4) * ldb + (int64_t)(ri * 64) * ldb + kt * 16 + tid % 4 * 4, 16);
           }
         } else {
           #pragma unroll
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_nt_kernel(const floa
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bm * 128 + ri * 64 + tid / 4) * lda + kt_next * 16 + tid % 4 * 4, 16);
+            lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bm * 128 + tid / 4) * lda + (int64_t)(ri * 64) * lda + kt_next * 16 + tid % 4 * 4, 16);
           }
         } else {
           #pragma unroll
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_nt_kernel(const floa
         if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt_next * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bn * 256 + ri * 64 + tid / 4) * ldb + kt_next * 16 + tid % 4 * 4, 16);
+            lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], base + (int64_t)(bn * 256 + tid / 4) * ldb + (int64_t)(ri * 64) * ldb + kt_next * 16 + tid % 4 * 4, 16);
           }
         } else {
           #pragma unroll
