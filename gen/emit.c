@@ -1432,6 +1432,40 @@ Output ltE_emit(Kernel *k, const Target *t, int emulate) {
   return out;
 }
 
+/* --explain lines of the gemms and pipelined loops in block bl: the
+** instruction each gemm became and how its warps split the tile, and the
+** depth and kind of each pipeline.  Counts them in *ngemm and *npipe. */
+static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *npipe) {
+  for (const Stmt *s = bl->first; s; s = s->next) {
+    if (s->kind == S_GEMM) {
+      const Layout *l = s->dst->layout;
+      const char *a = s->areg ? ltU_fmt("registers %s", s->areg->name) : s->shared->name;
+      ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
+                 ltP_mma_name(l->mma), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
+                 s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
+      if (l->mma != MMA_FMA)
+        ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
+                   l->wtm, l->wtn, l->im, l->in);
+      ltU_put(b, "\n");
+      (*ngemm)++;
+    }
+    if (s->kind == S_FOR && s->stages > 1) {
+      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s\n", e->base, s->line, s->stages,
+                 e->t->async_copy ? "a ring of shared-memory stages filled by cp.async, one commit group a stage"
+                                  : "the next tile loaded into registers while this one is used, then stored to "
+                                    "the next stage");
+      (*npipe)++;
+    } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that pipeline.c made plain */
+      ltU_printf(b, "  pipeline (%s:%d): none on this target, the loop runs one tile at a time (%s)\n", e->base,
+                 s->line, gpu(e) ? "no asynchronous copy here; a register-prefetch double buffer is not built yet"
+                                 : "one thread a block: nothing to overlap");
+      (*npipe)++;
+    }
+    explain_ops(e, &s->body, b, ngemm, npipe);
+    explain_ops(e, &s->orelse, b, ngemm, npipe);
+  }
+}
+
 /* --explain: the plan of kernel k on target t, for a person. */
 void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   name_syms(k);
@@ -1441,11 +1475,17 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   ltU_put(b, "  grid:");
   for (int i = 0; i < k->ngrid; i++) ltU_printf(b, " %s%s", i ? "x " : "", itext(&e, k->grid[i]->extent));
   ltU_printf(b, " programs; block: %d thread%s (%d-lane warps)\n", k->threads, k->threads > 1 ? "s" : "", t->warp);
-  for (const Layout *l = k->layouts; l; l = l->next)
+  for (const Layout *l = k->layouts; l; l = l->next) {
+    if (l->mma != MMA_FMA) {
+      ltU_printf(b, "  register tile [%d, %d]: %s accumulator, per warp [%d, %d], each thread holds %d elements\n",
+                 l->rows, l->cols, ltP_mma_name(l->mma), l->wtm, l->wtn, l->nr * l->nc * l->vec);
+      continue;
+    }
     ltU_printf(b, "  register tile [%d, %d]: %d x %d threads (rows x cols), each holds %d row%s x %d chunk%s of %d "
                   "column%s = %d elements\n",
                l->rows, l->cols, l->tr, l->tc, l->nr, l->nr > 1 ? "s" : "", l->nc, l->nc > 1 ? "s" : "", l->vec,
                l->vec > 1 ? "s" : "", l->nr * l->nc * l->vec);
+  }
   ltU_printf(b, "  shared memory: %d bytes\n", k->smem_bytes);
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
@@ -1453,5 +1493,8 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
       ltU_printf(b, "    %s: %s [%d, %d], %d bytes at %d%s\n", s->name, ltI_dtypes[s->dt].name, s->shape[0],
                  s->shape[1], s->smem_bytes, s->smem_offset, s->scratch ? " (reduction scratch)" : "");
   }
-  ltU_put(b, "  matrix instruction: none (no gemm); pipeline: none (no k:pipelined loop)\n");
+  int ngemm = 0, npipe = 0;
+  explain_ops(&e, &k->body, b, &ngemm, &npipe);
+  if (!ngemm) ltU_put(b, "  matrix instruction: none (no gemm)\n");
+  if (!npipe) ltU_put(b, "  pipeline: none (no k:pipelined loop)\n");
 }
