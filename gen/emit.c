@@ -33,6 +33,7 @@ typedef struct E {
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
+  int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -202,9 +203,8 @@ static void const_text(Buf *o, double v, Dtype dt) {
 }
 
 static void sym_text(E *e, Buf *o, const Sym *s, const Ctx *c) {
-  (void)e;
   if (s->rank == 0) {
-    ltU_put(o, s->name);
+    ltU_printf(o, e->wide && s->kind == SYM_SIZE ? "(int64_t)%s" : "%s", s->name);
     return;
   }
   ltU_printf(o, "%s[%s]", s->name, reg_index(c, s->shape));
@@ -1286,7 +1286,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
   line(e, "{");
   e->depth++;
   if (!gpu(e)) line(e, "(void)stream;");
-  Buf nulls = {0}, sizes = {0}, align = {0};
+  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0};
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR) {
@@ -1295,18 +1295,24 @@ static void emit_launcher(E *e, Sym **ps, int n) {
         ltU_printf(&align, "%s(uintptr_t)%s %% %d != 0", align.n ? " || " : "", s->name, ltI_dtypes[s->dt].bytes);
     } else if (s->kind == SYM_SIZE) {
       ltU_printf(&sizes, "%s%s <= 0", sizes.n ? " || " : "", s->name);
+      ltU_printf(&big, "%s%s > %d", big.n ? " || " : "", s->name, LT_MAX_SIZE);
     } else if (s->kind == SYM_STRIDE) {
       ltU_printf(&sizes, "%s%s < 0", sizes.n ? " || " : "", s->name);
     }
   }
   if (nulls.n) line(e, "if (%s) return %s;", nulls.p, t->err_invalid);
   if (sizes.n) line(e, "if (%s) return %s;", sizes.p, t->err_invalid);
+  if (big.n)
+    line(e, "if (%s) return %s;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */",
+         big.p, t->err_invalid);
   if (align.n) line(e, "if (%s) return %s;", align.p, t->err_misaligned);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};
   Buf glim = {0};
   for (int i = 0; i < k->ngrid; i++) {
+    e->wide = 1;   /* a product of tile counts can pass 2^31 */
     line(e, "const int64_t %s = %s;", g[i], itext(e, k->grid[i]->extent));
+    e->wide = 0;
     ltU_printf(&glim, "%s%s > %lld", glim.n ? " || " : "", g[i], gpu(e) ? lim[i] : 2147483647LL);
   }
   line(e, "if (%s) return %s;", glim.p, t->err_config);
@@ -1379,7 +1385,7 @@ static const char *header(E *e, Sym **ps, int n) {
       ltU_printf(&h, " *   %-8s %s [%s], %s, %s\n", s->name, ltI_dtypes[s->dt].name, shape_text(&he, s), mem,
                  s->stored ? (s->loaded ? "read and written" : "written") : "read");
     else if (s->kind == SYM_SIZE)
-      ltU_printf(&h, " *   %-8s size, > 0\n", s->name);
+      ltU_printf(&h, " *   %-8s size, 1 to 2^30 - 1\n", s->name);
     else if (s->kind == SYM_STRIDE)
       ltU_printf(&h, " *   %-8s stride in elements, >= 0\n", s->name);
     else

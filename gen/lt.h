@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #define LT_VERSION "0.1.0"
+#define LT_MAX_SIZE 1073741823   /* largest size a launcher takes: 2^30 - 1 */
 #define LT_EMU_EXT ".emu.cpp"   /* gen --emulate's source files */
 
 /* ---- util.c: arena, growable strings, errors ---- */

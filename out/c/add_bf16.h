@@ -8,7 +8,7 @@
  *   X        bf16 [N], host pointer, read
  *   Y        bf16 [N], host pointer, read
  *   Z        bf16 [N], host pointer, written
- *   N        size, > 0
+ *   N        size, 1 to 2^30 - 1
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
  * Build: cc -O2 -std=c11 -c add_bf16.c

@@ -94,8 +94,9 @@ int add_f16(const void *X, const void *Y, void *Z, int N, void *stream)
   (void)stream;
   if (X == NULL || Y == NULL || Z == NULL) return 1;
   if (N <= 0) return 1;
+  if (N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Z % 2 != 0) return 1;
-  const int64_t grid_x = (N + 4096 - 1) / 4096;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
   if (grid_x > 2147483647) return 1;
   for (int i = 0; i < grid_x; ++i)
     add_f16_block(i, (const lt_f16 *)X, (const lt_f16 *)Y, (lt_f16 *)Z, N);

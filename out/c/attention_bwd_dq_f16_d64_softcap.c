@@ -332,9 +332,10 @@ int attention_bwd_dq_f16_d64_softcap(const void *Q, const void *K, const void *V
   (void)stream;
   if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dQ == NULL) return 1;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return 1;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return 1;
-  const int64_t grid_x = (Sq + 64 - 1) / 64;
-  const int64_t grid_y = B * Hq;
+  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bh = 0; bh < grid_y; ++bh)
     for (int pid = 0; pid < grid_x; ++pid)

@@ -115,9 +115,10 @@ int attention_bwd_pre_bf16_d256(const void *O, const void *dO, void *Delta, int 
   (void)stream;
   if (O == NULL || dO == NULL || Delta == NULL) return 1;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sob < 0 || soh < 0 || sos < 0 || sdob < 0 || sdoh < 0 || sdos < 0) return 1;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)O % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)Delta % 4 != 0) return 1;
-  const int64_t grid_x = (Sq + 32 - 1) / 32;
-  const int64_t grid_y = B * Hq;
+  const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bh = 0; bh < grid_y; ++bh)
     for (int qb = 0; qb < grid_x; ++qb)

@@ -107,9 +107,10 @@ int bias_gelu_f16(const void *X, const void *B, void *Y, int M, int N, void *str
   (void)stream;
   if (X == NULL || B == NULL || Y == NULL) return 1;
   if (M <= 0 || N <= 0) return 1;
+  if (M > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return 1;
-  const int64_t grid_x = (N + 512 - 1) / 512;
-  const int64_t grid_y = (M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)N + 512 - 1) / 512;
+  const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bm = 0; bm < grid_y; ++bm)
     for (int bn = 0; bn < grid_x; ++bn)

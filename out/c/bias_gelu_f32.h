@@ -8,8 +8,8 @@
  *   X        f32 [M, N], host pointer, read
  *   B        f32 [N], host pointer, read
  *   Y        f32 [M, N], host pointer, written
- *   M        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
  * Build: cc -O2 -std=c11 -c bias_gelu_f32.c

@@ -172,9 +172,10 @@ int matmul_f16_bias_gelu_tt(const void *C0, const void *A, const void *B, void *
   (void)stream;
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return 1;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return 1;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return 1;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
-  const int64_t grid_y = batch;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int b = 0; b < grid_y; ++b)
     for (int pid = 0; pid < grid_x; ++pid)

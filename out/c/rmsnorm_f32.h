@@ -8,8 +8,8 @@
  *   X        f32 [R, C], host pointer, read
  *   W        f32 [C], host pointer, read
  *   Y        f32 [R, C], host pointer, written
- *   R        size, > 0
- *   C        size, > 0
+ *   R        size, 1 to 2^30 - 1
+ *   C        size, 1 to 2^30 - 1
  *   eps      f32 scalar
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.

@@ -7,8 +7,8 @@
  * int softmax_bf16(const void *X, void *Y, int R, int C, void *stream)
  *   X        bf16 [R, C], host pointer, read
  *   Y        bf16 [R, C], host pointer, written
- *   R        size, > 0
- *   C        size, > 0
+ *   R        size, 1 to 2^30 - 1
+ *   C        size, 1 to 2^30 - 1
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
  * Build: cc -O2 -std=c11 -c softmax_bf16.c

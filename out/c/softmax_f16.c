@@ -175,8 +175,9 @@ int softmax_f16(const void *X, void *Y, int R, int C, void *stream)
   (void)stream;
   if (X == NULL || Y == NULL) return 1;
   if (R <= 0 || C <= 0) return 1;
+  if (R > 1073741823 || C > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return 1;
-  const int64_t grid_x = (R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return 1;
   for (int rb = 0; rb < grid_x; ++rb)
     softmax_f16_block(rb, (const lt_f16 *)X, (lt_f16 *)Y, R, C);

@@ -8,7 +8,7 @@
  *   X        bf16 [N], device pointer, read
  *   Y        bf16 [N], device pointer, read
  *   Z        bf16 [N], device pointer, written
- *   N        size, > 0
+ *   N        size, 1 to 2^30 - 1
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,

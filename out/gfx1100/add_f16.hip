@@ -112,8 +112,9 @@ extern "C" int add_f16(const void *X, const void *Y, void *Z, int N, void *strea
 {
   if (X == NULL || Y == NULL || Z == NULL) return hipErrorInvalidValue;
   if (N <= 0) return hipErrorInvalidValue;
+  if (N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Z % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (N + 4096 - 1) / 4096;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   add_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)Y, (_Float16 *)Z, N);

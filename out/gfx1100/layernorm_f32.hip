@@ -431,8 +431,9 @@ extern "C" int layernorm_f32(const void *X, const void *W, const void *B, void *
 {
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return hipErrorInvalidValue;
   if (R <= 0 || C <= 0) return hipErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   layernorm_f32_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);

@@ -451,9 +451,10 @@ extern "C" int attention_f16_d32_softcap(const void *Q, const void *K, const voi
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (Sq + 128 - 1) / 128;
-  const int64_t grid_y = B * Hq;
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_f16_d32_softcap_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (_Float16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);

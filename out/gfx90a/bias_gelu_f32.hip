@@ -123,9 +123,10 @@ extern "C" int bias_gelu_f32(const void *X, const void *B, void *Y, int M, int N
 {
   if (X == NULL || B == NULL || Y == NULL) return hipErrorInvalidValue;
   if (M <= 0 || N <= 0) return hipErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (N + 512 - 1) / 512;
-  const int64_t grid_y = (M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)N + 512 - 1) / 512;
+  const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   bias_gelu_f32_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);

@@ -9,10 +9,10 @@
  *   A        f32 [batch, K, M], device pointer, read
  *   B        f32 [batch, K, N], device pointer, read
  *   C        f32 [batch, M, N], device pointer, written
- *   batch    size, > 0
- *   M        size, > 0
- *   N        size, > 0
- *   K        size, > 0
+ *   batch    size, 1 to 2^30 - 1
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
+ *   K        size, 1 to 2^30 - 1
  *   sc       stride in elements, >= 0
  *   ldc      stride in elements, >= 0
  *   sa       stride in elements, >= 0

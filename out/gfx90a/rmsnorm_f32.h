@@ -8,8 +8,8 @@
  *   X        f32 [R, C], device pointer, read
  *   W        f32 [C], device pointer, read
  *   Y        f32 [R, C], device pointer, written
- *   R        size, > 0
- *   C        size, > 0
+ *   R        size, 1 to 2^30 - 1
+ *   C        size, 1 to 2^30 - 1
  *   eps      f32 scalar
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a

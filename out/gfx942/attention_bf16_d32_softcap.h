@@ -10,11 +10,11 @@
  *   V        bf16 [B, Hkv, Sk, 32], device pointer, read
  *   O        bf16 [B, Hq, Sq, 32], device pointer, written
  *   LSE      f32 [B, Hq, Sq, 1], device pointer, written
- *   B        size, > 0
- *   Hq       size, > 0
- *   Sq       size, > 0
- *   Hkv      size, > 0
- *   Sk       size, > 0
+ *   B        size, 1 to 2^30 - 1
+ *   Hq       size, 1 to 2^30 - 1
+ *   Sq       size, 1 to 2^30 - 1
+ *   Hkv      size, 1 to 2^30 - 1
+ *   Sk       size, 1 to 2^30 - 1
  *   sqb      stride in elements, >= 0
  *   sqh      stride in elements, >= 0
  *   sqs      stride in elements, >= 0

@@ -8,9 +8,9 @@
  *   O        bf16 [B, Hq, Sq, 64], device pointer, read
  *   dO       bf16 [B, Hq, Sq, 64], device pointer, read
  *   Delta    f32 [B, Hq, Sq, 1], device pointer, written
- *   B        size, > 0
- *   Hq       size, > 0
- *   Sq       size, > 0
+ *   B        size, 1 to 2^30 - 1
+ *   Hq       size, 1 to 2^30 - 1
+ *   Sq       size, 1 to 2^30 - 1
  *   sob      stride in elements, >= 0
  *   soh      stride in elements, >= 0
  *   sos      stride in elements, >= 0

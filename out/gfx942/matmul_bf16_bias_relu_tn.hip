@@ -284,9 +284,10 @@ extern "C" int matmul_bf16_bias_relu_tn(const void *C0, const void *A, const voi
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return hipErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return hipErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
-  const int64_t grid_y = batch;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   matmul_bf16_bias_relu_tn_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)C0, (const lt_bf16 *)A, (const lt_bf16 *)B, (lt_bf16 *)C, (const lt_bf16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);

@@ -10,10 +10,10 @@
  *   B        bf16 [batch, N, K], device pointer, read
  *   C        bf16 [batch, M, N], device pointer, written
  *   bias     bf16 [N], device pointer, read
- *   batch    size, > 0
- *   M        size, > 0
- *   N        size, > 0
- *   K        size, > 0
+ *   batch    size, 1 to 2^30 - 1
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
+ *   K        size, 1 to 2^30 - 1
  *   sc       stride in elements, >= 0
  *   ldc      stride in elements, >= 0
  *   sa       stride in elements, >= 0

@@ -10,10 +10,10 @@
  *   B        f32 [batch, N, K], device pointer, read
  *   C        f32 [batch, M, N], device pointer, written
  *   bias     f32 [N], device pointer, read
- *   batch    size, > 0
- *   M        size, > 0
- *   N        size, > 0
- *   K        size, > 0
+ *   batch    size, 1 to 2^30 - 1
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
+ *   K        size, 1 to 2^30 - 1
  *   sc       stride in elements, >= 0
  *   ldc      stride in elements, >= 0
  *   sa       stride in elements, >= 0

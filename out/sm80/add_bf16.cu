@@ -97,8 +97,9 @@ extern "C" int add_bf16(const void *X, const void *Y, void *Z, int N, void *stre
 {
   if (X == NULL || Y == NULL || Z == NULL) return cudaErrorInvalidValue;
   if (N <= 0) return cudaErrorInvalidValue;
+  if (N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Z % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (N + 4096 - 1) / 4096;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   add_bf16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)Y, (__nv_bfloat16 *)Z, N);

@@ -118,9 +118,10 @@ extern "C" int attention_bwd_pre_bf16_d64(const void *O, const void *dO, void *D
 {
   if (O == NULL || dO == NULL || Delta == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sob < 0 || soh < 0 || sos < 0 || sdob < 0 || sdoh < 0 || sdos < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)O % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)Delta % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (Sq + 32 - 1) / 32;
-  const int64_t grid_y = B * Hq;
+  const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_bwd_pre_bf16_d64_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)O, (const __nv_bfloat16 *)dO, (float *)Delta, B, Hq, Sq, sob, soh, sos, sdob, sdoh, sdos);

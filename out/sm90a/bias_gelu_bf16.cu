@@ -108,9 +108,10 @@ extern "C" int bias_gelu_bf16(const void *X, const void *B, void *Y, int M, int 
 {
   if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (N + 512 - 1) / 512;
-  const int64_t grid_y = (M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)N + 512 - 1) / 512;
+  const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   bias_gelu_bf16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);

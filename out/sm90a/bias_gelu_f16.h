@@ -8,8 +8,8 @@
  *   X        f16 [M, N], device pointer, read
  *   B        f16 [N], device pointer, read
  *   Y        f16 [M, N], device pointer, written
- *   M        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,

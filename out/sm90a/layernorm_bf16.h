@@ -9,8 +9,8 @@
  *   W        bf16 [C], device pointer, read
  *   B        bf16 [C], device pointer, read
  *   Y        bf16 [R, C], device pointer, written
- *   R        size, > 0
- *   C        size, > 0
+ *   R        size, 1 to 2^30 - 1
+ *   C        size, 1 to 2^30 - 1
  *   eps      f32 scalar
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a

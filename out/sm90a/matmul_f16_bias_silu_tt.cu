@@ -398,9 +398,10 @@ extern "C" int matmul_f16_bias_silu_tt(const void *C0, const void *A, const void
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
-  const int64_t grid_y = batch;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */

@@ -232,8 +232,9 @@ extern "C" int rmsnorm_bf16(const void *X, const void *W, void *Y, int R, int C,
 {
   if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (R + 2 - 1) / 2;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   rmsnorm_bf16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);

@@ -7,8 +7,8 @@
  * int softmax_f32(const void *X, void *Y, int R, int C, void *stream)
  *   X        f32 [R, C], device pointer, read
  *   Y        f32 [R, C], device pointer, written
- *   R        size, > 0
- *   C        size, > 0
+ *   R        size, 1 to 2^30 - 1
+ *   C        size, 1 to 2^30 - 1
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,

@@ -50,8 +50,9 @@ static void test_add(int dt, AddFn fn) {
   char name[64];
   snprintf(name, sizeof name, "cpu add_%s rejects bad arguments", dname[dt]);
   int buf[4];
-  status(name, fn(NULL, buf, buf, 4, NULL) != 0 && fn(buf, buf, buf, 0, NULL) != 0 && fn(buf, buf, buf, -3, NULL) != 0,
-         "a null pointer or a size <= 0 was accepted");
+  status(name, fn(NULL, buf, buf, 4, NULL) != 0 && fn(buf, buf, buf, 0, NULL) != 0 && fn(buf, buf, buf, -3, NULL) != 0 &&
+                   fn(buf, buf, buf, 1 << 30, NULL) != 0 && fn(buf, buf, buf, 2147483647, NULL) != 0,
+         "a null pointer, a size <= 0 or a size >= 2^30 (int index overflow) was accepted");
 }
 
 static void test_bias_gelu(int dt, BiasFn fn) {

@@ -132,8 +132,9 @@ int colsum_smem(const void *X, void *S, void *RS, int M, int N, int NB, void *st
   (void)stream;
   if (X == NULL || S == NULL || RS == NULL) return 1;
   if (M <= 0 || N <= 0 || NB <= 0) return 1;
+  if (M > 1073741823 || N > 1073741823 || NB > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)S % 4 != 0 || (uintptr_t)RS % 4 != 0) return 1;
-  const int64_t grid_x = (N + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)N + 64 - 1) / 64;
   if (grid_x > 2147483647) return 1;
   for (int bn = 0; bn < grid_x; ++bn)
     colsum_smem_block(bn, (const float *)X, (float *)S, (float *)RS, M, N, NB);

@@ -139,9 +139,10 @@ int index_math(const void *A, void *O, void *F, int M, int N, int64_t so_m, int6
   (void)stream;
   if (A == NULL || O == NULL || F == NULL) return 1;
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return 1;
+  if (M > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return 1;
-  const int64_t grid_x = (M + 8 - 1) / 8;
-  const int64_t grid_y = (N + 32 - 1) / 32;
+  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8;
+  const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bn = 0; bn < grid_y; ++bn)
     for (int bm = 0; bm < grid_x; ++bm)

@@ -187,8 +187,9 @@ int row_l2norm_f16(const void *X, void *Y, void *Amax, int R, int C, void *strea
   (void)stream;
   if (X == NULL || Y == NULL || Amax == NULL) return 1;
   if (R <= 0 || C <= 0) return 1;
+  if (R > 1073741823 || C > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Amax % 4 != 0) return 1;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (int64_t)R;
   if (grid_x > 2147483647) return 1;
   for (int row = 0; row < grid_x; ++row)
     row_l2norm_f16_block(row, (const lt_f16 *)X, (lt_f16 *)Y, (float *)Amax, R, C);

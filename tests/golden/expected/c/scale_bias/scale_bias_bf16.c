@@ -100,9 +100,10 @@ int scale_bias_bf16(const void *X, const void *B, void *Y, int M, int N, float a
   (void)stream;
   if (X == NULL || B == NULL || Y == NULL) return 1;
   if (M <= 0 || N <= 0) return 1;
+  if (M > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return 1;
-  const int64_t grid_x = (N + 256 - 1) / 256;
-  const int64_t grid_y = (M + 4 - 1) / 4;
+  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
+  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bm = 0; bm < grid_y; ++bm)
     for (int bn = 0; bn < grid_x; ++bn)

@@ -121,9 +121,10 @@ int tiny_gemm(const void *A, const void *B, void *C, int M, int K, int N, void *
   (void)stream;
   if (A == NULL || B == NULL || C == NULL) return 1;
   if (M <= 0 || K <= 0 || N <= 0) return 1;
+  if (M > 1073741823 || K > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return 1;
-  const int64_t grid_x = (M + 64 - 1) / 64;
-  const int64_t grid_y = (N + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64;
+  const int64_t grid_y = ((int64_t)N + 64 - 1) / 64;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bn = 0; bn < grid_y; ++bn)
     for (int bm = 0; bm < grid_x; ++bm)

@@ -8,9 +8,9 @@
  *   A        f16 [M, K], host pointer, read
  *   B        f16 [N, K], host pointer, read
  *   C        f16 [M, N], host pointer, written
- *   M        size, > 0
- *   K        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   K        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
  * Build: cc -O2 -std=c11 -c tiny_gemm.c

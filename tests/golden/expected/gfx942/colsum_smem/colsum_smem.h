@@ -8,9 +8,9 @@
  *   X        f32 [M, N], device pointer, read
  *   S        f32 [N], device pointer, written
  *   RS       f32 [M, NB], device pointer, written
- *   M        size, > 0
- *   N        size, > 0
- *   NB       size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
+ *   NB       size, 1 to 2^30 - 1
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,

@@ -170,8 +170,9 @@ extern "C" int colsum_smem(const void *X, void *S, void *RS, int M, int N, int N
 {
   if (X == NULL || S == NULL || RS == NULL) return hipErrorInvalidValue;
   if (M <= 0 || N <= 0 || NB <= 0) return hipErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823 || NB > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)S % 4 != 0 || (uintptr_t)RS % 4 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (N + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)N + 64 - 1) / 64;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   colsum_smem_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)X, (float *)S, (float *)RS, M, N, NB);

@@ -8,8 +8,8 @@
  *   X        bf16 [M, N], device pointer, read
  *   B        bf16 [N], device pointer, read
  *   Y        bf16 [M, N], device pointer, written
- *   M        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   alpha    f32 scalar
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a

@@ -108,9 +108,10 @@ extern "C" int scale_bias_bf16(const void *X, const void *B, void *Y, int M, int
 {
   if (X == NULL || B == NULL || Y == NULL) return hipErrorInvalidValue;
   if (M <= 0 || N <= 0) return hipErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (N + 256 - 1) / 256;
-  const int64_t grid_y = (M + 4 - 1) / 4;
+  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
+  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   scale_bias_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)B, (lt_bf16 *)Y, M, N, alpha);

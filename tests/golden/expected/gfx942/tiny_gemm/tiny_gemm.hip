@@ -193,9 +193,10 @@ extern "C" int tiny_gemm(const void *A, const void *B, void *C, int M, int K, in
 {
   if (A == NULL || B == NULL || C == NULL) return hipErrorInvalidValue;
   if (M <= 0 || K <= 0 || N <= 0) return hipErrorInvalidValue;
+  if (M > 1073741823 || K > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = (M + 64 - 1) / 64;
-  const int64_t grid_y = (N + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64;
+  const int64_t grid_y = ((int64_t)N + 64 - 1) / 64;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   tiny_gemm_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)A, (const _Float16 *)B, (_Float16 *)C, M, K, N);

@@ -118,9 +118,10 @@ extern "C" int index_math(const void *A, void *O, void *F, int M, int N, int64_t
 {
   if (A == NULL || O == NULL || F == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 8 - 1) / 8;
-  const int64_t grid_y = (N + 32 - 1) / 32;
+  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8;
+  const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   index_math_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const int *)A, (int *)O, (float *)F, M, N, so_m, sf_m, sf_n);

@@ -8,8 +8,8 @@
  *   A        i32 [M, N], device pointer, read
  *   O        i32 [M, N], device pointer, written
  *   F        f32 [M, N], device pointer, written
- *   M        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   so_m     stride in elements, >= 0
  *   sf_m     stride in elements, >= 0
  *   sf_n     stride in elements, >= 0

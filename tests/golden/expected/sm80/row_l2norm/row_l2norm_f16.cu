@@ -254,8 +254,9 @@ extern "C" int row_l2norm_f16(const void *X, void *Y, void *Amax, int R, int C, 
 {
   if (X == NULL || Y == NULL || Amax == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Amax % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = R;
+  const int64_t grid_x = (int64_t)R;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   row_l2norm_f16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, (float *)Amax, R, C);

@@ -308,9 +308,10 @@ extern "C" int tiny_gemm(const void *A, const void *B, void *C, int M, int K, in
 {
   if (A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || K <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || K > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = (M + 64 - 1) / 64;
-  const int64_t grid_y = (N + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64;
+  const int64_t grid_y = ((int64_t)N + 64 - 1) / 64;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   tiny_gemm_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)A, (const __half *)B, (__half *)C, M, K, N);

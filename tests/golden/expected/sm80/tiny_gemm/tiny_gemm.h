@@ -8,9 +8,9 @@
  *   A        f16 [M, K], device pointer, read
  *   B        f16 [N, K], device pointer, read
  *   C        f16 [M, N], device pointer, written
- *   M        size, > 0
- *   K        size, > 0
- *   N        size, > 0
+ *   M        size, 1 to 2^30 - 1
+ *   K        size, 1 to 2^30 - 1
+ *   N        size, 1 to 2^30 - 1
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
