@@ -17,12 +17,17 @@
 ** Shared memory.  __shared__ arrays become thread_local arrays (one copy
 ** per OS thread, so all fibers of the block share it).  The dynamic shared
 ** memory lt_smem is one thread_local buffer, filled with 0xff bytes (NaN in
-** every float format) at the start of every block.  It has a shadow state
-** per byte: who wrote it (a cp.async of thread T, or a plain store), in
-** which barrier interval, whether a cp.async to it is in flight, who read
-** it with ldmatrix.  The intrinsics keep it; plain stores are found by
-** comparing the buffer with a copy, for the 16 bytes an intrinsic touches
-** and for the whole buffer at every barrier.
+** every float format) at the start of every block.  Shared bytes have a
+** shadow state: who wrote it, who read it since the last barrier, in
+** which barrier interval and after how many warp operations of their
+** warp, whether a cp.async to it is in flight.  The intrinsics (ldmatrix,
+** cp.async) keep it.  Built with clang's load/store tracing (see "plain
+** accesses" below), so do the kernel's plain loads and stores, for lt_smem
+** and the __shared__ arrays alike: a read of a byte not written in this
+** block, or an access racing with another thread's since the last barrier,
+** is reported at its line.  Built without (g++), only lt_smem is tracked,
+** and plain stores are found by comparing the buffer with a copy, for the
+** 16 bytes an intrinsic touches and for the whole buffer at every barrier.
 **
 ** Errors are printed as "FILE:LINE: error: lt_emu: KERNEL, block (x,y,z):
 ** ..." with FILE:LINE the generated source, then that line and the DSL line
@@ -37,7 +42,8 @@
 **                    runs as far ahead of the others as the code allows).  A
 **                    race between threads shows up as results that differ
 **                    between orders.
-**   LT_EMU_TRACK=0   no shadow state for the dynamic shared memory.
+**   LT_EMU_TRACK=0   no shadow state for shared memory (and no checks of
+**                    plain accesses).
 **   LT_EMU_STACK     bytes of stack per GPU thread (default 256 KiB).
 **   LT_EMU_TIMEOUT   seconds: report the running thread and exit after that.
 **   LT_EMU_ABORT=1   abort() at the first error (for a debugger).
@@ -77,8 +83,15 @@
 /* The emulator's own functions: not instrumented by the sanitizers (the
 ** generated kernel code is); a third of the run time under ASan otherwise.
 ** Accesses to the kernel's memory they make go through lt_emu::copy_in
-** (memcpy, which the sanitizer checks) or are range-checked here. */
-#define LT_EMU_FN inline __attribute__((no_sanitize("address", "undefined"), unused))
+** (memcpy, which the sanitizer checks) or are range-checked here.  Under
+** clang not by SanitizerCoverage either: only the kernel's own loads and
+** stores reach the shared-memory hooks (see "plain accesses" below). */
+#if defined(__clang__)
+#define LT_EMU_NO_SANITIZE no_sanitize("address", "undefined", "coverage")
+#else
+#define LT_EMU_NO_SANITIZE no_sanitize("address", "undefined")
+#endif
+#define LT_EMU_FN inline __attribute__((LT_EMU_NO_SANITIZE, unused))
 
 /* Generated code carries "#pragma unroll" for nvcc and hipcc: g++ 13 and
 ** later stop warning about it here (g++ 12 needs -Wno-unknown-pragmas),
@@ -150,6 +163,57 @@ struct dim3 {
 /* Dynamic shared memory (extern __shared__ ... lt_smem[] in a kernel).
 ** inline: one buffer for all translation units. */
 inline thread_local __attribute__((aligned(128))) unsigned char lt_smem[LT_EMU_SMEM_CAP];
+
+/* ------------------------------------------------------------------ */
+/* plain accesses: the SanitizerCoverage hooks                         */
+
+/* Built with clang's -fsanitize-coverage=func,inline-bool-flag,
+** trace-loads,trace-stores (trace-* need one of the coverage kinds; func
+** with inline-bool-flag is the cheapest), every load and store of the
+** kernel code calls __sanitizer_cov_{load,store}{1,2,4,8,16}(addr) first.  Those below pass
+** it to lt_emu_traced, which hands what falls in `lo .. lo + n` (the TLS
+** block of the kernel's module: lt_smem and the __shared__ arrays, which
+** are thread_local) to the launch running on this OS thread.  The
+** emulator's own functions are not instrumented (LT_EMU_FN), so every
+** access seen there is the kernel's.  One LtEmuTrace pointer for all
+** translation units (inline): each launch installs its own. */
+struct LtEmuTrace {
+  uintptr_t lo, n;
+  void (*access)(uintptr_t addr, unsigned bytes, int store, void *pc);
+};
+inline thread_local LtEmuTrace *lt_emu_trace;
+
+/* Where the hooks below jump: the access of `bytes` bytes at p (a store
+** when `store`), called from the kernel code at the return address.
+** Assumes nothing: outside a launch lt_emu_trace is NULL.  Weak: one copy
+** for the program (every copy is the same). */
+extern "C" __attribute__((weak, visibility("hidden"), noinline, LT_EMU_NO_SANITIZE)) void
+lt_emu_traced(void *p, unsigned bytes, int store) {
+  LtEmuTrace *t = lt_emu_trace;
+  if (!t || (uintptr_t)p - t->lo >= t->n) return;
+  t->access((uintptr_t)p, bytes, store, __builtin_return_address(0));
+}
+
+/* The hooks themselves, in assembly: strong symbols (the sanitizer
+** runtimes define weak no-op ones, which a weak definition here would not
+** reliably replace) in COMDAT groups (every translation unit has them, the
+** linker keeps one).  Each jumps to lt_emu_traced with the size and the
+** kind in the second and third argument registers, so lt_emu_traced
+** returns straight to the kernel.  x86-64 ELF only: elsewhere the
+** runtime's no-op hooks stay, the probe at launch (probe_traced) sees
+** that, and the plain accesses go unchecked. */
+#if defined(__x86_64__) && defined(__ELF__)
+#define LT_EMU_HOOK(name, bytes, store)                                                           \
+  ".section .text." name ",\"axG\",@progbits," name ",comdat\n"                                 \
+  ".globl " name "\n.hidden " name "\n.type " name ",@function\n" name ":\n"                    \
+  "  movl $" #bytes ", %esi\n  movl $" #store ", %edx\n  jmp lt_emu_traced\n.size " name ", .-" name "\n"
+__asm__(LT_EMU_HOOK("__sanitizer_cov_load1", 1, 0) LT_EMU_HOOK("__sanitizer_cov_load2", 2, 0)
+        LT_EMU_HOOK("__sanitizer_cov_load4", 4, 0) LT_EMU_HOOK("__sanitizer_cov_load8", 8, 0)
+        LT_EMU_HOOK("__sanitizer_cov_load16", 16, 0) LT_EMU_HOOK("__sanitizer_cov_store1", 1, 1)
+        LT_EMU_HOOK("__sanitizer_cov_store2", 2, 1) LT_EMU_HOOK("__sanitizer_cov_store4", 4, 1)
+        LT_EMU_HOOK("__sanitizer_cov_store8", 8, 1) LT_EMU_HOOK("__sanitizer_cov_store16", 16, 1) ".text\n");
+#undef LT_EMU_HOOK
+#endif
 
 /* ------------------------------------------------------------------ */
 /* context switch                                                       */
@@ -261,13 +325,19 @@ struct Thread {
 #endif
 };
 
-/* Per byte of dynamic shared memory: who last wrote it and when. */
+/* Per byte of shared memory: who last wrote it and read it, and when.
+** "When" is the barrier epoch (barriers the block completed) and, for
+** ordering lanes of one warp, the count of warp-wide operations the
+** warp completed (Warp.gen).  An entry whose `block` is not the running
+** block's serial describes an earlier block: it reads as all zero. */
 struct Shadow {
-  uint16_t writer;        /* thread id + 1; 0: not written in this block */
+  uint32_t block;         /* State.serial of the block it describes */
+  uint16_t writer;        /* thread id + 1 (LT_EMU_PLAIN: a plain store seen untraced); 0: not written in this block */
   uint16_t pending;       /* thread id + 1 of a cp.async in flight to it; 0: none */
-  uint16_t reader;        /* thread id + 1 of an intrinsic read in epoch repoch; 0xffff: several */
-  uint16_t pad;
+  uint16_t reader;        /* thread id + 1 of the reads in epoch repoch; LT_EMU_MANY: several threads */
+  uint16_t rwarp;         /* their warp + 1; LT_EMU_MANY: several warps */
   uint32_t wepoch, repoch;
+  uint32_t wsync, rsync;  /* the warp's operation count at the write, at the last read */
 };
 
 /* One warp: its lanes, how many wait at its current operation, and the
@@ -300,8 +370,14 @@ struct State {
   uint64_t rng;
   size_t smem_bytes;        /* dynamic shared memory of the launch */
   int track;                /* keep the shadow state of lt_smem */
+  int traced;               /* plain loads and stores reach traced_access (probe_traced) */
+  int probe_hits;           /* accesses seen while probing; -1: not probing */
+  uint32_t serial;          /* the running block, for Shadow.block */
   unsigned char *snap;
-  Shadow *shadow;
+  Shadow *shadow;           /* of lt_smem[0 .. smem_bytes] */
+  int own_shadow;           /* shadow allocated for this launch (not part of sshadow) */
+  Shadow *sshadow;          /* of the TLS block (trace.lo, trace.n): the __shared__ arrays */
+  LtEmuTrace trace, *outer_trace;
   Copy *copies;             /* cp.async in flight, in issue order */
   size_t ncopies, capcopies;
 #ifdef LT_EMU_ASAN
@@ -313,6 +389,7 @@ struct State {
 
 thread_local State *g;
 thread_local int last_error;   /* cudaGetLastError / hipGetLastError */
+thread_local int last_traced;  /* whether the last launch traced plain accesses (traced()) */
 thread_local char last_msg[2048];
 
 /* The last error message of this OS thread (for tests of the emulator). */
@@ -405,7 +482,7 @@ LT_EMU_FN void ranges(char *out, size_t cap, int n, F pick) {
 static void *(*volatile copy_in)(void *, const void *, size_t) = memcpy;
 
 /* ------------------------------------------------------------------ */
-/* shadow state of the dynamic shared memory                            */
+/* shadow state of shared memory                                        */
 
 /* Offset of [p, p + n) in lt_smem, or -1 when outside it. */
 LT_EMU_FN long smem_offset(const void *p, size_t n) {
@@ -414,29 +491,252 @@ LT_EMU_FN long smem_offset(const void *p, size_t n) {
   return (long)(a - lo);
 }
 
-#define LT_EMU_PLAIN 0xfffe   /* Shadow.writer of bytes written by plain stores */
+#define LT_EMU_PLAIN 0xfffe   /* Shadow.writer of bytes written by plain stores seen untraced */
+#define LT_EMU_MANY 0xffff    /* Shadow.reader, Shadow.rwarp: several */
+
+/* Entry i of the shadow `base` for the running block: one left by an
+** earlier block is cleared first. */
+LT_EMU_FN Shadow *shadow_at(State *s, Shadow *base, size_t i) {
+  Shadow *h = &base[i];
+  if (h->block != s->serial) {
+    memset((void *)h, 0, sizeof *h);
+    h->block = s->serial;
+  }
+  return h;
+}
+
+/* Whether thread t, now, comes after an access by thread `other` made in
+** barrier epoch `epoch` when the other's warp had completed `sync` warp
+** operations: t itself made it, a barrier completed since, or it was a
+** lane of t's warp and a warp-wide operation (shuffle, ldmatrix, mma,
+** MFMA, WMMA) completed since.  Assumes, as warp_sync guarantees, that
+** all running lanes of a warp have passed the same operations. */
+LT_EMU_FN bool ordered(State *s, Thread *t, int other, uint32_t epoch, uint32_t sync) {
+  return other == t->tid || epoch != s->epoch || (other / s->warp == t->warp && sync != s->warps[t->warp].gen);
+}
+
+/* Records a read of the byte of entry h by thread t; `in_op`: by the warp
+** operation now running (ldmatrix), which does not itself order the read
+** before what the other lanes do after it, so it counts as made after. */
+LT_EMU_FN void note_read(State *s, Thread *t, Shadow *h, int in_op) {
+  uint16_t me = (uint16_t)(t->tid + 1), w = (uint16_t)(t->warp + 1);
+  if (h->repoch != s->epoch || !h->reader) {
+    h->reader = me, h->rwarp = w;
+  } else {
+    if (h->reader != me) h->reader = LT_EMU_MANY;
+    if (h->rwarp != w) h->rwarp = LT_EMU_MANY;
+  }
+  h->repoch = s->epoch;
+  h->rsync = s->warps[t->warp].gen + (uint32_t)in_op;
+}
+
+/* Whether the reads recorded in h come before a write by thread t now
+** (as `ordered`; for several readers of t's warp, its last warp operation
+** must follow the last read). */
+LT_EMU_FN bool reads_ordered(State *s, Thread *t, Shadow *h) {
+  if (!h->reader || h->repoch != s->epoch || h->reader == t->tid + 1) return true;
+  return h->rwarp == t->warp + 1 && h->rsync != s->warps[t->warp].gen;
+}
+
+/* Where a message points: the generated source line, or a code address
+** (pc, a return address into the kernel code) to find it from. */
+struct Site {
+  const char *file;
+  int line;
+  void *pc;
+};
+
+/* The generated source line of the code at return address pc, into
+** file[cap] and *line: the outermost of the frames inlined there, which
+** is the kernel's own line rather than that of a helper inlined into it
+** (uint4's copy, say).  Needs the sanitizer runtime's symbolizer (clang's
+** finds llvm-symbolizer on the PATH or at ASAN_SYMBOLIZER_PATH); false
+** without one. */
+LT_EMU_FN bool pc_line(void *pc, char *file, size_t cap, int *line) {
+#ifdef LT_EMU_ASAN
+  char buf[4096];
+  memset(buf, 0, sizeof buf);
+  __sanitizer_symbolize_pc((char *)pc - 1, "%s:%l", buf, sizeof buf);
+  const char *last = NULL;   /* frames: strings one after the other, innermost first */
+  for (const char *p = buf; p < buf + sizeof buf && *p; p += strlen(p) + 1) last = p;
+  const char *colon = last ? strrchr(last, ':') : NULL;
+  if (!colon || colon == last || atoi(colon + 1) <= 0 || strncmp(last, "??", 2) == 0) return false;
+  snprintf(file, cap, "%.*s", (int)(colon - last), last);
+  *line = atoi(colon + 1);
+  return true;
+#else
+  (void)pc, (void)file, (void)cap, (void)line;
+  return false;
+#endif
+}
+
+/* Reports an error of thread t at `at`: its line, or the line of its code
+** address; without a symbolizer the thread's last sync point, marked
+** "after this line".  Never returns inside a GPU thread (see fail). */
+LT_EMU_FN void fail_site(Thread *t, const Site *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+LT_EMU_FN void fail_site(Thread *t, const Site *at, const char *fmt, ...) {
+  static thread_local char file[1024];
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  int line = 0;
+  if (!at->pc) fail(at->file, at->line, "%s", text);
+  else if (pc_line(at->pc, file, sizeof file, &line)) fail(file, line, "%s", text);
+  else fail(t->file, t->line, "%s (after this line)", text);
+}
+
+/* Names shared byte a for messages, in buf[cap]: dynamic by its offset,
+** a __shared__ array by its address. */
+LT_EMU_FN const char *place(char *buf, size_t cap, uintptr_t a) {
+  long off = smem_offset((const void *)a, 1);
+  if (off >= 0) snprintf(buf, cap, "shared memory (dynamic, offset %ld)", off);
+  else snprintf(buf, cap, "a __shared__ array (static, at %p)", (void *)a);
+  return buf;
+}
+
+/* Names the reader of a load for messages, in buf[cap]: "thread N", or
+** "WHAT of lane N" for an intrinsic. */
+LT_EMU_FN const char *who(char *buf, size_t cap, Thread *t, const char *what) {
+  if (what) snprintf(buf, cap, "%s of lane %d", what, t->lane);
+  else snprintf(buf, cap, "thread %d", t->tid);
+  return buf;
+}
+
+/* Checks a read by thread t (what: the intrinsic, or NULL for a plain
+** load) of shared byte a, with shadow entry h, when stores are traced:
+** written in this block, not by a cp.async in flight, by t or before the
+** last barrier (or the last warp operation, for a lane of t's warp).
+** Then records the read (what: as made by the warp operation running). */
+LT_EMU_FN void load_byte(State *s, Thread *t, Shadow *h, uintptr_t a, const char *what, const Site *at) {
+  char w[96], p[96];
+  if (h->pending)
+    fail_site(t, at, "%s reads %s that a cp.async of thread %d is still copying (missing cp.async wait)",
+              who(w, sizeof w, t, what), place(p, sizeof p, a), h->pending - 1);
+  if (!h->writer)
+    fail_site(t, at, "%s reads %s that no thread wrote in this block", who(w, sizeof w, t, what), place(p, sizeof p, a));
+  if (!ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
+    fail_site(t, at, "%s reads %s that thread %d wrote since the last barrier (missing barrier)",
+              who(w, sizeof w, t, what), place(p, sizeof p, a), h->writer - 1);
+  note_read(s, t, h, what != NULL);
+}
+
+/* Checks a plain store by thread t to shared byte a, with shadow entry h,
+** when stores are traced: no cp.async in flight to it, and every read and
+** write of it by another thread since the last barrier ordered before (a
+** lane of t's warp: by a warp operation since).  Then records the write. */
+LT_EMU_FN void store_byte(State *s, Thread *t, Shadow *h, uintptr_t a, const Site *at) {
+  char p[96];
+  if (h->pending)
+    fail_site(t, at, "a plain store of thread %d wrote %s while a cp.async of thread %d to it was in flight (no "
+              "cp.async wait before the store)", t->tid, place(p, sizeof p, a), h->pending - 1);
+  if (!reads_ordered(s, t, h)) {
+    char r[32];
+    if (h->reader == LT_EMU_MANY) snprintf(r, sizeof r, "several threads");
+    else snprintf(r, sizeof r, "thread %d", h->reader - 1);
+    fail_site(t, at, "a plain store of thread %d overwrote %s that %s read since the last barrier (missing barrier "
+              "before the store)", t->tid, place(p, sizeof p, a), r);
+  }
+  if (h->writer && !ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
+    fail_site(t, at, "a plain store of thread %d overwrote %s that thread %d wrote since the last barrier (two "
+              "stores with no barrier between)", t->tid, place(p, sizeof p, a), h->writer - 1);
+  h->writer = (uint16_t)(t->tid + 1);
+  h->wepoch = s->epoch;
+  h->wsync = s->warps[t->warp].gen;
+}
+
+/* The shadow entry of shared byte a when the launch traces plain
+** accesses (dynamic or __shared__ array), or NULL for other memory. */
+LT_EMU_FN Shadow *traced_entry(State *s, uintptr_t a) {
+  uintptr_t d = a - (uintptr_t)lt_smem;
+  if (d < s->smem_bytes && s->shadow) return shadow_at(s, s->shadow, d);
+  if (d < LT_EMU_SMEM_CAP || a - s->trace.lo >= s->trace.n) return NULL;
+  return shadow_at(s, s->sshadow, a - s->trace.lo);
+}
+
+/* A plain load or store of the kernel code, from lt_emu_traced: n bytes at
+** a (inside the TLS block: lt_smem or a __shared__ array), called from
+** return address pc.  Checks each byte against its shadow and records
+** it; dynamic shared memory past the launch's is an error.  The usual
+** case (an entry of this block, no cp.async, the last write by this
+** thread or before the last barrier, no read by another thread since the
+** barrier for a store) is decided here; the rest by load_byte and
+** store_byte.  While the launch probes (probe_traced) it only counts. */
+LT_EMU_FN void traced_access(uintptr_t a, unsigned n, int store, void *pc) {
+  State *s = g;
+  if (!s) return;
+  if (s->probe_hits >= 0) {
+    s->probe_hits++;
+    return;
+  }
+  Thread *t = s->cur;
+  if (!t || !s->traced) return;
+  Site at = {NULL, 0, pc};
+  uintptr_t d = a - (uintptr_t)lt_smem;
+  Shadow *h;
+  if (d < LT_EMU_SMEM_CAP) {
+    if (d + n > s->smem_bytes)
+      fail_site(t, &at, "thread %d %s dynamic shared offset %zu..%zu, outside the %zu bytes of the launch", t->tid,
+                store ? "writes" : "reads", (size_t)d, (size_t)d + n - 1, s->smem_bytes);
+    h = s->shadow + d;
+  } else {
+    uintptr_t off = a - s->trace.lo;
+    if (off + n > s->trace.n) n = (unsigned)(s->trace.n - off);
+    h = s->sshadow + off;
+  }
+  uint32_t serial = s->serial, epoch = s->epoch, gen = s->warps[t->warp].gen;
+  uint16_t me = (uint16_t)(t->tid + 1);
+  for (unsigned i = 0; i < n; i++, h++) {
+    if (h->block == serial && !h->pending) {
+      if (!store && h->writer && (h->writer == me || h->wepoch != epoch)) {
+        note_read(s, t, h, 0);
+        continue;
+      }
+      if (store && (h->repoch != epoch || !h->reader || h->reader == me) &&
+          (!h->writer || h->writer == me || h->wepoch != epoch)) {
+        h->writer = me, h->wepoch = epoch, h->wsync = gen;
+        continue;
+      }
+    }
+    Shadow *e = shadow_at(s, h, 0);
+    if (store) store_byte(s, t, e, a + i, &at);
+    else load_byte(s, t, e, a + i, NULL, &at);
+  }
+}
+
+/* The shadow entry of the byte at a that a cp.async to it keeps: any
+** shared byte when plain accesses are traced, else a byte of lt_smem
+** when it is tracked; NULL for none. */
+LT_EMU_FN Shadow *copy_entry(State *s, uintptr_t a) {
+  if (s->traced) return traced_entry(s, a);
+  long off = smem_offset((const void *)a, 1);
+  return off >= 0 && s->track ? shadow_at(s, s->shadow, (size_t)off) : NULL;
+}
 
 /* Brings the shadow state of lt_smem[off, off + n) up to date with plain
-** stores: a byte that differs from the copy taken at the last look was
-** written by a plain store (of some thread) in the current barrier
-** interval.  Checks that store against a cp.async in flight to the byte
-** and against an ldmatrix of another thread reading it earlier in the
-** interval (the store came after the read: it needed a barrier). */
+** stores when they are not traced: a byte that differs from the copy
+** taken at the last look was written by a plain store (of some thread) in
+** the current barrier interval.  Checks that store against a cp.async in
+** flight to the byte and against an ldmatrix of another thread reading it
+** earlier in the interval (the store came after the read: it needed a
+** barrier). */
 LT_EMU_FN void reconcile(State *s, size_t off, size_t n, const char *file, int line) {
+  if (s->traced) return;
   unsigned char *snap = s->snap;
   for (size_t c = off; c < off + n; c += 64) {
     size_t m = off + n - c < 64 ? off + n - c : 64;
     if (memcmp(lt_smem + c, snap + c, m) == 0) continue;
     for (size_t i = c; i < c + m; i++) {
       if (lt_smem[i] == snap[i]) continue;
-      Shadow *h = &s->shadow[i];
+      Shadow *h = shadow_at(s, s->shadow, i);
       if (h->pending)
         fail(file, line, "a plain store wrote shared memory (dynamic, offset %zu) while a cp.async of thread %d to it "
              "was in flight (no cp.async wait before the store)", i, h->pending - 1);
       if (h->reader && h->repoch == s->epoch)
         fail(file, line, "a plain store overwrote shared memory (dynamic, offset %zu) that %s read with ldmatrix "
              "since the last barrier (missing barrier before the store)", i,
-             h->reader == 0xffff ? "several threads" : "a thread");
+             h->reader == LT_EMU_MANY ? "several threads" : "a thread");
       h->writer = LT_EMU_PLAIN;
       h->wepoch = s->epoch;
       snap[i] = lt_smem[i];
@@ -444,19 +744,28 @@ LT_EMU_FN void reconcile(State *s, size_t off, size_t n, const char *file, int l
   }
 }
 
-/* Checks a read of n bytes at p by thread t through an intrinsic
+/* Checks a read of n bytes at p by lane t of an intrinsic `what`
 ** (ldmatrix, 16-bit elements): written in this block, not by a cp.async
-** in flight, not by another thread since the last barrier.  A plain store
-** that leaves a byte as it was (0xff, the poison) cannot be seen, so the
-** two bytes of an element count as written when either is; both 0xff is
-** a NaN, which real data does not hold. */
+** in flight, not by another thread since the last barrier.  Traced, that
+** is load_byte's rule, for lt_smem and the __shared__ arrays.  Untraced
+** (lt_smem only), a plain store that leaves a byte as it was (0xff, the
+** poison) cannot be seen, so the two bytes of an element count as written
+** when either is; both 0xff is a NaN, which real data does not hold. */
 LT_EMU_FN void check_read(State *s, Thread *t, const void *p, size_t n, const char *what, const char *file, int line) {
+  if (s->traced) {
+    Site at = {file, line, NULL};
+    for (size_t i = 0; i < n; i++) {
+      Shadow *h = traced_entry(s, (uintptr_t)p + i);
+      if (h) load_byte(s, t, h, (uintptr_t)p + i, what, &at);
+    }
+    return;
+  }
   long off = smem_offset(p, n);
   if (off < 0 || !s->track) return;
   reconcile(s, (size_t)off, n, file, line);
   int me = t->tid + 1;
   for (size_t i = (size_t)off; i < (size_t)off + n; i++) {
-    Shadow *h = &s->shadow[i], *pair = &s->shadow[i ^ 1];
+    Shadow *h = shadow_at(s, s->shadow, i), *pair = shadow_at(s, s->shadow, i ^ 1);
     if (!h->writer && pair->writer == LT_EMU_PLAIN) h->writer = pair->writer, h->wepoch = pair->wepoch;
     if (h->pending)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d is still "
@@ -470,9 +779,7 @@ LT_EMU_FN void check_read(State *s, Thread *t, const void *p, size_t n, const ch
     if (h->writer != me && h->wepoch == s->epoch)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d wrote "
            "since the last barrier (missing barrier)", what, t->lane, i, h->writer - 1);
-    if (h->repoch != s->epoch || !h->reader) h->reader = (uint16_t)me;
-    else if (h->reader != me) h->reader = 0xffff;
-    h->repoch = s->epoch;
+    note_read(s, t, h, 1);
   }
 }
 
@@ -519,7 +826,7 @@ LT_EMU_FN void barrier(const char *file, int line, const char *what) {
     snprintf(m + strlen(m), sizeof m - strlen(m), " wait at the %s at line %d", o->what, o->line);
     fail(t0->file, t0->line, "%s", m);
   }
-  if (s->track) reconcile(s, 0, s->smem_bytes, file, line);
+  if (s->track && !s->traced) reconcile(s, 0, s->smem_bytes, file, line);
   s->bar_arrived = 0;
   s->bar_gen++;
   s->epoch++;
@@ -611,14 +918,14 @@ LT_EMU_FN void land_copies(State *s, Thread *t, int upto) {
     long off = smem_offset(c.dst, 16);
     if (off >= 0 && s->track) reconcile(s, (size_t)off, 16, c.file, c.line);
     memcpy(c.dst, c.data, 16);
-    if (off >= 0 && s->track) {
-      for (int b = 0; b < 16; b++) {
-        Shadow *h = &s->shadow[(size_t)off + (size_t)b];
-        h->pending = 0;
-        h->writer = (uint16_t)(t->tid + 1);
-        h->wepoch = s->epoch;
-        s->snap[(size_t)off + (size_t)b] = c.dst[b];
-      }
+    for (int b = 0; b < 16; b++) {
+      Shadow *h = copy_entry(s, (uintptr_t)c.dst + (uintptr_t)b);
+      if (!h) continue;
+      h->pending = 0;
+      h->writer = (uint16_t)(t->tid + 1);
+      h->wepoch = s->epoch;
+      h->wsync = s->warps[t->warp].gen;
+      if (!s->traced) s->snap[(size_t)off + (size_t)b] = c.dst[b];
     }
   }
   s->ncopies = k;
@@ -643,22 +950,22 @@ LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char 
   c.file = file;
   c.line = line;
   long off = smem_offset(dst, 16);
-  if (off >= 0 && s->track) {
-    reconcile(s, (size_t)off, 16, file, line);
-    for (int b = 0; b < 16; b++) {
-      Shadow *h = &s->shadow[(size_t)off + (size_t)b];
-      size_t at = (size_t)off + (size_t)b;
-      if (h->pending)
-        fail(file, line, "cp.async to shared memory (dynamic, offset %zu) while an earlier cp.async of thread %d "
-             "to it is still in flight", at, h->pending - 1);
-      if (h->reader && h->reader != t->tid + 1 && h->repoch == s->epoch)
-        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that thread %d read since the last "
-             "barrier (missing barrier before the copy)", at, h->reader == 0xffff ? -1 : h->reader - 1);
-      if (h->writer && h->writer != t->tid + 1 && h->wepoch == s->epoch)
-        fail(file, line, "cp.async overwrites shared memory (dynamic, offset %zu) that %s wrote since the last "
-             "barrier", at, h->writer == LT_EMU_PLAIN ? "a plain store" : "a cp.async of another thread");
-      h->pending = (uint16_t)(t->tid + 1);
-    }
+  if (off >= 0 && s->track) reconcile(s, (size_t)off, 16, file, line);
+  for (int b = 0; b < 16; b++) {
+    uintptr_t a = (uintptr_t)dst + (uintptr_t)b;
+    Shadow *h = copy_entry(s, a);
+    if (!h) continue;
+    char p[96];
+    if (h->pending)
+      fail(file, line, "cp.async to %s while an earlier cp.async of thread %d to it is still in flight",
+           place(p, sizeof p, a), h->pending - 1);
+    if (!reads_ordered(s, t, h))
+      fail(file, line, "cp.async overwrites %s that thread %d read since the last barrier (missing barrier before the "
+           "copy)", place(p, sizeof p, a), h->reader == LT_EMU_MANY ? -1 : h->reader - 1);
+    if (h->writer && !ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
+      fail(file, line, "cp.async overwrites %s that %s wrote since the last barrier", place(p, sizeof p, a),
+           h->writer == LT_EMU_PLAIN ? "a plain store" : "another thread");
+    h->pending = (uint16_t)(t->tid + 1);
   }
   if (s->ncopies == s->capcopies) {
     s->capcopies = s->capcopies ? 2 * s->capcopies : 256;
@@ -778,6 +1085,76 @@ LT_EMU_FN void shuffle_order(State *s) {
   }
 }
 
+/* ------------------------------------------------------------------ */
+/* setting up the tracing of plain accesses                             */
+
+thread_local uint32_t block_serial;   /* the last block run on this OS thread (Shadow.block) */
+thread_local unsigned char probe_byte;
+
+/* A load and a store of *p, compiled like the kernel code (not LT_EMU_FN),
+** so that they call the SanitizerCoverage hooks when the kernel's do. */
+__attribute__((noinline, unused)) void probe_access(volatile unsigned char *p) { *p = (unsigned char)(*p + 1); }
+
+/* probe_access through a pointer the compiler cannot see through: what it
+** infers of probe_access before the hooks are added (that it touches only
+** *p) would let it assume the probe leaves State.probe_hits alone. */
+void (*volatile probe_fn)(volatile unsigned char *) = probe_access;
+
+/* The TLS block that holds `inside`, looked up by tls_block_of. */
+struct TlsBlock {
+  uintptr_t inside, lo, n;
+};
+
+/* dl_iterate_phdr callback: stops at the module whose TLS block (for the
+** calling OS thread) holds f->inside, and notes that block. */
+LT_EMU_FN int tls_block_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  TlsBlock *f = (TlsBlock *)arg;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    if (info->dlpi_phdr[i].p_type != PT_TLS || !info->dlpi_tls_data) continue;
+    uintptr_t lo = (uintptr_t)info->dlpi_tls_data, n = (uintptr_t)info->dlpi_phdr[i].p_memsz;
+    if (f->inside - lo < n) {
+      f->lo = lo, f->n = n;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* This OS thread's TLS block of the module of this translation unit: the
+** kernel's __shared__ arrays (thread_local, see __shared__) and, in the
+** usual build, lt_smem live there.  n = 0 when it cannot be found.  The
+** static shadow of the block, allocated on first use and kept. */
+thread_local TlsBlock tls_block;
+thread_local Shadow *tls_shadow;
+
+/* Whether this translation unit's plain loads and stores reach
+** traced_access: installs the launch's trace and runs probe_access on a
+** byte of the TLS block; traced when both accesses arrive.  Sets up the
+** static shadow too.  Leaves the trace installed (free_state removes it). */
+LT_EMU_FN bool probe_traced(State *s) {
+  if (!tls_block.n) {
+    tls_block.inside = (uintptr_t)&probe_byte;
+    dl_iterate_phdr(tls_block_cb, &tls_block);
+    if (!tls_block.n) return false;
+  }
+  if (!tls_shadow) {
+    void *p = mmap(NULL, tls_block.n * sizeof(Shadow), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) return false;
+    tls_shadow = (Shadow *)p;   /* zero: Shadow.block 0, which no block has */
+  }
+  s->sshadow = tls_shadow;
+  s->trace.lo = tls_block.lo, s->trace.n = tls_block.n;
+  s->trace.access = traced_access;
+  lt_emu_trace = &s->trace;
+  s->probe_hits = 0;
+  probe_fn(&probe_byte);
+  bool traced = *(volatile int *)&s->probe_hits == 2;
+  s->probe_hits = -1;
+  return traced;
+}
+
 /* Runs one block to the end; returns 0 or the error. */
 LT_EMU_FN int run_block(State *s) {
   int n = s->nthreads;
@@ -793,12 +1170,11 @@ LT_EMU_FN int run_block(State *s) {
   s->bar_arrived = 0;
   s->epoch = 0;
   s->ncopies = 0;
+  if (++block_serial == 0) block_serial = 1;   /* every shadow entry of an earlier block reads as clear */
+  s->serial = block_serial;
   if (s->smem_bytes) {
     memset(lt_smem, 0xff, s->smem_bytes);   /* NaN in every float format */
-    if (s->track) {
-      memset(s->snap, 0xff, s->smem_bytes);
-      memset(s->shadow, 0, (s->smem_bytes + 1) * sizeof(Shadow));
-    }
+    if (s->track && !s->traced) memset(s->snap, 0xff, s->smem_bytes);
   }
   for (;;) {
     if (s->schedule == 2) shuffle_order(s);
@@ -926,13 +1302,14 @@ LT_EMU_FN int set_smem_optin(const void *k, int bytes, int max_bytes) {
   return 0;
 }
 
-/* Frees what a launch allocated. */
+/* Frees what a launch allocated and removes its trace. */
 LT_EMU_FN void free_state(State *s) {
+  if (lt_emu_trace == &s->trace) lt_emu_trace = s->outer_trace;
   free(s->threads);
   free(s->warps);
   free(s->order);
   free(s->snap);
-  free(s->shadow);
+  if (s->own_shadow) free(s->shadow);
   free(s->copies);
 }
 
@@ -987,11 +1364,22 @@ LT_EMU_FN int setup(State *s, const void *kern, int warp, int smem_max) {
   s->schedule = !sch ? 0 : strcmp(sch, "reverse") == 0 ? 1 : strncmp(sch, "random", 6) == 0 ? 2 : strcmp(sch, "warps") == 0 ? 3 : 0;
   s->rng = 0x9e3779b97f4a7c15ull ^ (s->schedule == 2 && sch[6] == ':' ? strtoull(sch + 7, NULL, 0) : 1);
   for (int i = 0; i < n; i++) s->order[i] = s->schedule == 1 ? n - 1 - i : i;
-  s->track = s->smem_bytes > 0 && env_long("LT_EMU_TRACK", 1) != 0;
+  int track = env_long("LT_EMU_TRACK", 1) != 0;
+  s->track = s->smem_bytes > 0 && track;
+  s->traced = track && probe_traced(s);
   if (s->track) {
-    s->snap = (unsigned char *)malloc(s->smem_bytes);
-    s->shadow = (Shadow *)malloc((s->smem_bytes + 1) * sizeof(Shadow));   /* + 1: element pairs */
-    if (!s->snap || !s->shadow) {
+    /* lt_smem's part of the TLS block's shadow when it lies there (kept
+    ** from launch to launch), else one for the launch (+ 1: element
+    ** pairs; calloc: Shadow.block 0, clear) */
+    uintptr_t d = (uintptr_t)lt_smem - tls_block.lo;
+    if (tls_shadow && d < tls_block.n && tls_block.n - d >= LT_EMU_SMEM_CAP) {
+      s->shadow = tls_shadow + d;
+    } else {
+      s->shadow = (Shadow *)calloc(s->smem_bytes + 1, sizeof(Shadow));
+      s->own_shadow = 1;
+    }
+    if (!s->traced) s->snap = (unsigned char *)malloc(s->smem_bytes);
+    if ((!s->traced && !s->snap) || !s->shadow) {
       fail(s->file, s->line, "out of memory for the shadow of %zu bytes of shared memory", s->smem_bytes);
       return LT_EMU_ERR_LAUNCH;
     }
@@ -1057,8 +1445,11 @@ LT_EMU_FN int launch(const char *name, const char *file, int line, int warp, int
   st.kernel = name, st.file = file, st.line = line;
   st.grid = grid, st.block = block, st.smem_bytes = smem;
   st.invoke = &run_closure<decltype(call)>, st.invoke_arg = &call;
+  st.probe_hits = -1;
+  st.outer_trace = lt_emu_trace;
   g = &st;
   int err = setup(&st, (const void *)kern, warp, smem_max);
+  last_traced = st.traced;
   if (!err) err = run_grid(&st);
   free_state(&st);
   g = outer;
@@ -1082,11 +1473,21 @@ LT_EMU_FN void check_vector(const void *a, const void *b, size_t bytes) {
 LT_EMU_FN const uint3 &thread_idx(void) { return g->cur->idx; }
 LT_EMU_FN const uint3 &block_idx(void) { return g->bidx; }
 
+/* blockDim, gridDim, warpSize: by value, read here (not in the kernel
+** code, whose reads of the TLS block count as shared memory). */
+LT_EMU_FN dim3 block_dim(void) { return g->block; }
+LT_EMU_FN dim3 grid_dim(void) { return g->grid; }
+LT_EMU_FN int warp_size(void) { return g->warp; }
+
+/* Whether the last launch on this OS thread traced plain shared-memory
+** accesses (for tests of the emulator). */
+LT_EMU_FN int traced(void) { return last_traced; }
+
 }  // namespace
 }  // namespace lt_emu
 
 #define threadIdx (lt_emu::thread_idx())
 #define blockIdx (lt_emu::block_idx())
-#define blockDim (lt_emu::g->block)
-#define gridDim (lt_emu::g->grid)
-#define warpSize (lt_emu::g->warp)
+#define blockDim (lt_emu::block_dim())
+#define gridDim (lt_emu::grid_dim())
+#define warpSize (lt_emu::warp_size())

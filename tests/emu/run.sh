@@ -14,10 +14,18 @@
 #      attention, f16 d64 and bf16 d32 with softcap, forward and backward;
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
+# The kernels and unit tests are built with clang's SanitizerCoverage
+# load/store tracing when the compiler has it, so that the emulator sees
+# every plain load and store of shared memory (unwritten reads, races);
+# CXX defaults to clang++-19 (or clang++) for that.  Without it those
+# checks are a SKIP line, and so are the mutants only they catch.
 # Prints PASS / FAIL / SKIP lines.
 cd "$(dirname "$0")/../.."
 GEN=${LT_GEN:-build/gen}
-CXX=${CXX:-c++}
+if [ -z "$CXX" ]; then
+  CXX=c++
+  for c in clang++-19 clang++; do command -v $c >/dev/null && { CXX=$c; break; }; done
+fi
 b=build/tests/emu
 jobs=$(nproc 2>/dev/null || echo 2)
 targets="sm80 sm90a gfx90a gfx942 gfx1100"
@@ -43,10 +51,39 @@ else
   echo "SKIP emu sanitizers: $CXX cannot build with $san; out-of-bounds accesses go unreported and the sanitizer mutants are skipped"
   san="" have_san=0
 fi
+# Tracing of plain loads and stores (SanitizerCoverage, clang): the
+# emulator's hooks then check every shared-memory access of the kernel.
+# Only the generated files and the unit tests get it (not check.cpp).
+trace="-fsanitize-coverage=func,inline-bool-flag,trace-loads,trace-stores"
+if $CXX $san $trace $b/san.cpp -o $b/san 2>/dev/null && $b/san; then
+  have_trace=1
+  export LT_EMU_EXPECT_TRACED=1   # the unit tests fail if a launch is not traced after all
+else
+  echo "SKIP emu shared-memory access checks: $CXX cannot build with $trace (clang can); unwritten reads and races through plain loads and stores of shared memory go unreported, and the mutants only they catch are skipped"
+  trace="" have_trace=0
+fi
+# The emulator names the line of a traced access through the sanitizer's
+# symbolizer: llvm-symbolizer on the PATH, or the versioned one.
+if ! command -v llvm-symbolizer >/dev/null && [ -z "$ASAN_SYMBOLIZER_PATH" ]; then
+  for v in llvm-symbolizer-19 /usr/lib/llvm-19/bin/llvm-symbolizer; do
+    p=$(command -v $v) && { export ASAN_SYMBOLIZER_PATH=$p; break; }
+  done
+fi
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=0:halt_on_error=1
+# Under clang: line tables only (all that reports need) and no unrolling
+# of "#pragma unroll" loops (nvcc's and hipcc's business; g++ ignores
+# them): each halves the compile time of the big kernels.  No fake stacks
+# for use-after-return (clang's default since 15, g++'s is off): the
+# kernels return no pointers, and they cost a third of the run time.
+dbg=-g
+clang_opts="-gline-tables-only -mllvm -pragma-unroll-threshold=0"
+[ -n "$san" ] && clang_opts="$clang_opts -fsanitize-address-use-after-return=never"
+if $CXX --version 2>/dev/null | grep -q clang && $CXX $san $clang_opts $b/san.cpp -o $b/san 2>/dev/null; then
+  dbg=$clang_opts
+fi
 export CXX b
-export CXXFLAGS="-std=c++17 -O1 -g -fno-strict-aliasing -Wall -Wextra -Wno-unknown-pragmas $san"
+export CXXFLAGS="-std=c++17 -O1 $dbg -fno-strict-aliasing -Wall -Wextra -Wno-unknown-pragmas $san"
 
 # Runs the compiler on each line of $1 (its arguments) in parallel; a
 # failed one leaves OUT.err (OUT: the -o argument) with the message.
@@ -184,7 +221,7 @@ for t in $targets; do
       dups=$((dups + 1))
     else
       seen[$h]=$t
-      echo "-c $f -o ${f%.emu.cpp}.o" >> $b/jobs
+      echo "$trace -c $f -o ${f%.emu.cpp}.o" >> $b/jobs
     fi
   done
   [ $dups -gt 0 ] && echo "SKIP emu $t: $dups variants generate the same code as $(cat $b/$t/*.dup | sort -u | tr '\n' ' ')(checked there)"
@@ -192,9 +229,9 @@ for t in $targets; do
   attention_list $b/$t
   ls $b/$t/*.emu.cpp >/dev/null 2>&1 && echo "-c tests/emu/check.cpp -o $b/$t/check.o -I$b/$t" >> $b/jobs
 done
-echo "-Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
-echo "-Itemplates -DLT_EMU_UCONTEXT tests/emu/unit_cuda.cpp -o $b/unit_cuda_uc" >> $b/jobs
-echo "-Itemplates tests/emu/unit_hip.cpp -o $b/unit_hip" >> $b/jobs
+echo "$trace -Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
+echo "$trace -Itemplates -DLT_EMU_UCONTEXT tests/emu/unit_cuda.cpp -o $b/unit_cuda_uc" >> $b/jobs
+echo "$trace -Itemplates tests/emu/unit_hip.cpp -o $b/unit_hip" >> $b/jobs
 compile_all $b/jobs
 
 # 1. unit tests
@@ -206,7 +243,7 @@ for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip; do
   fi
   $b/$exe $label > $b/$exe.out 2> $b/$exe.stderr
   st=$?
-  grep -E '^(PASS|FAIL)' $b/$exe.out
+  grep -E '^(PASS|FAIL|SKIP)' $b/$exe.out
   grep -q "^# emu unit $label: done" $b/$exe.out ||
     echo "FAIL emu unit $label: stopped early (status $st): $(grep -m1 -E 'ERROR|error' $b/$exe.stderr)"
 done
@@ -290,7 +327,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
     echo "FAIL emu mutant $name: the mutation does not apply (no line $nth holding \"$find\" in $t/$v)"
     continue
   fi
-  echo "-c $b/mut/$name.emu.cpp -o $b/mut/$name.o" >> $b/mut/jobs
+  echo "$trace -c $b/mut/$name.emu.cpp -o $b/mut/$name.o" >> $b/mut/jobs
 done < $b/mut/list
 compile_all $b/mut/jobs
 
@@ -300,6 +337,10 @@ while IFS='|' read -r name t v detector words where find repl nth; do
   [ -e $m.emu.cpp ] || continue
   if [ "$detector" = sanitizer ] && [ $have_san = 0 ]; then
     echo "SKIP emu mutant $name: needs the sanitizers"
+    continue
+  fi
+  if [ "$detector" = emulator-traced ] && [ $have_trace = 0 ]; then
+    echo "SKIP emu mutant $name: needs the tracing of plain shared-memory accesses (clang)"
     continue
   fi
   if [ -e $m.o.err ]; then echo "FAIL emu mutant $name: does not build: $(grep -m1 error $m.o.err)"; continue; fi
@@ -313,7 +354,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
   for order in forward warps; do
     LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v < /dev/null > $m.out 2> $m.err
     case $detector in
-      emulator) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
+      emulator|emulator-traced) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
       sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
       either) grep -qE 'error: lt_emu:|AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;
       numerics) grep '^FAIL' $m.out | grep -qF "$words" ;;

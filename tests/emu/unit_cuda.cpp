@@ -11,7 +11,10 @@
 **    landing only at a covering wait, with its zero fill.
 ** 2. Each detection on a kernel that has the bug: the launch must fail
 **    with the expected words in the message.
-** Prints PASS / FAIL lines.
+** 3. The checks of plain shared-memory loads and stores (unwritten reads,
+**    races, __shared__ arrays cleared per block), when the build traces
+**    them (clang's -fsanitize-coverage=...,trace-loads,trace-stores).
+** Prints PASS / FAIL / SKIP lines.
 */
 #define LT_EMU_WARP 32
 #include "emu.h"
@@ -248,6 +251,14 @@ static void test_ldmatrix_mma(void) {
 ** copies 16 bytes, of which only t%17 from global, to offset 512 + 16t
 ** (group 1).  out records what the thread sees before any wait, after
 ** wait_group 1 and after wait_group 0 (first 4 bytes of each). */
+/* The 4 bytes at p, read past the emulator's checks of plain loads: the
+** test looks at bytes a cp.async has not landed yet on purpose. */
+__device__ __attribute__((noinline, LT_EMU_NO_SANITIZE)) uint32_t peek4(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
 __global__ void cp_kernel(const unsigned char *src, uint32_t *out) {
   extern __shared__ __align__(16) unsigned char lt_smem[];
   int t = threadIdx.x;
@@ -256,13 +267,11 @@ __global__ void cp_kernel(const unsigned char *src, uint32_t *out) {
   lt_cp_async16(lt_smem + 512 + 16 * t, src + 512 + 16 * t, t % 17);
   lt_cp_async_commit();
   uint32_t v;
-  memcpy(&v, lt_smem + 16 * t, 4);
-  out[t * 8 + 0] = v;
+  out[t * 8 + 0] = peek4(lt_smem + 16 * t);
   lt_cp_async_wait<1>();
   memcpy(&v, lt_smem + 16 * t, 4);
   out[t * 8 + 1] = v;
-  memcpy(&v, lt_smem + 512 + 16 * t, 4);
-  out[t * 8 + 2] = v;
+  out[t * 8 + 2] = peek4(lt_smem + 512 + 16 * t);
   lt_cp_async_wait<0>();
   memcpy(&v, lt_smem + 512 + 16 * t, 4);
   out[t * 8 + 3] = v;
@@ -336,13 +345,19 @@ __global__ void shfl_ok_kernel(int *x) {
   x[threadIdx.x] = v;
 }
 
+/* Stores n bytes of value v at p one by one, as plain stores (memset
+** would be one call, which the tracing of loads and stores does not see). */
+__device__ void fill(unsigned char *p, int v, int n) {
+  for (int i = 0; i < n; i++) ((volatile unsigned char *)p)[i] = (unsigned char)v;
+}
+
 /* ldmatrix of shared rows: mode 0 none written, 1 written by another
 ** thread with no barrier, 2 written by a cp.async not waited for, 3 rows
 ** past the launch's dynamic shared memory. */
 __global__ void ldm_bad_kernel(const unsigned char *g, int mode) {
   extern __shared__ __align__(16) unsigned char lt_smem[];
   int l = threadIdx.x;
-  if (mode == 1) memset(lt_smem + 16 * ((l + 1) % 32), 1, 16);
+  if (mode == 1) fill(lt_smem + 16 * ((l + 1) % 32), 1, 16);
   if (mode == 2) {
     lt_cp_async16(lt_smem + 16 * l, g + 16 * l, 16);
     lt_cp_async_commit();
@@ -358,7 +373,7 @@ __global__ void ldm_bad_kernel(const unsigned char *g, int mode) {
 __global__ void race_kernel(const unsigned char *g, int mode) {
   extern __shared__ __align__(16) unsigned char lt_smem[];
   int l = threadIdx.x;
-  memset(lt_smem + 16 * l, 2, 16);
+  fill(lt_smem + 16 * l, 2, 16);
   __syncthreads();
   if (mode == 0) {
     uint32_t r[4];
@@ -403,6 +418,97 @@ __global__ void static_race_kernel(int *x, int v) {
   x[threadIdx.x] = flag[0];   /* no barrier between */
 }
 
+/* Plain shared-memory accesses the tracing sees (dynamic lt_smem, and the
+** __shared__ array s), by mode, on 64 threads: 0 a reduction over the two
+** warps' slots that reads a third slot no warp wrote; 1 a read of dynamic bytes nobody wrote; 2 a read of another
+** warp's store with no barrier; 3 a store over a byte other threads read
+** since the barrier; 4 two threads of different warps storing one byte;
+** 5 a lane's store read by another lane of its warp after a shuffle (fine);
+** 6 the same with no shuffle between; 7 block 0 fills s, the others only
+** half of it, all read all of it; 8 a plain load past the launch's
+** dynamic shared memory; 9 the reduction done right (fine).  In the
+** forward order the last thread to reach a barrier goes on first. */
+__global__ void plain_shared_kernel(int *x, int mode) {
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  __shared__ float s[8];
+  int t = threadIdx.x, v = 0;
+  if (mode == 0 || mode == 9) {
+    if (t % 32 == 0) s[t / 32] = (float)t;
+    __syncthreads();
+    for (int w = 0; w < (mode == 0 ? 3 : 2); w++) v += (int)s[w];
+  }
+  if (mode == 1) v = lt_smem[t + 3];
+  if (mode == 2) {
+    if (t == 0) lt_smem[0] = 1;
+    if (t == 32) v = lt_smem[0];
+  }
+  if (mode == 3 || mode == 4) {
+    lt_smem[t] = 1;
+    __syncthreads();
+    if (mode == 3) v = lt_smem[0];
+    if (mode == 3 && t == 62) lt_smem[0] = 2;
+    if (mode == 4 && t % 32 == 0) lt_smem[0] = (unsigned char)t;
+  }
+  if (mode == 5 || mode == 6) {
+    if (t % 32 == 0) lt_smem[t] = 7;
+    if (mode == 5) v = __shfl_xor_sync(0xffffffffu, v, 1);
+    v += lt_smem[t / 32 * 32];
+  }
+  if (mode == 7) {
+    if ((blockIdx.x == 0 && t < 8) || t < 4) s[t] = 1.0f;
+    __syncthreads();
+    for (int w = 0; w < 8; w++) v += (int)s[w];
+  }
+  if (mode == 8) v = lt_smem[1024 + t];
+  x[blockIdx.x * blockDim.x + t] = v;
+}
+
+/* The checks of plain shared-memory loads and stores: each mode of
+** plain_shared_kernel, with its report.  SKIP when this build does not
+** trace them (FAIL when run.sh says it should: LT_EMU_EXPECT_TRACED=1). */
+static void test_plain_shared(void) {
+  static int x[2 * 64];
+  int rc = lt_emu_launch(plain_shared_kernel, dim3(1), dim3(64), 64, NULL, x, 9);
+  if (!lt_emu::traced()) {
+    const char *e = getenv("LT_EMU_EXPECT_TRACED");
+    if (e && *e == '1') verdict("plain shared-memory accesses are traced", false, "the launch was not traced");
+    else printf("SKIP emu unit %s plain shared-memory access checks: not built with -fsanitize-coverage=func,inline-bool-flag,"
+                "trace-loads,trace-stores (clang)\n", label);
+    return;
+  }
+  verdict("a reduction through a __shared__ array with its barrier passes", rc == 0 && x[5] == 0 + 32, "it failed");
+  struct {
+    const char *name;
+    int mode, blocks, smem;
+    const char *words;
+  } cases[] = {
+      {"a reduction reads a __shared__ slot no warp wrote", 0, 1, 64,
+       "reads a __shared__ array (static, at "},
+      {"the report names the slot as unwritten", 0, 1, 64, "that no thread wrote in this block"},
+      {"a plain load of dynamic shared memory no thread wrote", 1, 1, 128,
+       "thread 0 reads shared memory (dynamic, offset 3) that no thread wrote in this block"},
+      {"a plain load of another warp's store with no barrier (read after write)", 2, 1, 64,
+       "thread 32 reads shared memory (dynamic, offset 0) that thread 0 wrote since the last barrier (missing barrier)"},
+      {"a plain store over bytes other threads read since the barrier (write after read)", 3, 1, 64,
+       "a plain store of thread 62 overwrote shared memory (dynamic, offset 0) that several threads read since the last "
+       "barrier (missing barrier before the store)"},
+      {"two warps store one byte with no barrier between (write after write)", 4, 1, 64,
+       "a plain store of thread 32 overwrote shared memory (dynamic, offset 0) that thread 0 wrote since the last barrier"},
+      {"a lane reads another lane's store with no warp operation between", 6, 1, 64,
+       "thread 1 reads shared memory (dynamic, offset 0) that thread 0 wrote since the last barrier"},
+      {"a __shared__ array counts as unwritten at the start of every block", 7, 2, 64,
+       "block (1,0,0): thread 63 reads a __shared__ array (static, at "},
+      {"a plain load past the launch's dynamic shared memory", 8, 1, 1024,
+       "thread 0 reads dynamic shared offset 1024..1024, outside the 1024 bytes of the launch"},
+  };
+  for (auto &c : cases)
+    expect_error(c.name, lt_emu_launch(plain_shared_kernel, dim3(c.blocks), dim3(64), c.smem, NULL, x, c.mode), 719,
+                 c.words);
+  rc = lt_emu_launch(plain_shared_kernel, dim3(1), dim3(64), 64, NULL, x, 5);
+  verdict("a lane reads another lane's store after a shuffle of their warp", rc == 0 && x[1] == 7 && x[33] == 7,
+          lt_emu::message());
+}
+
 static void test_detections(void) {
   float x[256];
   for (int i = 0; i < 256; i++) x[i] = (float)i;
@@ -430,7 +536,7 @@ static void test_detections(void) {
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719, "that no thread wrote");
   expect_error("ldmatrix of rows another thread wrote with no barrier",
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 1), 719,
-               "that a plain store wrote since the last barrier (missing barrier)");
+               "wrote since the last barrier (missing barrier)");
   expect_error("ldmatrix of a cp.async destination with no wait",
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719,
                "is still copying (missing cp.async wait)");
@@ -439,11 +545,18 @@ static void test_detections(void) {
   expect_error("cp.async over bytes another thread read since the barrier",
                lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719,
                "read since the last barrier (missing barrier before the copy)");
-  expect_error("a write into a cp.async in flight", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 1),
-               719, "a plain store wrote shared memory (dynamic, offset 3) while a cp.async of thread 0 to it was in flight");
-  expect_error("a plain store over bytes an ldmatrix read since the barrier",
-               lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 2), 719,
-               "a plain store overwrote shared memory (dynamic, offset 5) that a thread read with ldmatrix since the last barrier");
+  rc = lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 1);   /* traced: seen at the store, of thread 31 first */
+  expect_error("a write into a cp.async in flight", rc, 719,
+               lt_emu::traced() ? "a plain store of thread 31 wrote shared memory (dynamic, offset 499) while a cp.async of "
+                                  "thread 31 to it was in flight"
+                                : "a plain store wrote shared memory (dynamic, offset 3) while a cp.async of thread 0 to "
+                                  "it was in flight");
+  rc = lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 2);
+  expect_error("a plain store over bytes an ldmatrix read since the barrier", rc, 719,
+               lt_emu::traced() ? "a plain store of thread 30 overwrote shared memory (dynamic, offset 501) that thread 31 "
+                                  "read since the last barrier"
+                                : "a plain store overwrote shared memory (dynamic, offset 5) that a thread read with ldmatrix "
+                                  "since the last barrier");
   expect_error("misaligned cp.async", lt_emu_launch(race_kernel, dim3(1), dim3(32), 1024, NULL, g, 3), 719,
                "is not 16-byte aligned");
   uint4 vout[32];
@@ -468,16 +581,28 @@ static void test_detections(void) {
   verdict("cudaGetLastError returns the last launch error once",
           cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess, "wrong codes");
   /* A race on a __shared__ array: the result depends on the order threads
-  ** run in, which LT_EMU_SCHEDULE changes. */
+  ** run in, which LT_EMU_SCHEDULE changes; traced, it is reported in
+  ** either order. */
   int fw[32], rv[32], fw_ok = 1, rv_ok = 1;
   setenv("LT_EMU_SCHEDULE", "forward", 1);
   int r1 = lt_emu_launch(static_race_kernel, dim3(1), dim3(32), 0, NULL, fw, 42);
+  char m1[2048];
+  snprintf(m1, sizeof m1, "%s", lt_emu::message());
   setenv("LT_EMU_SCHEDULE", "reverse", 1);
   int r2 = lt_emu_launch(static_race_kernel, dim3(1), dim3(32), 0, NULL, rv, 43);
   unsetenv("LT_EMU_SCHEDULE");
-  for (int i = 0; i < 32; i++) fw_ok &= fw[i] == 42, rv_ok &= rv[i] == 43;
-  verdict("a race on a __shared__ array hides in forward order, shows in reverse", r1 == 0 && r2 == 0 && fw_ok && !rv_ok,
-          "the schedules did not change the racy result");
+  if (lt_emu::traced()) {
+    verdict("a race on a __shared__ array, forward order: a read after write",
+            r1 == 719 && strstr(m1, "thread 1 reads a __shared__ array (static, at ") &&
+                strstr(m1, "that thread 0 wrote since the last barrier (missing barrier)"),
+            m1);
+    expect_error("a race on a __shared__ array, reverse order", r2, 719,
+                 "thread 31 reads a __shared__ array (static, at ");
+  } else {
+    for (int i = 0; i < 32; i++) fw_ok &= fw[i] == 42, rv_ok &= rv[i] == 43;
+    verdict("a race on a __shared__ array hides in forward order, shows in reverse",
+            r1 == 0 && r2 == 0 && fw_ok && !rv_ok, "the schedules did not change the racy result");
+  }
 }
 
 /* Thread 0 spins on a flag no one sets (run by run.sh with LT_EMU_TIMEOUT). */
@@ -498,6 +623,7 @@ int main(int argc, char **argv) {
   test_ldmatrix_mma();
   test_cp_async();
   test_detections();
+  test_plain_shared();
   printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }

@@ -8,8 +8,9 @@
 ** GPR / Lane"); the emulator itself works the other way round (register
 ** and lane to element), so a slip in either shows.  Then the wavefront
 ** rules: MFMA needs 64 lanes, WMMA 32 with lanes 16-31 repeating 0-15,
-** __shfl_xor spans the wavefront, lt_syncthreads.
-** Prints PASS / FAIL lines.
+** __shfl_xor spans the wavefront, lt_syncthreads.  Then the checks of plain
+** LDS loads and stores, when the build traces them.
+** Prints PASS / FAIL / SKIP lines.
 */
 #define LT_EMU_WARP 64
 #include "emu.h"
@@ -172,6 +173,52 @@ __global__ void hip_barrier_kernel(float *x) {
   x[threadIdx.x] = 0;
 }
 
+/* MFMA operands through a __shared__ array (LDS), as the AMD matmul loads
+** them, on one block of two wave64 wavefronts: each wave stores its tile,
+** then the waves read each other's.  mode 0 with the barrier between
+** (fine); 1 without it (a read of the other wave's store, racing); 2 with
+** only a shuffle between, which orders lanes of one wave but not the
+** other wave (wave 1 reads wave 0's tile); 3 block 0 stores both tiles, block 1 only wave 0's (block
+** 1 must not see block 0's). */
+__global__ void lds_exchange_kernel(float *x, int mode) {
+  __shared__ _Float16 tile[2][64];
+  int t = threadIdx.x, w = t / 64, l = t % 64;
+  if (mode != 3 || w == 0 || blockIdx.x == 0) tile[w][l] = (_Float16)(float)t;
+  if (mode == 0 || mode == 3) lt_syncthreads();
+  if (mode == 2) x[t] = (float)__shfl_xor(t, 1);
+  if (mode != 2 || w == 1) x[t] = (float)tile[1 - w][l];
+}
+
+/* The checks of plain LDS accesses when this build traces them (clang's
+** -fsanitize-coverage=func,inline-bool-flag,trace-loads,trace-stores),
+** else SKIP (FAIL when run.sh says it should: LT_EMU_EXPECT_TRACED=1). */
+static void test_lds(void) {
+  static float x[128];
+  int rc = launch_w(64, lds_exchange_kernel, dim3(1), dim3(128), x, 0);
+  if (!lt_emu::traced()) {
+    const char *e = getenv("LT_EMU_EXPECT_TRACED");
+    if (e && *e == '1') verdict("plain LDS accesses are traced", false, "the launch was not traced");
+    else printf("SKIP emu unit %s plain LDS access checks: not built with -fsanitize-coverage=func,inline-bool-flag,"
+                "trace-loads,trace-stores (clang)\n", label);
+    return;
+  }
+  verdict("waves exchange tiles through LDS across lt_syncthreads", rc == 0 && x[0] == 64 && x[127] == 63,
+          lt_emu::message());
+  expect_error("a wave reads the other wave's LDS tile with no barrier",
+               launch_w(64, lds_exchange_kernel, dim3(1), dim3(128), x, 1),
+               "thread 0 reads a __shared__ array (static, at ");
+  verdict("the report says the tile was not written yet", strstr(lt_emu::message(), "that no thread wrote in this block"),
+          lt_emu::message());
+  expect_error("a shuffle does not order the waves' LDS accesses", launch_w(64, lds_exchange_kernel, dim3(1), dim3(128), x, 2),
+               "thread 127 reads a __shared__ array (static, at ");
+  verdict("the report names the writer, of the other wave", strstr(lt_emu::message(), "that thread 63 wrote since the "
+          "last barrier (missing barrier)"), lt_emu::message());
+  expect_error("an LDS tile no wave of this block stored", launch_w(64, lds_exchange_kernel, dim3(2), dim3(128), x, 3),
+               "block (1,0,0): thread 0 reads a __shared__ array (static, at ");
+  verdict("the report says the tile was not written", strstr(lt_emu::message(), "that no thread wrote in this block"),
+          lt_emu::message());
+}
+
 static void test_wavefront(void) {
   float x[256] = {0};
   expect_error("MFMA on a 32-lane wavefront", launch_w(32, mfma_on_wave32_kernel, dim3(1), dim3(64), x),
@@ -198,6 +245,7 @@ int main(int argc, char **argv) {
     for (int bf16 = 0; bf16 < 2; bf16++) test_matrix(shape, bf16);
   test_spot();
   test_wavefront();
+  test_lds();
   printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }
