@@ -10,7 +10,7 @@ CC=${CC:-cc}
 CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L"
 TARGETS="sm80 sm90a gfx90a gfx942 gfx1100 c"
 REQUIRED="lua5.4 liblua5.4-dev gcc make"
-OPTIONAL="luajit libluajit-5.1-dev hipcc libamdhip64-dev clang-19 lld-19 llvm-19"
+OPTIONAL="luajit libluajit-5.1-dev hipcc libamdhip64-dev clang-19 lld-19 llvm-19 libclang-rt-19-dev"
 
 # Installs the Debian packages that are missing; the optional ones (other
 # toolchains) only warn when they cannot be had: their checks then skip.

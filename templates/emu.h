@@ -194,6 +194,12 @@ lt_emu_traced(void *p, unsigned bytes, int store) {
   t->access((uintptr_t)p, bytes, store, __builtin_return_address(0));
 }
 
+/* The coverage kinds' flag registration, which the instrumented code's
+** module constructor calls: a no-op, for a build that links no sanitizer
+** runtime (clang without its compiler-rt package); weak, so a runtime's own
+** definition wins where there is one.  The flags themselves go unused. */
+extern "C" __attribute__((weak, LT_EMU_NO_SANITIZE)) void __sanitizer_cov_bool_flag_init(bool *, bool *) {}
+
 /* The hooks themselves, in assembly: strong symbols (the sanitizer
 ** runtimes define weak no-op ones, which a weak definition here would not
 ** reliably replace) in COMDAT groups (every translation unit has them, the
