@@ -54,8 +54,11 @@ fi
 # Tracing of plain loads and stores (SanitizerCoverage, clang): the
 # emulator's hooks then check every shared-memory access of the kernel.
 # Only the generated files and the unit tests get it (not check.cpp).
+# (The probe includes the emulator header, as the real builds do: it
+# supplies what the tracing needs when no sanitizer runtime is linked.)
 trace="-fsanitize-coverage=func,inline-bool-flag,trace-loads,trace-stores"
-if $CXX $san $trace $b/san.cpp -o $b/san 2>/dev/null && $b/san; then
+printf '#include "emu.h"\nint main(void) { return 0; }\n' > $b/trace.cpp
+if $CXX -std=c++17 -Itemplates $san $trace $b/trace.cpp -o $b/trace 2>/dev/null && $b/trace; then
   have_trace=1
   export LT_EMU_EXPECT_TRACED=1   # the unit tests fail if a launch is not traced after all
 else
