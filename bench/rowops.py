@@ -3,10 +3,9 @@ same run, with the device-to-device copy bandwidth as the ceiling.
 GB/s counts the bytes each op must move (inputs read once, outputs written
 once).  Each result is first checked against torch (float64 upcast).
 Times: triton.testing.do_bench, median, L2 flushed between runs.
-usage: python3 bench/rowops.py LIB.so [--lib C=..,R=..=LIB2.so ...] [--quick]
-  --lib: the launchers generated for that shape bucket (gen --shape), used
-  for the shapes in it (each size rounded up to a power of two, as gen does)
-(prints a table; JSON to $OUT)"""
+A launcher tuned for several shape buckets runs the nearest bucket's
+config (out/sm90a: dsl/tuned/*.lua's H100 entries).
+usage: python3 bench/rowops.py LIB.so [--quick]   (prints a table; JSON to $OUT)"""
 import json
 import os
 import sys
@@ -18,19 +17,8 @@ import triton.testing
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
 from lt import DTYPES, Lib  # noqa: E402
 
-lib_default = Lib(sys.argv[1])
-bucket_libs = {}   # "C=1024,R=65536" -> Lib
+lib = Lib(sys.argv[1])
 args = sys.argv[2:]
-for i, a in enumerate(args):
-    if a == "--lib":
-        name, path = args[i + 1].rsplit("=", 1)
-        bucket_libs[name] = Lib(path)
-
-
-def bucket(r, c):
-    """gen's shape bucket of [r, c]: each size rounded up to a power of two."""
-    p2 = lambda n: 1 << (n - 1).bit_length()  # noqa: E731
-    return f"C={p2(c)},R={p2(r)}"
 
 
 def bench(fn):
@@ -38,9 +26,6 @@ def bench(fn):
 
 
 def rows(dt, r, c):
-    key = bucket(r, c)
-    gen_for = key if key in bucket_libs else "out/"   # which build runs this shape
-    lib = bucket_libs.get(gen_for, lib_default)
     t = DTYPES[dt]
     x = torch.randn(r, c, device="cuda", dtype=t)
     x2 = torch.randn(r, c, device="cuda", dtype=t)
@@ -61,19 +46,18 @@ def rows(dt, r, c):
         "bias_gelu": (lambda: lib(f"bias_gelu_{dt}", x, b, y, r, c), lambda: F.gelu(x + b),
                       lambda: F.gelu(x.double() + b.double()), (2 * r * c + c) * e),
     }
-    return x, y, cases, gen_for
+    return x, y, cases
 
 
 out = []
 print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
-print(f"{'op':10} {'dtype':5} {'shape':>12} {'luatile GB/s':>13} {'torch GB/s':>11} {'copy GB/s':>10} {'vs torch':>9} {'vs copy':>8}"
-      "  generated for")
+print(f"{'op':10} {'dtype':5} {'shape':>12} {'luatile GB/s':>13} {'torch GB/s':>11} {'copy GB/s':>10} {'vs torch':>9} {'vs copy':>8}")
 SHAPES = (("bf16", 32768, 4096), ("bf16", 8192, 8192), ("bf16", 65536, 1024), ("f16", 32768, 4096),
           ("f32", 32768, 4096), ("bf16", 4096, 16384))
 if "--quick" in args:
     SHAPES = SHAPES[:1]
 for dt, r, c in SHAPES:
-    x, y, cases, gen_for = rows(dt, r, c)
+    x, y, cases = rows(dt, r, c)
     src = torch.empty_like(x)
     copy_ms = bench(lambda: y.copy_(src))
     copy_gbs = 2 * x.numel() * x.element_size() / copy_ms / 1e6
@@ -86,9 +70,9 @@ for dt, r, c in SHAPES:
         assert err < 2e-2 and not torch.isnan(y).any(), (op, dt, err)
         t_ours, t_torch = bench(ours), bench(theirs)
         g_ours, g_torch = nbytes / t_ours / 1e6, nbytes / t_torch / 1e6
-        out.append(dict(op=op, dtype=dt, shape=[r, c], generated_for=gen_for, ms=t_ours, torch_ms=t_torch, gbs=g_ours,
+        out.append(dict(op=op, dtype=dt, shape=[r, c], ms=t_ours, torch_ms=t_torch, gbs=g_ours,
                         torch_gbs=g_torch, copy_gbs=copy_gbs, rel_err=err))
         print(f"{op:10} {dt:5} {f'{r}x{c}':>12} {g_ours:13.0f} {g_torch:11.0f} {copy_gbs:10.0f} "
-              f"{g_ours / g_torch:8.2f}x {g_ours / copy_gbs:7.0%}  {gen_for}", flush=True)
+              f"{g_ours / g_torch:8.2f}x {g_ours / copy_gbs:7.0%}", flush=True)
 with open(os.path.join(os.environ.get("OUT", "."), "rowops.json"), "w") as f:
     json.dump(dict(device=torch.cuda.get_device_name(), results=out), f, indent=1)

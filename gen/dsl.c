@@ -1476,13 +1476,26 @@ typedef struct Run {
 } Run;
 
 /* Builds and hands over one variant; the kernel table is at index 1, the
-** variant table at vt and the config table at ct. */
-static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *vdesc, const char *cdesc) {
+** variant table at vt and the config table at ct.  For one of nbuckets
+** tuned shape buckets, bucket names it and the kernel's name gets its
+** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname. */
+static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *vdesc, const char *cdesc,
+                          const char *bucket, int nbuckets) {
   K = ltU_alloc(sizeof *K);
   lua_getfield(L, kt, "name");
   K->family = ltU_strdup(lua_tostring(L, -1));
   lua_pop(L, 1);
+  K->launcher = vname;
   K->name = vname;
+  K->bucket = bucket;
+  K->nbuckets = nbuckets;
+  if (bucket) {
+    Buf b = {0};
+    ltU_printf(&b, "%s_", vname);
+    for (const char *p = bucket; *p; p++)
+      if (*p != '=') ltU_printf(&b, "%c", *p == ',' ? '_' : *p);
+    K->name = b.p;
+  }
   K->variant_desc = vdesc;
   K->config_desc = cdesc;
   lua_getfield(L, kt, "doc");
@@ -1534,16 +1547,16 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
 
 /* The config of one variant, in the table at cv (the kernel's config with
 ** -D applied, plus the variant's values): lays the variant's tuned entry
-** (tuned.c) over it, except the keys -D set (dcfg) and variant keys, and
+** (tuned.c; bucket's, when not NULL) over it, except the keys -D set (dcfg) and variant keys, and
 ** returns its text "BC=4096 threads=256".  When a tuned file was read, or
 ** always is set (--list --target), the text says where it came from:
 ** "(tuned: FILE, DEVICE, BUCKET)" or "(kernel defaults...)", then "; -D: K"
 ** for the keys -D set. */
-static const char *variant_config(int cv, int vars, const char *vname, const char **ckeys, int nc, const char **dcfg,
-                                  int ndcfg, int always) {
+static const char *variant_config(int cv, int vars, const char *vname, const char *bucket, const char **ckeys, int nc,
+                                  const char **dcfg, int ndcfg, int always) {
   const TunedValue *tv;
   int ntv;
-  const char *origin = ltN_pick(vname, &tv, &ntv);
+  const char *origin = ltN_pick(vname, bucket, &tv, &ntv);
   for (int i = 0; i < ntv; i++) {
     int skip = 0;
     for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
@@ -1568,6 +1581,19 @@ static const char *variant_config(int cv, int vars, const char *vname, const cha
   for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
   ltU_put(&b, ")");
   return b.p;
+}
+
+/* Pushes a shallow copy of the table at index t; returns its index. */
+static int push_copy(int t) {
+  lua_newtable(L);
+  int c = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_settable(L, c);
+  }
+  return c;
 }
 
 /* Enumerates variant combinations (sorted keys, values in order). */
@@ -1696,14 +1722,7 @@ static int run_file(lua_State *l) {
     /* the variant and c tables for this combination */
     lua_newtable(L);
     int vt = lua_gettop(L);
-    lua_newtable(L);
-    int cv = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, ct)) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_settable(L, cv);
-    }
+    int cv = push_copy(ct);
     Buf vname = {0}, vdesc = {0};
     ltU_put(&vname, kname);
     for (int i = 0; i < nv; i++) {
@@ -1721,10 +1740,22 @@ static int run_file(lua_State *l) {
     if (!valid_ident(vname.p))
       return raise_msg(ltU_fmt("%s:%d: error: variant name '%s' is not an identifier; use names or numbers as variant values",
                                kfile, kline, vname.p)), 0;
-    const char *config = variant_config(cv, vars, vname.p, ckeys, nc, dcfg, ndcfg, run->listing && req->target);
-    if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);
-    else if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
-    else build_variant(run, kt, vt, cv, vname.p, vdesc.p ? vdesc.p : "", config);
+    /* several tuned buckets: one kernel each (-D applies to all), and a
+    ** launcher that picks one by the call's sizes */
+    const char *buckets[16];
+    int nb = req->target ? ltN_buckets(vname.p, buckets, 16) : 0;
+    if (nb < 2) nb = 0, buckets[0] = NULL;
+    for (int b = 0; b < (nb ? nb : 1); b++) {
+      int cb = push_copy(cv);   /* this bucket's copy of the config */
+      const char *config =
+          variant_config(cb, vars, vname.p, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+      if (run->listing && req->target && nb)
+        ltU_printf(run->listing, "  %s  for %s  config: %s\n", vname.p, buckets[b], config);
+      else if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);
+      else if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
+      else build_variant(run, kt, vt, cb, vname.p, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
+      lua_settop(L, cb - 1);
+    }
     lua_settop(L, vars);
     int i = nv - 1;
     while (i >= 0 && ++idx[i] == count[i]) idx[i--] = 0;

@@ -190,6 +190,10 @@ struct Stmt {
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
   const char *family;   /* kernel name, e.g. softmax */
+  const char *launcher; /* the launcher's name: name, or for one of a variant's
+                           tuned shape buckets, the variant's (name less _C4096_R...) */
+  const char *bucket;   /* that bucket ("C=4096,R=32768"), else NULL */
+  int nbuckets;         /* how many buckets the variant has (0: no dispatch) */
   const char *doc;
   const char *variant_desc;   /* "dtype=bf16" */
   const char *config_desc;    /* "BC=4096 threads=256" */
@@ -255,7 +259,7 @@ typedef struct Target {
 } Target;
 
 const Target *ltT_find(const char *name);
-const char *ltT_prologue(const Target *t, const Kernel *k, int emulate);
+const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate);
 extern const Target *const ltT_all[];      /* NULL-terminated */
 
 /* ---- layout.c ---- */
@@ -305,7 +309,7 @@ int ltP_reduce_groups(const Layout *l, int axis, int warp);
 /* ---- emit.c ---- */
 
 typedef struct Output { const char *src, *hdr; } Output;
-Output ltE_emit(Kernel *k, const Target *t, int emulate);
+Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate);   /* n > 1: a variant's tuned buckets */
 void ltE_explain(Kernel *k, const Target *t, Buf *b);
 
 /* ---- dsl.c ---- */
@@ -360,6 +364,9 @@ const char *ltN_shape_error(const char *text);   /* NULL when a --shape value is
 void ltN_load(const char *kernel_file, const char *kernel, const Target *t, const TunedValue *cfg, int ncfg);
 int ltN_active(void);                            /* a tuned file was read */
 const char *ltN_summary(void);                   /* --list without --target */
-const char *ltN_pick(const char *variant, const TunedValue **vals, int *n);
+const char *ltN_pick(const char *variant, const char *bucket, const TunedValue **vals, int *n);
+int ltN_buckets(const char *variant, const char **out, int max);   /* several: gen dispatches on the shape */
+int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
+                     int *log2s);   /* keys: room for LT_MAXRANK * 4 */
 
 #endif

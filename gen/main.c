@@ -43,11 +43,15 @@ typedef struct Gen {
   Buf explained;
   const char *names[256], *srcs[256], *hdrs[256];
   int n;
+  Kernel *group[16];        /* a variant's tuned buckets so far */
+  int ngroup;
 } Gen;
 
-/* Called by dsl.c once per variant with its IR.  Under --explain, a
-** variant's config and where it came from follow its plan when a tuned
-** file was read (dsl.c puts the origin into config_desc). */
+/* Called by dsl.c once per variant with its IR, or once per tuned shape
+** bucket of a variant that has several (k->nbuckets): those are written
+** into one file when the last arrives.  Under --explain, a variant's config
+** and where it came from follow its plan when a tuned file was read (dsl.c
+** puts the origin into config_desc). */
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
@@ -56,12 +60,15 @@ static void on_variant(Kernel *k, void *ud) {
     if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
     return;
   }
+  g->group[g->ngroup++] = k;
+  if (g->ngroup < k->nbuckets) return;
   if (g->n == 256) ltU_error(0, "more than 256 variants");
-  Output o = ltE_emit(k, g->target, g->emulate);
-  g->names[g->n] = k->name;
+  Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
+  g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;
   g->hdrs[g->n] = o.hdr;
   g->n++;
+  g->ngroup = 0;
 }
 
 /* Prints the usage text (--help) to f. */

@@ -101,20 +101,23 @@ const Target *ltT_find(const char *name) {
   return NULL;
 }
 
-/* The prologue text of a target's language for kernel k: the common
-** helpers and, when k has a gemm, the matrix-instruction helpers it uses.
+/* The prologue text of a target's language for the kernels ks[0..n-1] of
+** one file: the common helpers and the matrix-instruction and cp.async
+** helpers any of them uses.
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
-const char *ltT_prologue(const Target *t, const Kernel *k, int emulate) {
+const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
   if (emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
-  MmaKind m = k->mma;
-  const char *extra = "";
-  if (m == MMA_SYNC) extra = ltX_cuda_mma;
-  else if (m == MMA_MFMA32 || m == MMA_MFMA16) extra = ltX_hip_mfma;
-  else if (m == MMA_WMMA) extra = ltX_hip_wmma;
-  for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
-    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) extra = ltX_cuda_mma;
+  const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
+  for (int j = 0; j < n; j++) {
+    const Kernel *k = ks[j];
+    if (k->mma == MMA_SYNC) cuda = ltX_cuda_mma;
+    else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16) amd = ltX_hip_mfma;
+    else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
+    for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
+      if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
+  }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s", base, extra);
+  return ltU_fmt("%s%s%s", base, cuda, amd);
 }

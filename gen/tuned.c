@@ -740,27 +740,84 @@ const char *ltN_summary(void) {
 /* The tuned config of a variant for the run's target: sets *vals / *n to
 ** the chosen entry's values (n = 0: none) and returns where the config
 ** comes from: "tuned: FILE, DEVICE, BUCKET", "kernel defaults" or
-** "kernel defaults: why no entry applies".  Without --shape, the entry of
-** the largest bucket is taken (ties: the first bucket text in byte order). */
-const char *ltN_pick(const char *variant, const TunedValue **vals, int *n) {
+** "kernel defaults: why no entry applies".  The entry is bucket's when
+** bucket is not NULL, else --shape's; without either, the largest
+** bucket's (ties: the first bucket text in byte order). */
+const char *ltN_pick(const char *variant, const char *bucket, const TunedValue **vals, int *n) {
   *vals = NULL;
   *n = 0;
   if (!tpath || !target) return "kernel defaults";
   if (!device) return ltU_fmt("kernel defaults: %s", no_device);
+  const char *want = bucket ? bucket : want_bucket;
   const Entry *best = NULL;
   for (int i = 0; i < nentries; i++) {
     const Entry *e = &entries[i];
     if (strcmp(e->target, target->name) != 0 || strcmp(e->device, device) != 0 || strcmp(e->variant, variant) != 0)
       continue;
-    if (want_bucket ? strcmp(e->bucket, want_bucket) == 0
-                    : !best || e->size_log > best->size_log ||
-                          (e->size_log == best->size_log && strcmp(e->bucket, best->bucket) < 0))
+    if (want ? strcmp(e->bucket, want) == 0
+             : !best || e->size_log > best->size_log ||
+                   (e->size_log == best->size_log && strcmp(e->bucket, best->bucket) < 0))
       best = e;
   }
   if (!best)
     return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
-                   clean(device), want_bucket ? ", bucket " : "", want_bucket ? want_bucket : "");
+                   clean(device), want ? ", bucket " : "", want ? want : "");
   *vals = best->vals;
   *n = best->nvals;
   return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), best->bucket);
+}
+
+/* The buckets of a variant's entries for the run's target and device, in
+** the order ltN_pick prefers them (largest first, then by text), into out
+** (at most max); returns how many.  None under --shape: it asks for one
+** bucket.  gen writes one kernel per bucket when there are several, and a
+** launcher that picks one by the call's sizes (emit.c). */
+int ltN_buckets(const char *variant, const char **out, int max) {
+  if (!tpath || !target || !device || want_bucket) return 0;
+  const Entry *es[64];
+  int n = 0;
+  for (int i = 0; i < nentries && n < max && n < 64; i++) {
+    const Entry *e = &entries[i];
+    if (strcmp(e->target, target->name) != 0 || strcmp(e->device, device) != 0 || strcmp(e->variant, variant) != 0)
+      continue;
+    int j = n++;
+    for (; j > 0 && (es[j - 1]->size_log < e->size_log ||
+                     (es[j - 1]->size_log == e->size_log && strcmp(es[j - 1]->bucket, e->bucket) > 0));
+         j--)
+      es[j] = es[j - 1];
+    es[j] = e;
+  }
+  for (int i = 0; i < n; i++) out[i] = es[i]->bucket;
+  return n;
+}
+
+/* The sizes of variant's bucket ("C=4096,R=32768", as ltN_buckets gives
+** it): its keys in order into keys, the log2 of each value into log2s;
+** returns how many.  Each key must be one of the kernel's sizes (the nsizes
+** names in sizes): the launcher measures the call against the bucket with
+** them; else an error at the entry's line. */
+int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
+                     int *log2s) {
+  Shape s;
+  parse_shape(bucket, &s);   /* read_entries checked it */
+  for (int i = 0; i < s.n; i++) {
+    int found = 0;
+    for (int j = 0; j < nsizes; j++) found |= strcmp(sizes[j], s.keys[i]) == 0;
+    if (found) continue;
+    int line = 0;
+    for (int j = 0; j < nentries; j++)
+      if (strcmp(entries[j].target, target->name) == 0 && strcmp(entries[j].device, device) == 0 &&
+          strcmp(entries[j].variant, variant) == 0 && strcmp(entries[j].bucket, bucket) == 0)
+        line = entries[j].line;
+    Buf b = {0};
+    for (int j = 0; j < nsizes; j++) ltU_printf(&b, "%s%s", j ? ", " : "", sizes[j]);
+    tuned_error(line, "bucket %s names %s, which is not a size of %s (its sizes: %s); a bucket names sizes only",
+                bucket, s.keys[i], variant, b.p ? b.p : "none");
+  }
+  for (int i = 0; i < s.n; i++) {
+    keys[i] = s.keys[i];
+    log2s[i] = 0;
+    while (1LL << log2s[i] < s.vals[i]) log2s[i]++;
+  }
+  return s.n;
 }

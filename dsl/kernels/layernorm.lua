@@ -4,15 +4,16 @@
 -- One program per RB rows (config RB, 1 by default; short rows want more).
 -- A row of at most BC elements stays in registers:
 -- the mean, then the variance of the centred values (exact two-pass, with
--- the masked tail zeroed), then one write.  A longer row takes three passes
--- of BC elements: sum, sum of squared deviations, write.
+-- the masked tail zeroed), then one write.  A longer row takes two passes
+-- of BC elements: both statistics at once (shifted sums per lane, combined
+-- across the block), then the write.
 local tile = require "tile"
 
 return tile.kernel {
   name = "layernorm",
   doc = "LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 4096, RB = 1, threads = 256 },
+  config = { BC = 1024, RB = 1, threads = 128 },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {
@@ -48,21 +49,27 @@ return tile.kernel {
       local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
       k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     end, function()
-      -- sums kept lane by lane over the chunks (no barrier in the loops),
-      -- then across the block once a pass
-      local sum = k:fragment("f32", { c.RB, c.BC }, 0)
-      k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-        k:assign(sum, sum + x)
-      end)
-      local mean = k:reduce_sum(sum, 2) / p.C
-      local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
-      k:serial(0, nchunks, function(j)
+      -- One read of the row for both statistics.  Each lane keeps, over the
+      -- chunks, the sum and the sum of squares of its n values shifted by its
+      -- first one (s): s1 = sum(x - s), s2 = sum((x - s)^2).  Then
+      -- mean = sum(n s + s1) / C, and the lane's squared deviations from it
+      -- are s2 + (s - mean) (2 s1 + n (s - mean)), exactly.  Shifting by a
+      -- value of the lane bounds the cancellation by the lane's own spread,
+      -- unlike sum(x^2) - C mean^2.
+      local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+      local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+      local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+      k:serial(1, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
         local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-        local d = tile.where(col:lt(p.C), x - mean, 0)
-        k:assign(ssd, ssd + d * d)
+        local d = tile.where(col:lt(p.C), x - s, 0)
+        k:assign(s1, s1 + d)
+        k:assign(s2, s2 + d * d)
       end)
+      -- values a lane holds: the chunks j with j BC + its column < C (at least 1)
+      local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+      local mean = k:reduce_sum(n * s + s1, 2) / p.C
+      local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
       local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
       k:serial(0, nchunks, function(j)
         local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")

@@ -10,7 +10,7 @@ return tile.kernel {
   name = "rmsnorm",
   doc = "RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 4096, RB = 1, threads = 256 },
+  config = { BC = 1024, RB = 2, threads = 256 },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/layernorm.lua has no entry for c).
+ * Config: BC=1024 RB=1 threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c layernorm_bf16.c
  */
 #include <math.h>
@@ -57,182 +57,192 @@ static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 /* One block of layernorm_bf16: what one GPU block computes, with one thread. */
 static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf16 *restrict W, const lt_bf16 *restrict B, lt_bf16 *restrict Y, int R, int C, float eps)
 {
-  // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:39: k:when(nchunks:eq(1), function()
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[4096];
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[1024];
     {
       const bool ok = rb < R;
       const lt_bf16 *base = X + (int64_t)rb * C;
-      for (int ci = 0; ci < 4096; ++ci) {
+      for (int ci = 0; ci < 1024; ++ci) {
         const int gc = ci;
         const lt_bf16 *ptr = base + gc;
         x[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:43: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[4096];
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[1024];
     {
       const lt_bf16 *base = W;
-      for (int ci = 0; ci < 4096; ++ci) {
+      for (int ci = 0; ci < 1024; ++ci) {
         const int gc = ci;
         const lt_bf16 *ptr = base + gc;
         w[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:44: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[4096];
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[1024];
     {
       const lt_bf16 *base = B;
-      for (int ci = 0; ci < 4096; ++ci) {
+      for (int ci = 0; ci < 1024; ++ci) {
         const int gc = ci;
         const lt_bf16 *ptr = base + gc;
         b[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:45: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
+    for (int ci = 0; ci < 1024; ++ci) {
       t10[0] = t10[0] + x[ci];
     }
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:46: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[4096];
-    float d[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[1024];
+    float d[1024];
+    for (int ci = 0; ci < 1024; ++ci) {
       col[ci] = ci;
       d[ci] = col[ci] < C ? x[ci] - mean[0] : 0.0f;
     }
-    // layernorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
+    for (int ci = 0; ci < 1024; ++ci) {
       t14[0] = t14[0] + d[ci] * d[ci];
     }
     float rstd[1];
     rstd[0] = lt_rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       lt_bf16 *base = Y + (int64_t)rb * C;
-      for (int ci = 0; ci < 4096; ++ci) {
+      for (int ci = 0; ci < 1024; ++ci) {
         const int gc = ci;
         lt_bf16 *ptr = base + gc;
         if (ok && gc < C) ptr[0] = lt_f32_to_bf16(d[ci] * rstd[0] * w[ci] + b[ci]);
       }
     }
   } else {
-    // layernorm.lua:53: local sum = k:fragment("f32", { c.RB, c.BC }, 0)
-    float sum[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
-      sum[ci] = 0.0f;
-    }
-    // layernorm.lua:54: k:serial(0, nchunks, function(j)
-    for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[4096];
-      {
-        const bool ok = rb < R;
-        const lt_bf16 *base = X + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j * 4096 + ci;
-          const lt_bf16 *ptr = base + gc;
-          x_2[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
-          sum[ci] = sum[ci] + x_2[ci];
-        }
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[1024];
+    {
+      const bool ok = rb < R;
+      const lt_bf16 *base = X + (int64_t)rb * C;
+      for (int ci = 0; ci < 1024; ++ci) {
+        const int gc = ci;
+        const lt_bf16 *ptr = base + gc;
+        s[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:58: local mean = k:reduce_sum(sum, 2) / p.C
-    float t22[1];
-    t22[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t22[0] = t22[0] + sum[ci];
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[1024];
+    for (int ci = 0; ci < 1024; ++ci) {
+      s1[ci] = 0.0f;
     }
-    float mean_2[1];
-    mean_2[0] = t22[0] / (float)C;
-    // layernorm.lua:59: local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ssd[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
-      ssd[ci] = 0.0f;
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[1024];
+    for (int ci = 0; ci < 1024; ++ci) {
+      s2[ci] = 0.0f;
     }
-    // layernorm.lua:60: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:61: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[4096];
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[1024];
       {
         const bool ok = rb < R;
         const lt_bf16 *base = X + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_2 * 4096 + ci;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j * 1024 + ci;
+          const lt_bf16 *ptr = base + gc;
+          x_2[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[1024];
+      float d_2[1024];
+      for (int ci = 0; ci < 1024; ++ci) {
+        col_2[ci] = ci + j * 1024;
+        d_2[ci] = col_2[ci] < C ? x_2[ci] - s[ci] : 0.0f;
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      for (int ci = 0; ci < 1024; ++ci) {
+        s1[ci] = s1[ci] + d_2[ci];
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      for (int ci = 0; ci < 1024; ++ci) {
+        s2[ci] = s2[ci] + d_2[ci] * d_2[ci];
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[1024];
+    for (int ci = 0; ci < 1024; ++ci) {
+      n[ci] = (float)((C - (ci) - 1) / 1024 + 1);
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    for (int ci = 0; ci < 1024; ++ci) {
+      t36[0] = t36[0] + n[ci] * s[ci] + s1[ci];
+    }
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[1024];
+    for (int ci = 0; ci < 1024; ++ci) {
+      ssd[ci] = s2[ci] + (s[ci] - mean_2[0]) * (2.0f * s1[ci] + n[ci] * (s[ci] - mean_2[0]));
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    for (int ci = 0; ci < 1024; ++ci) {
+      t43[0] = t43[0] + ssd[ci];
+    }
+    float rstd_2[1];
+    rstd_2[0] = lt_rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[1024];
+      {
+        const bool ok = rb < R;
+        const lt_bf16 *base = X + (int64_t)rb * C;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j_2 * 1024 + ci;
           const lt_bf16 *ptr = base + gc;
           x_3[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:62: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[4096];
-      float d_2[4096];
-      for (int ci = 0; ci < 4096; ++ci) {
-        col_2[ci] = ci + j_2 * 4096;
-        d_2[ci] = col_2[ci] < C ? x_3[ci] - mean_2[0] : 0.0f;
-      }
-      // layernorm.lua:64: k:assign(ssd, ssd + d * d)
-      for (int ci = 0; ci < 4096; ++ci) {
-        ssd[ci] = ssd[ci] + d_2[ci] * d_2[ci];
-      }
-    }
-    // layernorm.lua:66: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t30[1];
-    t30[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t30[0] = t30[0] + ssd[ci];
-    }
-    float rstd_2[1];
-    rstd_2[0] = lt_rsqrtf(t30[0] / (float)C + eps);
-    // layernorm.lua:67: k:serial(0, nchunks, function(j)
-    for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:68: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_4[4096];
-      {
-        const bool ok = rb < R;
-        const lt_bf16 *base = X + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_3 * 4096 + ci;
-          const lt_bf16 *ptr = base + gc;
-          x_4[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
-        }
-      }
-      // layernorm.lua:69: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[4096];
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[1024];
       {
         const lt_bf16 *base = W;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_3 * 4096 + ci;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j_2 * 1024 + ci;
           const lt_bf16 *ptr = base + gc;
           w_2[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:70: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[4096];
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[1024];
       {
         const lt_bf16 *base = B;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_3 * 4096 + ci;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j_2 * 1024 + ci;
           const lt_bf16 *ptr = base + gc;
           b_2[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:71: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_3 * 4096 + ci;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j_2 * 1024 + ci;
           lt_bf16 *ptr = base + gc;
-          if (ok && gc < C) ptr[0] = lt_f32_to_bf16((x_4[ci] - mean_2[0]) * rstd_2[0] * w_2[ci] + b_2[ci]);
+          if (ok && gc < C) ptr[0] = lt_f32_to_bf16((x_3[ci] - mean_2[0]) * rstd_2[0] * w_2[ci] + b_2[ci]);
         }
       }
     }

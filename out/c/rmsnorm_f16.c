@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for c).
+ * Config: BC=1024 RB=2 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c rmsnorm_f16.c
  */
 #include <math.h>
@@ -58,108 +58,128 @@ static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *restrict W, lt_f16 *restrict Y, int R, int C, float eps)
 {
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[4096];
+    float x[2048];
     {
-      const bool ok = rb < R;
-      const lt_f16 *base = X + (int64_t)rb * C;
-      for (int ci = 0; ci < 4096; ++ci) {
-        const int gc = ci;
-        const lt_f16 *ptr = base + gc;
-        x[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
+      const lt_f16 *base = X;
+      for (int ri = 0; ri < 2; ++ri) {
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * C + gc;
+          x[ri * 1024 + ci] = gr < R && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[4096];
+    float w[1024];
     {
       const lt_f16 *base = W;
-      for (int ci = 0; ci < 4096; ++ci) {
+      for (int ci = 0; ci < 1024; ++ci) {
         const int gc = ci;
         const lt_f16 *ptr = base + gc;
         w[ci] = gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
       }
     }
     // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t10[1];
-    t10[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t10[0] = t10[0] + x[ci] * x[ci];
+    float t10[2];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
+      for (int ci = 0; ci < 1024; ++ci) {
+        t10[ri] = t10[ri] + x[ri * 1024 + ci] * x[ri * 1024 + ci];
+      }
     }
-    float rstd[1];
-    rstd[0] = lt_rsqrtf(t10[0] / (float)C + eps);
+    float rstd[2];
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = lt_rsqrtf(t10[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = rb < R;
-      lt_f16 *base = Y + (int64_t)rb * C;
-      for (int ci = 0; ci < 4096; ++ci) {
-        const int gc = ci;
-        lt_f16 *ptr = base + gc;
-        if (ok && gc < C) ptr[0] = lt_f32_to_f16(x[ci] * rstd[0] * w[ci]);
+      lt_f16 *base = Y;
+      for (int ri = 0; ri < 2; ++ri) {
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = ci;
+          lt_f16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc < C) ptr[0] = lt_f32_to_f16(x[ri * 1024 + ci] * rstd[ri] * w[ci]);
+        }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[4096];
-    for (int ci = 0; ci < 4096; ++ci) {
-      ss[ci] = 0.0f;
+    float ss[2048];
+    for (int ri = 0; ri < 2; ++ri) {
+      for (int ci = 0; ci < 1024; ++ci) {
+        ss[ri * 1024 + ci] = 0.0f;
+      }
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[4096];
+      float x_2[2048];
       {
-        const bool ok = rb < R;
-        const lt_f16 *base = X + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j * 4096 + ci;
-          const lt_f16 *ptr = base + gc;
-          x_2[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
-          ss[ci] = ss[ci] + x_2[ci] * x_2[ci];
+        const lt_f16 *base = X;
+        for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 1024; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 1024 + ci;
+            const lt_f16 *ptr = base + (int64_t)gr * C + gc;
+            x_2[ri * 1024 + ci] = gr < R && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
+            ss[ri * 1024 + ci] = ss[ri * 1024 + ci] + x_2[ri * 1024 + ci] * x_2[ri * 1024 + ci];
+          }
         }
       }
     }
     // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
-    float t18[1];
-    t18[0] = 0.0f;
-    for (int ci = 0; ci < 4096; ++ci) {
-      t18[0] = t18[0] + ss[ci];
+    float t18[2];
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = 0.0f;
+      for (int ci = 0; ci < 1024; ++ci) {
+        t18[ri] = t18[ri] + ss[ri * 1024 + ci];
+      }
     }
-    float rstd_2[1];
-    rstd_2[0] = lt_rsqrtf(t18[0] / (float)C + eps);
+    float rstd_2[2];
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = lt_rsqrtf(t18[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[4096];
+      float x_3[2048];
       {
-        const bool ok = rb < R;
-        const lt_f16 *base = X + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_2 * 4096 + ci;
-          const lt_f16 *ptr = base + gc;
-          x_3[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        const lt_f16 *base = X;
+        for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 1024; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 1024 + ci;
+            const lt_f16 *ptr = base + (int64_t)gr * C + gc;
+            x_3[ri * 1024 + ci] = gr < R && gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
+          }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[4096];
+      float w_2[1024];
       {
         const lt_f16 *base = W;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_2 * 4096 + ci;
+        for (int ci = 0; ci < 1024; ++ci) {
+          const int gc = j_2 * 1024 + ci;
           const lt_f16 *ptr = base + gc;
           w_2[ci] = gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
         }
       }
       // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
-        const bool ok = rb < R;
-        lt_f16 *base = Y + (int64_t)rb * C;
-        for (int ci = 0; ci < 4096; ++ci) {
-          const int gc = j_2 * 4096 + ci;
-          lt_f16 *ptr = base + gc;
-          if (ok && gc < C) ptr[0] = lt_f32_to_f16(x_3[ci] * rstd_2[0] * w_2[ci]);
+        lt_f16 *base = Y;
+        for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 1024; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 1024 + ci;
+            lt_f16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc < C) ptr[0] = lt_f32_to_f16(x_3[ri * 1024 + ci] * rstd_2[ri] * w_2[ci]);
+          }
         }
       }
     }
@@ -174,7 +194,7 @@ int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, float eps, 
   if (R <= 0 || C <= 0) return 1;
   if (R > 1073741823 || C > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return 1;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return 1;
   for (int rb = 0; rb < grid_x; ++rb)
     rmsnorm_f16_block(rb, (const lt_f16 *)X, (const lt_f16 *)W, (lt_f16 *)Y, R, C, eps);

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx1100).
+ * Config: BC=1024 RB=1 threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c layernorm_bf16.hip
  */
 #include <hip/hip_runtime.h>
@@ -38,92 +38,80 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
-/* One block (256 threads) of layernorm_bf16. */
-__global__ void __launch_bounds__(256) layernorm_bf16_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int R, int C, float eps)
+/* One block (128 threads) of layernorm_bf16. */
+__global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t14_red[1][8];
-  __shared__ float t22_red[1][8];
-  __shared__ float t30_red[1][8];
-  // layernorm.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:39: k:when(nchunks:eq(1), function()
+  __shared__ float t10_red[1][4];
+  __shared__ float t14_red[1][4];
+  __shared__ float t36_red[1][4];
+  __shared__ float t43_red[1][4];
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
     {
       const bool ok = rb < R;
       const lt_bf16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:43: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[16];
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
     {
       const lt_bf16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:44: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[16];
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
     {
       const lt_bf16 *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:45: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
     }
     t10[0] = t10[0] + __shfl_xor(t10[0], 16);
     t10[0] = t10[0] + __shfl_xor(t10[0], 8);
@@ -136,29 +124,23 @@ __global__ void __launch_bounds__(256) layernorm_bf16_kernel(const lt_bf16 *__re
     lt_syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:46: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[16];
-    float d[16];
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
-        d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t14[0] = t14[0] + d[ci * 8 + vi] * d[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
     }
     t14[0] = t14[0] + __shfl_xor(t14[0], 16);
     t14[0] = t14[0] + __shfl_xor(t14[0], 8);
@@ -171,254 +153,225 @@ __global__ void __launch_bounds__(256) layernorm_bf16_kernel(const lt_bf16 *__re
     lt_syncthreads();
     t14[0] = t14_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       lt_bf16 *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        lt_bf16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          }
+      const int gc = tid * 8;
+      lt_bf16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(d[vi] * rstd[0] * w[vi] + b[vi]);
         }
       }
     }
   } else {
-    // layernorm.lua:53: local sum = k:fragment("f32", { c.RB, c.BC }, 0)
-    float sum[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        sum[ci * 8 + vi] = 0.0f;
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const lt_bf16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
       }
     }
-    // layernorm.lua:54: k:serial(0, nchunks, function(j)
-    for (int j = 0; j < nchunks; ++j) {
-      // layernorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[16];
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
       {
         const bool ok = rb < R;
         const lt_bf16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            sum[ci * 8 + vi] = sum[ci * 8 + vi] + x_2[ci * 8 + vi];
+            x_2[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
-    }
-    // layernorm.lua:58: local mean = k:reduce_sum(sum, 2) / p.C
-    float t22[1];
-    t22[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        t22[0] = t22[0] + sum[ci * 8 + vi];
+        col_2[vi] = tid * 8 + vi + j * 1024;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    t22[0] = t22[0] + __shfl_xor(t22[0], 16);
-    t22[0] = t22[0] + __shfl_xor(t22[0], 8);
-    t22[0] = t22[0] + __shfl_xor(t22[0], 4);
-    t22[0] = t22[0] + __shfl_xor(t22[0], 2);
-    t22[0] = t22[0] + __shfl_xor(t22[0], 1);
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor(t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 1);
     if (tid % 32 == 0) {
-      t22_red[0][tid / 32] = t22[0];
+      t36_red[0][tid / 32] = t36[0];
     }
     lt_syncthreads();
-    t22[0] = t22_red[0][0];
+    t36[0] = t36_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t22[0] = t22[0] + t22_red[0][wi];
+    for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
-    mean_2[0] = t22[0] / (float)C;
-    // layernorm.lua:59: local ssd = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ssd[16];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ssd[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:60: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:61: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[16];
-      {
-        const bool ok = rb < R;
-        const lt_bf16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:62: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[16];
-      float d_2[16];
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j_2 * 4096;
-          d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_3[ci * 8 + vi] - mean_2[0] : 0.0f;
-        }
-      }
-      // layernorm.lua:64: k:assign(ssd, ssd + d * d)
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ssd[ci * 8 + vi] = ssd[ci * 8 + vi] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
-        }
-      }
-    }
-    // layernorm.lua:66: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t30[1];
-    t30[0] = 0.0f;
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t30[0] = t30[0] + ssd[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
     }
-    t30[0] = t30[0] + __shfl_xor(t30[0], 16);
-    t30[0] = t30[0] + __shfl_xor(t30[0], 8);
-    t30[0] = t30[0] + __shfl_xor(t30[0], 4);
-    t30[0] = t30[0] + __shfl_xor(t30[0], 2);
-    t30[0] = t30[0] + __shfl_xor(t30[0], 1);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 1);
     if (tid % 32 == 0) {
-      t30_red[0][tid / 32] = t30[0];
+      t43_red[0][tid / 32] = t43[0];
     }
     lt_syncthreads();
-    t30[0] = t30_red[0][0];
+    t43[0] = t43_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t30[0] = t30[0] + t30_red[0][wi];
+    for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
-    rstd_2[0] = rsqrtf(t30[0] / (float)C + eps);
-    // layernorm.lua:67: k:serial(0, nchunks, function(j)
-    for (int j_3 = 0; j_3 < nchunks; ++j_3) {
-      // layernorm.lua:68: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_4[16];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
       {
         const bool ok = rb < R;
         const lt_bf16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_4[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_4[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:69: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
       {
         const lt_bf16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:70: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[16];
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
       {
         const lt_bf16 *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
-      // layernorm.lua:71: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_3 * 4096 + (ci * 256 + tid) * 8;
-          lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16((x_4[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16((x_4[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        lt_bf16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
           }
         }
       }
@@ -436,6 +389,6 @@ extern "C" int layernorm_bf16(const void *X, const void *W, const void *B, void 
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  layernorm_bf16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (const lt_bf16 *)B, (lt_bf16 *)Y, R, C, eps);
+  layernorm_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (const lt_bf16 *)B, (lt_bf16 *)Y, R, C, eps);
   return (int)hipGetLastError();
 }

@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx942).
+ * Config: BC=1024 RB=2 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx942).
  * Build: hipcc -O3 --offload-arch=gfx942 -c rmsnorm_bf16.hip
  */
 #include <hip/hip_runtime.h>
@@ -42,53 +42,49 @@ LT_FN void lt_syncthreads(void) {
 __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, lt_bf16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t18_red[1][4];
+  __shared__ float t10_red[2][2];
+  __shared__ float t18_red[2][2];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
-      const bool ok = rb < R;
-      const lt_bf16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const lt_bf16 *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[8];
     {
       const lt_bf16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -96,11 +92,8 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
     }
     t10[0] = t10[0] + __shfl_xor(t10[0], 32);
     t10[0] = t10[0] + __shfl_xor(t10[0], 16);
@@ -109,71 +102,62 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     t10[0] = t10[0] + __shfl_xor(t10[0], 2);
     t10[0] = t10[0] + __shfl_xor(t10[0], 1);
     if (tid % 64 == 0) {
-      t10_red[0][tid / 64] = t10[0];
+      t10_red[ty][tx / 64] = t10[0];
     }
     lt_syncthreads();
-    t10[0] = t10_red[0][0];
+    t10[0] = t10_red[ty][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
     // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = rb < R;
-      lt_bf16 *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        lt_bf16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          }
+      lt_bf16 *base = Y;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x[vi] * rstd[0] * w[vi]);
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ss[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[16];
+      float x_2[8];
       {
-        const bool ok = rb < R;
-        const lt_bf16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
+        const lt_bf16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            x_2[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -181,11 +165,8 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t18[0] = t18[0] + ss[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
     }
     t18[0] = t18[0] + __shfl_xor(t18[0], 32);
     t18[0] = t18[0] + __shfl_xor(t18[0], 16);
@@ -194,77 +175,68 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     t18[0] = t18[0] + __shfl_xor(t18[0], 2);
     t18[0] = t18[0] + __shfl_xor(t18[0], 1);
     if (tid % 64 == 0) {
-      t18_red[0][tid / 64] = t18[0];
+      t18_red[ty][tx / 64] = t18[0];
     }
     lt_syncthreads();
-    t18[0] = t18_red[0][0];
+    t18[0] = t18_red[ty][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[16];
+      float x_3[8];
       {
-        const bool ok = rb < R;
-        const lt_bf16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const lt_bf16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[8];
       {
         const lt_bf16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
-        const bool ok = rb < R;
-        lt_bf16 *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            }
+        lt_bf16 *base = Y;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x_3[vi] * rstd_2[0] * w_2[vi]);
           }
         }
       }
@@ -279,7 +251,7 @@ extern "C" int rmsnorm_bf16(const void *X, const void *W, void *Y, int R, int C,
   if (R <= 0 || C <= 0) return hipErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   rmsnorm_bf16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (lt_bf16 *)Y, R, C, eps);

@@ -210,8 +210,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
               const int gr = j * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -236,8 +237,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
               const int gr = j * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -271,8 +273,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
               const int gr = j_next * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -297,8 +300,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
               const int gr = j_next * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

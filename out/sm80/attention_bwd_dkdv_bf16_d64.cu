@@ -209,8 +209,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
               const int gr = j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -235,8 +236,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
               const int gr = j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -270,8 +272,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
               const int gr = j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -296,8 +299,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
               const int gr = j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

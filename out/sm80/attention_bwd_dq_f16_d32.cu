@@ -219,8 +219,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             const int gr = j * 64 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -245,8 +246,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             const int gr = j * 64 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -280,8 +282,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             const int gr = j_next * 64 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -306,8 +309,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             const int gr = j_next * 64 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -184,8 +184,9 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
             const int gr = j * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -210,8 +211,9 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
             const int gr = j * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -245,8 +247,9 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
             const int gr = j_next * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -271,8 +274,9 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
             const int gr = j_next * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -135,8 +135,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const __nv_bfl
             const int gr = bm * 128 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -161,8 +162,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const __nv_bfl
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -196,8 +198,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const __nv_bfl
             const int gr = bm * 128 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -222,8 +225,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const __nv_bfl
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

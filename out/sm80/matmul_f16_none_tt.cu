@@ -161,8 +161,9 @@ __global__ void __launch_bounds__(256) matmul_f16_none_tt_kernel(const __half *_
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -222,8 +223,9 @@ __global__ void __launch_bounds__(256) matmul_f16_none_tt_kernel(const __half *_
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -125,8 +125,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
             const int gr = bm * 128 + ri * 64 + tid / 4;
             const int gc = kt * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
-            if (ok && gr >= 0 && gr < M && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
+              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], n > 0 ? ptr : A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -151,8 +152,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
             const int gr = bn * 256 + ri * 64 + tid / 4;
             const int gc = kt * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][tid % 4 * 4], n > 0 ? ptr : B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -186,8 +188,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
             const int gr = bm * 128 + ri * 64 + tid / 4;
             const int gc = kt_next * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
-            if (ok && gr >= 0 && gr < M && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
+              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], n > 0 ? ptr : A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -212,8 +215,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_nt_kernel(const floa
             const int gr = bn * 256 + ri * 64 + tid / 4;
             const int gc = kt_next * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr >= 0 && gr < N && gc + 4 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][tid % 4 * 4], n > 0 ? ptr : B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {

@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for sm80).
+ * Config: BC=1024 RB=2 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for sm80).
  * Build: nvcc -O3 -arch=sm_80 -c rmsnorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -28,225 +28,243 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
+  __shared__ float t10_red[2][8];
+  __shared__ float t18_red[2][8];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
-      const bool ok = rb < R;
-      const float *base = X + (int64_t)rb * C;
+      const float *base = X;
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[4];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
     // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t10[1];
-    t10[0] = 0.0f;
+    float t10[2];
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        t10[0] = t10[0] + x[ci * 4 + vi] * x[ci * 4 + vi];
+        t10[ri] = t10[ri] + x[ri * 4 + vi] * x[ri * 4 + vi];
       }
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t10_red[ri][tid / 32] = t10[ri];
+      }
     }
     __syncthreads();
-    t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = t10_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+    }
+    float rstd[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = rb < R;
-      float *base = Y + (int64_t)rb * C;
+      float *base = Y;
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 4;
+        float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
           ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+            if (gr < R && gc + vi < C) ptr[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
           }
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        ss[ci * 4 + vi] = 0.0f;
+        ss[ri * 4 + vi] = 0.0f;
       }
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[16];
+      float x_2[8];
       {
-        const bool ok = rb < R;
-        const float *base = X + (int64_t)rb * C;
+        const float *base = X;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 1024 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
           }
         }
       }
     }
     // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
-    float t18[1];
-    t18[0] = 0.0f;
+    float t18[2];
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = 0.0f;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        t18[0] = t18[0] + ss[ci * 4 + vi];
+        t18[ri] = t18[ri] + ss[ri * 4 + vi];
       }
     }
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 2);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t18_red[0][tid / 32] = t18[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t18_red[ri][tid / 32] = t18[ri];
+      }
     }
     __syncthreads();
-    t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = t18_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
+    }
+    float rstd_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[16];
+      float x_3[8];
       {
-        const bool ok = rb < R;
-        const float *base = X + (int64_t)rb * C;
+        const float *base = X;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[4];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
       // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
       {
-        const bool ok = rb < R;
-        float *base = Y + (int64_t)rb * C;
+        float *base = Y;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 4;
+          float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
             ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+              if (gr < R && gc + vi < C) ptr[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
             }
           }
         }
@@ -262,7 +280,7 @@ extern "C" int rmsnorm_f32(const void *X, const void *W, void *Y, int R, int C, 
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   rmsnorm_f32_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);

@@ -179,8 +179,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
           const int gr = j * 64 + tid / 4;
           const int gc = tid % 4 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-            lt_cp_async16(&Ks[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], ptr, 16);
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -199,8 +200,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
           const int gr = j * 64 + tid / 4;
           const int gc = tid % 4 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-            lt_cp_async16(&Vs[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], ptr, 16);
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -228,8 +230,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
           const int gr = j_next * 64 + tid / 4;
           const int gc = tid % 4 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-            lt_cp_async16(&Ks[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], ptr, 16);
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -248,8 +251,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
           const int gr = j_next * 64 + tid / 4;
           const int gc = tid % 4 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-            lt_cp_async16(&Vs[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], ptr, 16);
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {

@@ -209,8 +209,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               const int gr = j * 64 + ri * 32 + tid / 4;
               const int gc = tid % 4 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -235,8 +236,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               const int gr = j * 64 + ri * 32 + tid / 4;
               const int gc = tid % 4 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -270,8 +272,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               const int gr = j_next * 64 + ri * 32 + tid / 4;
               const int gc = tid % 4 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+                lt_cp_async16(&Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -296,8 +299,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               const int gr = j_next * 64 + ri * 32 + tid / 4;
               const int gc = tid % 4 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+                lt_cp_async16(&dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

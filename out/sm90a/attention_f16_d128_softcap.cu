@@ -185,8 +185,9 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
             const int gr = j * 64 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -211,8 +212,9 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
             const int gr = j * 64 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -246,8 +248,9 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
             const int gr = j_next * 64 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -272,8 +275,9 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
             const int gr = j_next * 64 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -107,7 +107,12 @@ static void test_norm(int dt, RmsFn rms, LnFn ln) {
     int R = row_shapes[s][0], C = row_shapes[s][1];
     size_t n = (size_t)R * (size_t)C;
     const float eps = 1e-5f;
-    void *x = random_buf(dt, n, -3, 3), *w = random_buf(dt, (size_t)C, 0.5, 1.5), *b = random_buf(dt, (size_t)C, -1, 1);
+    /* LayerNorm sees rows around an offset on every other shape: 1000 for
+    ** f16 and bf16, where a variance taken as E[x^2] - mean^2 comes out
+    ** negative (NaN), and 10 for f32, whose 2e-5 tolerance is finer than what
+    ** summing 9000 values near 1000 in f32 keeps of the mean. */
+    const double off = !ln || s % 2 == 0 ? 0 : dt == F32 ? 10 : 1000;
+    void *x = random_buf(dt, n, off - 3, off + 3), *w = random_buf(dt, (size_t)C, 0.5, 1.5), *b = random_buf(dt, (size_t)C, -1, 1);
     void *y = poisoned(dt, n);
     double *ref = malloc(sizeof(double) * n);
     char name[64];

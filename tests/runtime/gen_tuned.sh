@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/runtime/gen_tuned.sh: how gen uses a tuned-config file (gen/tuned.c),
 # with hand-written files: which entry each variant gets (device, bucket,
-# ties), what --list / --explain / the generated Config comment say, that the
+# several: one kernel each and a dispatching launcher), what --list / --explain / the generated Config comment say, that the
 # generated code is the code of that config, that -D wins, --no-tuned, byte
 # stability, and a broken file at the default place.  The loop through the
 # tuner itself is in run.sh (tune_loop_*).  Needs only gen (LT_GEN, default
@@ -42,7 +42,7 @@ EOF
 cp "$W/k/kernels/tvadd.lua" "$W/plain/kernels/tvadd.lua"   # the same kernel without a tuned file
 
 # sm80: two devices; GPU A has two buckets.  gfx942: one device, two
-# buckets of tvadd_f16.  gfx90a: two buckets of the same size (a tie).
+# buckets of tvadd_f16.  gfx90a: three buckets (the launcher's order).
 cat >"$W/k/tuned/tvadd.lua" <<'EOF'
 -- written by hand for tests/runtime/gen_tuned.sh
 return {
@@ -54,8 +54,9 @@ return {
     { target = "sm80", device = "GPU B", variant = "tvadd_f32", bucket = "N=1048576", config = { BLOCK = 512 } },
     { target = "gfx942", device = "MI300X", variant = "tvadd_f16", bucket = "N=4096", config = { BLOCK = 512 } },
     { target = "gfx942", device = "MI300X", variant = "tvadd_f16", bucket = "N=65536", config = { BLOCK = 4096 } },
-    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 512 } },
-    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "N=4,A=1024", config = { BLOCK = 256 } },
+    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "N=16", config = { BLOCK = 128 } },
+    { target = "gfx90a", device = "MI250", variant = "tvadd_f32", bucket = "N=65536", config = { BLOCK = 512 } },
   },
 }
 EOF
@@ -78,8 +79,9 @@ want_list() {
   check "$name" "$why"
 }
 
-want_list gen_tuned_largest_bucket --target sm80 --device "GPU A" -- \
-  "  tvadd_f32  config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)" \
+want_list gen_tuned_buckets_listed --target sm80 --device "GPU A" -- \
+  "  tvadd_f32  for N=1048576  config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)" \
+  "  tvadd_f32  for N=1024  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, GPU A, N=1024)" \
   "  tvadd_f16  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for tvadd_f16 on sm80, GPU A)"
 want_list gen_tuned_shape_bucket --target sm80 --device "GPU A" --shape N=1000 -- \
   "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, GPU A, N=1024)"
@@ -93,42 +95,123 @@ want_list gen_tuned_unknown_device --target sm80 --device "GPU C" -- \
   "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for sm80 on GPU C)"
 want_list gen_tuned_single_device --target gfx942 -- \
   "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for tvadd_f32 on gfx942, MI300X)" \
-  "  tvadd_f16  config: BLOCK=4096 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=65536)"
+  "  tvadd_f16  for N=65536  config: BLOCK=4096 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=65536)" \
+  "  tvadd_f16  for N=4096  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=4096)"
 want_list gen_tuned_single_device_shape --target gfx942 --shape N=3000 -- \
   "  tvadd_f16  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=4096)"
-want_list gen_tuned_tie_first_bucket_text --target gfx90a -- \
-  "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, MI250, A=1024,N=4)"
+want_list gen_tuned_buckets_largest_first --target gfx90a -- \
+  "  tvadd_f32  for N=65536  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, MI250, N=65536)" \
+  "  tvadd_f32  for N=1024  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $F, MI250, N=1024)" \
+  "  tvadd_f32  for N=16  config: BLOCK=128 note=plain threads=128 unroll=false (tuned: $F, MI250, N=16)"
 want_list gen_tuned_no_entry_for_target --target c -- \
   "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: $F has no entry for c)"
 want_list gen_tuned_define_wins --target sm80 --device "GPU A" -D threads=64 -D unroll=false -- \
-  "  tvadd_f32  config: BLOCK=2048 note=wide threads=64 unroll=false (tuned: $F, GPU A, N=1048576; -D: threads unroll)"
+  "  tvadd_f32  for N=1048576  config: BLOCK=2048 note=wide threads=64 unroll=false (tuned: $F, GPU A, N=1048576; -D: threads unroll)" \
+  "  tvadd_f32  for N=1024  config: BLOCK=256 note=plain threads=64 unroll=false (tuned: $F, GPU A, N=1024; -D: threads unroll)"
 want_list gen_tuned_no_tuned --target sm80 --device "GPU A" --no-tuned -- \
   "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults)"
 want_list gen_tuned_list_summary -- \
   "  config: BLOCK=1024 note=plain threads=128 unroll=false" \
-  "  tuned: $F, 7 entries: sm80 3, gfx90a 2, gfx942 2; --list --target T shows the config each variant gets"
+  "  tuned: $F, 8 entries: sm80 3, gfx90a 3, gfx942 2; --list --target T shows the config each variant gets"
 
 # the code is the code of the chosen config: the same files as --no-tuned
 # with that config as -D, but for the Config comment, which says where it
-# came from
-cfg=(-D BLOCK=2048 -D threads=256 -D unroll=true -D note=wide)
+# came from (GPU B has one bucket, so one kernel)
 why=
-"$gen" "$K" --target sm80 --device "GPU A" -o code_tuned 2>code.err || why+="gen failed: $(cat code.err); "
-"$gen" "$K" --target sm80 --no-tuned "${cfg[@]}" -o code_d 2>>code.err || why+="gen -D failed: $(cat code.err); "
-want=" * Config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)."
+"$gen" "$K" --target sm80 --device "GPU B" -o code_tuned 2>code.err || why+="gen failed: $(cat code.err); "
+"$gen" "$K" --target sm80 --no-tuned -D BLOCK=512 -o code_d 2>>code.err || why+="gen -D failed: $(cat code.err); "
+want=" * Config: BLOCK=512 note=plain threads=128 unroll=false (tuned: $F, GPU B, N=1048576)."
 grep -qxF -- "$want" code_tuned/tvadd_f32.cu || why+="no line '$want' in tvadd_f32.cu; "
 diff <(grep -v '^ \* Config: ' code_tuned/tvadd_f32.cu) <(grep -v '^ \* Config: ' code_d/tvadd_f32.cu) >/dev/null ||
   why+="tvadd_f32.cu is not the -D code; "
 cmp -s code_tuned/tvadd_f32.h code_d/tvadd_f32.h || why+="tvadd_f32.h differs; "
-grep -q "2048" code_tuned/tvadd_f32.cu || why+="BLOCK=2048 not in the code; "
+grep -q "512" code_tuned/tvadd_f32.cu || why+="BLOCK=512 not in the code; "
 check gen_tuned_code_is_the_config "$why"
+
+# several buckets: one kernel and one static launcher per bucket, each the
+# code of its config, and one launcher that picks the nearest bucket
+why=
+"$gen" "$K" --target gfx90a -o disp 2>disp.err || why+="gen failed: $(cat disp.err); "
+src=disp/tvadd_f32.hip
+for b in N65536:512 N1024:256 N16:128; do
+  n=${b%%:*} blk=${b#*:}
+  grep -qxF "static int tvadd_f32_${n}(const void *X, void *Y, int N, void *stream)" $src || why+="no launcher for $n; "
+  # the bucket's kernel is the -D code of its config, renamed
+  "$gen" "$K" --target gfx90a --no-tuned -D BLOCK=$blk -o "disp_$n" 2>>disp.err || why+="gen -D BLOCK=$blk failed; "
+  sed -n "/^\/\* One block/,/^}/p" "disp_$n/tvadd_f32.hip" | sed "s/tvadd_f32/tvadd_f32_$n/" >"want_$n"
+  sed -n "/^\/\* One block (128 threads) of tvadd_f32_$n\. \*\//,/^}/p" $src >"got_$n"
+  [ "$(wc -l <"want_$n")" -gt 10 ] && cmp -s "want_$n" "got_$n" || why+="the $n kernel is not the BLOCK=$blk code; "
+done
+for l in "  const int d0 = lt_bucket_distance(N, 16);   /* N=65536 */" \
+         "  const int d1 = lt_bucket_distance(N, 10);   /* N=1024 */" \
+         "  const int d2 = lt_bucket_distance(N, 4);   /* N=16 */" \
+         "  if (d0 <= d1 && d0 <= d2) return tvadd_f32_N65536(X, Y, N, stream);" \
+         "  if (d1 <= d2) return tvadd_f32_N1024(X, Y, N, stream);" \
+         "  return tvadd_f32_N16(X, Y, N, stream);" \
+         'extern "C" int tvadd_f32(const void *X, void *Y, int N, void *stream)'; do
+  grep -qxF -- "$l" $src || why+="no line '$l'; "
+done
+grep -qxF "int tvadd_f32(const void *X, void *Y, int N, void *stream);" disp/tvadd_f32.h || why+="header prototype; "
+grep -q "tvadd_f32_N" disp/tvadd_f32.h && why+="the header names a bucket's launcher; "
+check gen_tuned_dispatch "$why"
+
+# on the c target the dispatching launcher runs: each bucket's kernel
+# copies X to Y, at sizes around both buckets (built with the C compiler here)
+why=
+cat >ctuned.lua <<'EOF'
+return { kernel = "tvadd", entries = {
+  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 16 } },
+  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=8192", config = { BLOCK = 2048 } },
+} }
+EOF
+"$gen" "$K" --target c --tuned ctuned.lua -o cdisp 2>cdisp.err || why+="gen failed: $(cat cdisp.err); "
+mkdir -p cdisp
+cat >cdisp/main.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "tvadd_f32.h"
+int main(void) {
+  static const int ns[] = {1, 17, 64, 100, 3000, 8192, 10007};
+  for (int i = 0; i < 7; i++) {
+    int n = ns[i];
+    float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+    for (int j = 0; j < n; j++) x[j] = (float)(j * 7 % 13) - 6.5f, y[j] = 1e30f;
+    if (tvadd_f32(x, y, n, NULL) != 0) return printf("N=%d: launcher error\n", n), 1;
+    for (int j = 0; j < n; j++)
+      if (y[j] != x[j]) return printf("N=%d: y[%d] = %g, want %g\n", n, j, y[j], x[j]), 1;
+    free(x), free(y);
+  }
+  if (tvadd_f32(NULL, NULL, 5, NULL) == 0) return printf("a null pointer was accepted\n"), 1;
+  return 0;
+}
+EOF
+grep -qF "static int tvadd_f32_N64(" cdisp/tvadd_f32.c || why+="no N=64 launcher; "
+if [ -z "$why" ]; then
+  cc -std=c11 -O1 -Wall -Wextra -Icdisp cdisp/main.c cdisp/tvadd_f32.c -lm -o cdisp/run 2>cdisp.err ||
+    why+="build failed: $(head -c 300 cdisp.err); "
+  [ -z "$why" ] && { cdisp/run >cdisp.out 2>&1 || why+="run failed: $(cat cdisp.out); "; }
+fi
+check gen_tuned_dispatch_runs "$why"
+
+# a bucket that names something other than a size: one error at its line
+printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 16 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 16 } },\n} }\n' >badbucket.lua
+"$gen" "$K" --target c --tuned badbucket.lua -o bad_out >bad.out 2>bad.err
+rc=$?
+why=
+[ $rc = 1 ] || why+="status $rc, want 1; "
+[ "$(cat bad.err)" = "badbucket.lua:2: error: bucket A=4,N=1024 names A, which is not a size of tvadd_f32 (its sizes: N); a bucket names sizes only" ] ||
+  why+="stderr is '$(cat bad.err)'; "
+[ -e bad_out ] && why+="output left behind; "
+check gen_tuned_bucket_not_a_size "$why"
 
 why=
 "$gen" "$K" --target sm80 --device "GPU A" --explain >explain.out 2>explain.err || why+="status $?: $(cat explain.err); "
 grep -qxF "  config: BLOCK=2048 note=wide threads=256 unroll=true (tuned: $F, GPU A, N=1048576)" explain.out ||
   why+="no tuned config line; "
+grep -qxF "  tuned for shape bucket N=1024: tvadd_f32 runs it for the sizes nearest it (1 of 2 configs)" explain.out ||
+  why+="no bucket line; "
 grep -qF "register tile [1, 2048]: 1 x 256 threads" explain.out || why+="the plan is not the tuned config's; "
-[ "$(grep -c '^  config: ' explain.out)" = 2 ] || why+="not one config line per variant; "
+[ "$(grep -c '^  config: ' explain.out)" = 3 ] || why+="not one config line per variant and bucket; "
 check gen_tuned_explain "$why"
 
 # without a tuned file, output and --explain are what they always were
@@ -151,7 +234,8 @@ for t in sm80 sm90a gfx90a gfx942 gfx1100 c; do
   (cd elsewhere && "$gen" "$W/$K" --target "$t" -o "$W/all2/$t") 2>all.err || why+="$t (absolute) failed; "
 done
 diff -r all1 all2 >/dev/null || why+="two runs differ: $(diff -r all1 all2 | head -c 200); "
-grep -qF "(tuned: $F, MI300X, N=65536)." all1/gfx942/tvadd_f16.hip || why+="gfx942 tvadd_f16 not tuned; "
+grep -qF " *   N=65536: BLOCK=4096 note=plain threads=128 unroll=false (tuned: $F, MI300X, N=65536)" all1/gfx942/tvadd_f16.hip ||
+  why+="gfx942 tvadd_f16 not tuned; "
 grep -qF "(kernel defaults: $F has sm80 entries for 2 devices" all1/sm80/tvadd_f32.cu || why+="sm80 comment; "
 check gen_tuned_all_targets_stable "$why"
 

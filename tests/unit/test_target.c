@@ -21,6 +21,7 @@ static void test_find(void) {
 
 static void test_tables(void) {
   static Kernel no_gemm;   /* a kernel without a gemm: the common helpers only */
+  Kernel *no_gemm_p = &no_gemm;
   const struct { const char *name; int warp; Lang lang; const char *ext; int smem; } want[] = {
     {"sm80", 32, LANG_CUDA, ".cu", 48 * 1024},   {"sm90a", 32, LANG_CUDA, ".cu", 48 * 1024},
     {"gfx90a", 64, LANG_HIP, ".hip", 64 * 1024}, {"gfx942", 64, LANG_HIP, ".hip", 64 * 1024},
@@ -45,15 +46,15 @@ static void test_tables(void) {
                   t->vec_bytes == 16 && t->max_threads == 1024;
     }
     CHECK(ltU_fmt("target/%s_table_complete", n), complete);
-    const char *pro = ltT_prologue(t, &no_gemm, 0);
+    const char *pro = ltT_prologue(t, &no_gemm_p, 1, 0);
     CHECK(ltU_fmt("target/%s_prologue", n), pro && strlen(pro) > 0);
   }
   CHECK("target/prologues_differ",
-        strcmp(ltT_prologue(ltT_find("sm80"), &no_gemm, 0), ltT_prologue(ltT_find("gfx942"), &no_gemm, 0)) != 0 &&
-            strcmp(ltT_prologue(ltT_find("gfx942"), &no_gemm, 0), ltT_prologue(ltT_find("c"), &no_gemm, 0)) != 0);
+        strcmp(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0)) != 0 &&
+            strcmp(ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("c"), &no_gemm_p, 1, 0)) != 0);
   CHECK("target/same_lang_same_prologue",
-        strcmp(ltT_prologue(ltT_find("gfx90a"), &no_gemm, 0), ltT_prologue(ltT_find("gfx1100"), &no_gemm, 0)) == 0);
-  CHECK("target/no_gemm_no_mma_helpers", !strstr(ltT_prologue(ltT_find("sm80"), &no_gemm, 0), "lt_mma_16816"));
+        strcmp(ltT_prologue(ltT_find("gfx90a"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("gfx1100"), &no_gemm_p, 1, 0)) == 0);
+  CHECK("target/no_gemm_no_mma_helpers", !strstr(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0), "lt_mma_16816"));
 }
 
 int main(void) {

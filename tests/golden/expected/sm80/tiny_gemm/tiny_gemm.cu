@@ -127,8 +127,9 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
             const int gr = bm * 64 + ri * 32 + tid / 4;
             const int gc = kt * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if (gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -152,8 +153,9 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
             const int gr = bn * 64 + ri * 32 + tid / 4;
             const int gc = kt * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if (gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -186,8 +188,9 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
             const int gr = bm * 64 + ri * 32 + tid / 4;
             const int gc = kt_next * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if (gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -211,8 +214,9 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
             const int gr = bn * 64 + ri * 32 + tid / 4;
             const int gc = kt_next * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if (gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, 16);
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
