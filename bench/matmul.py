@@ -5,7 +5,9 @@ reference on that shape (rel Frobenius error), then timed.
 Times: triton.testing.do_bench, median, L2 flushed between runs.
 TFLOP/s = 2 M N K / time.  Writes matmul.json (and matmul.png when
 matplotlib is there) to $OUT.
-usage: python3 bench/matmul.py LABEL=LIB.so [LABEL=LIB.so ...]"""
+usage: python3 bench/matmul.py [--tf32] LABEL=LIB.so [LABEL=LIB.so ...]
+  --tf32: also matmul_tf32_none_nn (f32 matrices) beside cuBLAS with
+  tf32 allowed (torch.backends.cuda.matmul.allow_tf32)"""
 import json
 import os
 import sys
@@ -16,7 +18,9 @@ import triton.testing
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
 from lt import DTYPES, I64, Lib  # noqa: E402
 
-libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in sys.argv[1:]]
+libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in sys.argv[1:] if a != "--tf32"]
+DTS = ("bf16", "f16") + (("tf32",) if "--tf32" in sys.argv else ())
+BOUND = {"bf16": 1e-2, "f16": 2e-3, "tf32": 2e-3}
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (8192, 8192, 1024),
           (16, 8192, 8192)]
 out_dir = os.environ.get("OUT", "build/gpu")
@@ -27,11 +31,13 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
 
 
-for dt in ("bf16", "f16"):
+for dt in DTS:
+    torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
+    st = DTYPES["f32" if dt == "tf32" else dt]
     for M, N, K in SHAPES:
-        a = torch.randn(M, K, device="cuda", dtype=DTYPES[dt])
-        b = torch.randn(K, N, device="cuda", dtype=DTYPES[dt])
-        c = torch.empty(M, N, device="cuda", dtype=DTYPES[dt])
+        a = torch.randn(M, K, device="cuda", dtype=st)
+        b = torch.randn(K, N, device="cuda", dtype=st)
+        c = torch.empty(M, N, device="cuda", dtype=st)
         ref = (a.double() @ b.double())
         flop = 2.0 * M * N * K
         t_cublas = bench(lambda: torch.matmul(a, b, out=c))
@@ -44,7 +50,7 @@ for dt in ("bf16", "f16"):
             rc = run()
             torch.cuda.synchronize()
             err = ((c.double() - ref).norm() / ref.norm()).item()
-            ok = rc == 0 and err < (1e-2 if dt == "bf16" else 2e-3)
+            ok = rc == 0 and err < BOUND[dt]
             t = bench(run) if ok else float("nan")
             row[label] = {"tflops": flop / t / 1e9, "ratio": t_cublas / t, "rel_err": err, "ok": ok}
         rows.append(row)

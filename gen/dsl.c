@@ -943,13 +943,15 @@ static Sym *arg_shared(int idx, const char *what) {
   return h->s;
 }
 
-/* k:gemm(a, b, acc [, {transpose_a = bool, transpose_b = bool, warps = {m, n}}]):
+/* k:gemm(a, b, acc [, {transpose_a = bool, transpose_b = bool, warps = {m, n}, tf32 = bool}]):
 ** acc += a @ b, with a [M, K] (or [K, M] when transpose_a) and b [K, N]
 ** (or [N, K] when transpose_b) and acc an f32 fragment [M, N].  b is a
 ** shared tile; a is a shared tile or a register tile (a value such as
 ** p:cast("bf16")), which mma.c feeds to the instruction from registers
 ** where the layouts allow and through shared memory elsewhere.  A kernel
-** may have several gemms; they share one warp grid (mma.c). */
+** may have several gemms; they share one warp grid (mma.c).  tf32 lets
+** f32 operands be rounded to tf32 (10-bit mantissa) for the tensor cores
+** where the target has them. */
 static int k_gemm(lua_State *l) {
   name_locals();
   Handle *ha = to_handle(2);
@@ -973,6 +975,9 @@ static int k_gemm(lua_State *l) {
       if (strcmp(key, "transpose_a") == 0 || strcmp(key, "transpose_b") == 0) {
         if (!lua_isboolean(l, -1)) return dsl_error("k:gemm option %s is true or false", key);
         *(key[10] == 'a' ? &st->trans_a : &st->trans_b) = lua_toboolean(l, -1);
+      } else if (strcmp(key, "tf32") == 0) {
+        if (!lua_isboolean(l, -1)) return dsl_error("k:gemm option tf32 is true or false");
+        st->tf32 = lua_toboolean(l, -1);
       } else if (strcmp(key, "warps") == 0) {
         lua_geti(l, -1, 1);
         lua_geti(l, -2, 2);
@@ -987,7 +992,7 @@ static int k_gemm(lua_State *l) {
         K->warps_n = wn;
         lua_pop(l, 2);
       } else {
-        return dsl_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps)", key);
+        return dsl_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps, tf32)", key);
       }
       lua_pop(l, 1);
     }
@@ -1009,6 +1014,11 @@ static int k_gemm(lua_State *l) {
                                                             ltI_dtypes[b->dt].name) : "");
   if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32)
     return dsl_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
+  if (st->tf32 && adt != DT_F32)
+    return dsl_error("k:gemm option tf32 rounds f32 operands; these are %s (leave tf32 out)", ltI_dtypes[adt].name);
+  if (K->gemm && K->gemm->tf32 != st->tf32)
+    return dsl_error("k:gemm: the gemms of a kernel share one instruction; line %d has tf32 = %s", K->gemm->line,
+                     K->gemm->tf32 ? "true" : "false");
   if (K->gemm && K->gemm->shared_b->dt != b->dt)
     return dsl_error("k:gemm: the gemms of a kernel share one operand dtype (line %d has %s)", K->gemm->line,
                      ltI_dtypes[K->gemm->shared_b->dt].name);

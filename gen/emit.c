@@ -667,7 +667,7 @@ static void reduce(E *e, Stmt *s) {
   int W = e->t->warp, lo, hi;   /* reduced thread-id bits: [lo, hi) as strides */
   if (l->mma) {   /* the lanes that share a row (ax 1) or a column (ax 0) of the result layout (mma.c) */
     static const int lanes[][2][2] = {   /* [kind][axis] = {lo, hi} */
-      [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_MFMA32] = {{1, 32}, {32, 64}},
+      [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_TF32] = {{4, 32}, {1, 4}}, [MMA_MFMA32] = {{1, 32}, {32, 64}},
       [MMA_MFMA16] = {{1, 16}, {16, 64}}, [MMA_WMMA] = {{16, 32}, {1, 16}},
     };
     lo = lanes[l->mma][ax][0];
@@ -816,7 +816,7 @@ static void ldsm_b(E *e, const Stmt *s, const Sym *b, int NI, const char *k0, co
 static void mma_tile(E *e, const Sym *acc, int NI, const char *ty, const char *afrag, const char *bfrag) {
   line(e, "float d[4] = {%s[i], %s[i + 1], %s[i + %d], %s[i + %d]};", acc->name, acc->name, acc->name, 2 * NI,
        acc->name, 2 * NI + 1);
-  line(e, "lt_mma_16816_%s(d, %s, %s);", ty, afrag, bfrag);
+  line(e, "lt_mma_%s_%s(d, %s, %s);", strcmp(ty, "tf32") == 0 ? "1688" : "16816", ty, afrag, bfrag);
   line(e, "%s[i] = d[0];", acc->name);
   line(e, "%s[i + 1] = d[1];", acc->name);
   line(e, "%s[i + %d] = d[2];", acc->name, 2 * NI);
@@ -903,6 +903,54 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   close_for(e);
 }
 
+/* mma.sync m16n8k8 tf32, both operands f32 in shared memory: per 8 of K,
+** the warp's A fragments (rows g, g + 8 by columns t, t + 4 of each 16x8
+** tile; g = lane / 4, t = lane % 4) and B fragments (rows t, t + 4 by
+** column g of each 8x8 tile), each word rounded to tf32, then one mma per
+** 16x8 tile of the warp tile (PTX ISA, "Matrix Fragments for mma.m16n8k8").
+** An operand stored with K contiguous (A [M, K], B [N, K]) comes in by
+** ldmatrix: an 8 x 8 b16 matrix is 8 rows of 4 f32, and lane l receives
+** word l % 4 of row l / 4, which is the fragment's element; the others
+** word by word. */
+static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
+  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+  int MI = l->wtm / 16, NI = l->wtn / 8;
+  int ldsm_b = s->trans_b && NI % 2 == 0;
+  open_for(e, "kk", BK, 8);
+  line(e, "uint32_t %s_frag[%d][2];", b->name, NI);
+  if (ldsm_b) {   /* matrices: columns ni by k 0-3 and k 4-7, then columns ni + 1 */
+    open_for(e, "ni", NI, 2);
+    line(e, "uint32_t t[4];");
+    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 4;");
+    line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
+    line(e, "for (int x = 0; x < 4; ++x) %s_frag[ni + x / 2][x %% 2] = lt_tf32(__uint_as_float(t[x]));", b->name);
+  } else {
+    open_for(e, "ni", NI, 1);
+    line(e, "const int r = kk + lane %% 4, c = warp_col + ni * 8 + lane / 4;");
+    line(e, "%s_frag[ni][0] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r", "c"));
+    line(e, "%s_frag[ni][1] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r + 4", "c"));
+  }
+  close_for(e);
+  /* A one 16-row tile at a time, used by its NI mmas at once: fewer live registers */
+  open_for(e, "mi", MI, 1);
+  line(e, "uint32_t %s_frag[4];", a->name);
+  if (!s->trans_a) {   /* matrices: rows 0-7 and 8-15 by k 0-3, then by k 4-7 */
+    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 4;");
+    line(e, "lt_ldmatrix_x4(%s_frag, &%s);", a->name, sh_at(e, a, "r", "c"));
+    line(e, "for (int x = 0; x < 4; ++x) %s_frag[x] = lt_tf32(__uint_as_float(%s_frag[x]));", a->name, a->name);
+  } else {
+    line(e, "const int r = warp_row + mi * 16 + lane / 4, c = kk + lane %% 4;");
+    static const char *const ar[4] = {"r", "r + 8", "r", "r + 8"}, *const ac[4] = {"c", "c", "c + 4", "c + 4"};
+    for (int i = 0; i < 4; i++) line(e, "%s_frag[%d] = lt_tf32(%s);", a->name, i, sh_at(e, a, ac[i], ar[i]));
+  }
+  open_for(e, "ni", NI, 1);
+  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  mma_tile(e, acc, NI, "tf32", ltU_fmt("%s_frag", a->name), ltU_fmt("%s_frag[ni]", b->name));
+  close_for(e);
+  close_for(e);
+  close_for(e);
+}
+
 /* Packs n consecutive-k elements of each operand tile into a union per
 ** tile: name[t].h[x] = element x of this lane's part of tile t. */
 static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, int n, const char *ti,
@@ -980,6 +1028,7 @@ static void gemm(E *e, Stmt *s) {
   const Layout *l = s->dst->layout;
   int BK = s->shared_b->shape[s->trans_b];
   if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
+  else if (l->mma == MMA_TF32) gemm_tf32(e, s, l, BK);
   else if (l->mma) gemm_amd(e, s, l, BK);
   else gemm_fma(e, s, BK);
 }
@@ -1229,7 +1278,8 @@ static void thread_coords(E *e, const Layout *l) {
   line(e, "const int warp_col = %s;", wn == 1 ? "0" : ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn));
   const char *r0, *c0;
   switch (l->mma) {
-  case MMA_SYNC: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
+  case MMA_SYNC:
+  case MMA_TF32: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
   case MMA_MFMA32: r0 = "lane % 32", c0 = "lane / 32 * 4"; break;
   case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
   default: r0 = "lane / 16", c0 = "lane % 16"; break;

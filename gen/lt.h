@@ -160,7 +160,8 @@ typedef enum {
   MMA_SYNC,       /* mma.sync.m16n8k16 with ldmatrix (NVIDIA sm80+) */
   MMA_MFMA32,     /* v_mfma_f32_32x32x8 (AMD CDNA, wave64) */
   MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
-  MMA_WMMA        /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
+  MMA_WMMA,       /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
+  MMA_TF32        /* mma.sync.m16n8k8 tf32: f32 operands rounded to tf32 (NVIDIA sm80+, opt-in) */
 } MmaKind;
 
 typedef struct Block {
@@ -183,6 +184,7 @@ struct Stmt {
   Sym *shared_b;        /* S_GEMM: the second operand */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
+  int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */
   Block body, orelse;
   Stmt *next;
 };

@@ -10,14 +10,16 @@
 ** store) works on the registers where the instruction left them:
 **
 **   mma.sync m16n8k16   lane l holds rows l/4 + 8i, columns 2(l%4) + 8j + {0,1}
+**   (and m16n8k8 tf32, the same result layout)
 **   MFMA 32x32x8        computed as (B^T A^T)^T, so lane l holds row l%32 + 32i
 **                       and columns 4(l/32) + 8j + {0..3}
 **   MFMA 16x16x16       likewise: row l%16 + 16i, columns 4(l/16) + 16j + {0..3}
 **   WMMA 16x16x16       row l/16 + 2i, column l%16 + 16j
 **
-** (i, j: the thread's register rows and column chunks.)  f32 operands, and
-** targets without a matrix instruction, use plain multiply-adds over the
-** kernel's blocked layout (layout.c).  The operands of mma.sync are
+** (i, j: the thread's register rows and column chunks.)  f32 operands take
+** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
+** other f32 operands, and targets without a matrix instruction, use plain
+** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
 ** XOR-swizzled in shared memory so ldmatrix reads them without bank
 ** conflicts.
 */
@@ -30,6 +32,7 @@ static void inst_shape(MmaKind m, int *im, int *in, int *ik) {
   case MMA_MFMA32: *im = 32, *in = 32, *ik = 8; break;
   case MMA_MFMA16: *im = 16, *in = 16, *ik = 16; break;
   case MMA_WMMA: *im = 16, *in = 16, *ik = 16; break;
+  case MMA_TF32: *im = 16, *in = 8, *ik = 8; break;
   default: *im = *in = *ik = 1; break;
   }
 }
@@ -37,7 +40,7 @@ static void inst_shape(MmaKind m, int *im, int *in, int *ik) {
 static const char *inst_name(MmaKind m) {
   static const char *const names[] = {
     [MMA_FMA] = "FMA", [MMA_SYNC] = "mma.sync m16n8k16", [MMA_MFMA32] = "MFMA 32x32x8",
-    [MMA_MFMA16] = "MFMA 16x16x16", [MMA_WMMA] = "WMMA 16x16x16",
+    [MMA_MFMA16] = "MFMA 16x16x16", [MMA_WMMA] = "WMMA 16x16x16", [MMA_TF32] = "mma.sync m16n8k8 tf32",
   };
   return names[m];
 }
@@ -106,7 +109,7 @@ static const char *operand_name(const Expr *v) {
 ** WMMA and FMA go through shared memory. */
 static int register_feed(const Kernel *k, const Stmt *g, MmaKind m) {
   if (g->trans_a || k->warps_n != 1) return 0;
-  if (m != MMA_SYNC && m != MMA_MFMA32 && m != MMA_MFMA16) return 0;
+  if (m != MMA_SYNC && m != MMA_MFMA32 && m != MMA_MFMA16) return 0;   /* tf32: through shared memory */
   for (Layout *l = k->layouts; l; l = l->next)
     if (l->mma && l->rows == g->val->shape[0] && l->cols == g->val->shape[1]) return 1;
   return 0;
@@ -173,7 +176,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   int wtm = BM / k->warps_m, wtn = BN / k->warps_n;
   int im, in, ik;
   inst_shape(m, &im, &in, &ik);
-  int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles */
+  int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles (tf32 loads words) */
   if (BM % k->warps_m || BN % k->warps_n || wtm % im || wtn % need_n)
     ltU_error(g->line, "the warp tile [%d, %d] (accumulator [%d, %d] over %d x %d warps) is not a multiple of "
                        "the %s tile [%d, %d] on %s; change the tile sizes or gemm warps",
@@ -193,7 +196,8 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   l->im = im;
   l->in = in;
   switch (m) {
-  case MMA_SYNC: l->rstride = 8, l->cstride = 8, l->vec = 2; break;
+  case MMA_SYNC:
+  case MMA_TF32: l->rstride = 8, l->cstride = 8, l->vec = 2; break;
   case MMA_MFMA32: l->rstride = 32, l->cstride = 8, l->vec = 4; break;
   case MMA_MFMA16: l->rstride = 16, l->cstride = 16, l->vec = 4; break;
   default: l->rstride = 2, l->cstride = 16, l->vec = 1; break;
@@ -213,7 +217,8 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (!k->gemm) return;
   Site sites[MAXGEMM];
   int n = collect(&k->body, sites, 0);
-  MmaKind m = k->gemm->shared_b->dt == DT_F32 ? MMA_FMA : t->mma;
+  MmaKind m = t->mma;
+  if (k->gemm->shared_b->dt == DT_F32) m = k->gemm->tf32 && t->mma == MMA_SYNC ? MMA_TF32 : MMA_FMA;
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     warp_grid(k, k->threads / t->warp, acc->shape[0], acc->shape[1], k->gemm->line);
@@ -232,7 +237,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   k->mma = m;
   for (int i = 0; i < n; i++)
     if ((*sites[i].link)->val) feed_operand(k, &sites[i], m);
-  if (m == MMA_SYNC)
+  if (m == MMA_SYNC || m == MMA_TF32)
     for (int i = 0; i < n; i++) {
       Stmt *g = *sites[i].link;
       Sym *ops[2] = {g->shared, g->shared_b};

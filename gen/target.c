@@ -112,7 +112,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
   const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
-    if (k->mma == MMA_SYNC) cuda = ltX_cuda_mma;
+    if (k->mma == MMA_SYNC || k->mma == MMA_TF32) cuda = ltX_cuda_mma;
     else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16) amd = ltX_hip_mfma;
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */

@@ -271,9 +271,57 @@ LT_EMU_FN void mma16816(float *d, const uint32_t *a, const uint32_t *b, int bf16
   warp_sync(mma16816_run, &x, what, file, line);
 }
 
+/* mma.sync.m16n8k8 tf32: A 16x8 (a0..a3: rows g, g + 8, g, g + 8 by
+** columns t, t, t + 4, t + 4), B 8x8 (b0, b1: rows t, t + 4 by column g),
+** C/D as m16n8k16; g = lane / 4, t = lane % 4.  The operands are f32 bits
+** already rounded to tf32 (lt_tf32); the hardware reads their top 19 bits. */
+LT_EMU_FN double tf32_value(uint32_t bits) {
+  uint32_t top = bits & 0xffffe000u;
+  float f;
+  memcpy(&f, &top, 4);
+  return f;
+}
+LT_EMU_FN void mma1688_run(Thread *lanes, int n) {
+  if (n != 32) fail(lanes[0].file, lanes[0].line, "mma.sync needs a warp of 32 lanes, not %d", n);
+  double A[16][8], B[8][8], C[16][8];
+  for (int l = 0; l < 32; l++) {
+    MmaArgs *x = (MmaArgs *)lanes[l].args;
+    int gid = l >> 2, tig = l % 4;
+    for (int i = 0; i < 4; i++) A[gid + (i & 1) * 8][tig + (i >> 1) * 4] = tf32_value(x->a[i]);
+    for (int i = 0; i < 2; i++) B[tig + i * 4][gid] = tf32_value(x->b[i]);
+    for (int i = 0; i < 4; i++) C[i < 2 ? gid : gid + 8][tig * 2 + (i & 1)] = x->d[i];
+  }
+  for (int l = 0; l < 32; l++) {
+    MmaArgs *x = (MmaArgs *)lanes[l].args;
+    int gid = l >> 2, tig = l % 4;
+    for (int i = 0; i < 4; i++) {
+      int row = i < 2 ? gid : gid + 8, col = tig * 2 + (i & 1);
+      double acc = C[row][col];
+      for (int k = 0; k < 8; k++) acc += A[row][k] * B[k][col];
+      x->d[i] = (float)acc;
+    }
+  }
+}
+
+/* One lane's mma.sync m16n8k8 tf32. */
+LT_EMU_FN void mma1688(float *d, const uint32_t *a, const uint32_t *b, const char *file, int line) {
+  MmaArgs x = {d, a, b, 0};
+  warp_sync(mma1688_run, &x, "mma.sync.m16n8k8.tf32", file, line);
+}
+
+/* cvt.rna.tf32.f32: to nearest, ties away from zero, on the 13 low bits. */
+LT_EMU_FN uint32_t tf32_round(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7f800000u) != 0x7f800000u) u += 0x1000u;   /* finite: round the dropped bits */
+  return u & 0xffffe000u;
+}
+
 }  // namespace
 }  // namespace lt_emu
 
+#define lt_tf32(x) lt_emu::tf32_round(x)
+#define lt_mma_1688_tf32(d, a, b) lt_emu::mma1688(d, a, b, __FILE__, __LINE__)
 #define lt_ldmatrix_x4(r, row) lt_emu::ldmatrix(r, row, 4, 0, "ldmatrix.x4", __FILE__, __LINE__)
 #define lt_ldmatrix_x4_trans(r, row) lt_emu::ldmatrix(r, row, 4, 1, "ldmatrix.x4.trans", __FILE__, __LINE__)
 #define lt_ldmatrix_x2(r, row) lt_emu::ldmatrix(r, row, 2, 0, "ldmatrix.x2", __FILE__, __LINE__)

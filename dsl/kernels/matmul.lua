@@ -8,6 +8,8 @@
 -- when beta != 0, so C0 may alias C), bias, activation, one rounding.
 -- op = N or T per operand (variant `layout`: nn, nt, tn, tt); every matrix
 -- has a batch stride and a leading dimension (row stride) of its own.
+-- dtype tf32: f32 matrices, whose products the tensor cores take rounded
+-- to tf32 (10-bit mantissa) where the target has them; f32: exact f32.
 local tile = require "tile"
 
 local SQRT1_2 = 0.70710678118654752
@@ -22,7 +24,7 @@ return tile.kernel {
   name = "matmul",
   doc = "C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.",
   variants = {
-    dtype = { "f16", "bf16", "f32" },
+    dtype = { "f16", "bf16", "f32", "tf32" },
     layout = { "nn", "nt", "tn", "tt" },
     epilogue = { "none", "bias", "bias_relu", "bias_gelu", "bias_silu" },
   },
@@ -41,31 +43,35 @@ return tile.kernel {
   },
   params = function(v)
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
+    local dt = v.dtype == "tf32" and "f32" or v.dtype   -- the matrices' type
     local ps = {   -- C0 first, so that every layout's sizes read batch, M, N, K
-      C0 = tile.tensor(v.dtype, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
-      A = tile.tensor(v.dtype, ta and { "batch", "K", "M" } or { "batch", "M", "K" }, { "sa", "lda", 1 }),
-      B = tile.tensor(v.dtype, tb and { "batch", "N", "K" } or { "batch", "K", "N" }, { "sb", "ldb", 1 }),
-      C = tile.tensor(v.dtype, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
+      C0 = tile.tensor(dt, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
+      A = tile.tensor(dt, ta and { "batch", "K", "M" } or { "batch", "M", "K" }, { "sa", "lda", 1 }),
+      B = tile.tensor(dt, tb and { "batch", "N", "K" } or { "batch", "K", "N" }, { "sb", "ldb", 1 }),
+      C = tile.tensor(dt, { "batch", "M", "N" }, { "sc", "ldc", 1 }),
       alpha = tile.scalar("f32"),
       beta = tile.scalar("f32"),
     }
-    if v.epilogue ~= "none" then ps.bias = tile.tensor(v.dtype, { "N" }) end
+    if v.epilogue ~= "none" then ps.bias = tile.tensor(dt, { "N" }) end
     return ps
   end,
   body = function(k, p, c, v)
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
     local BM = c.BM
-    local BN = k.target == "gfx1100" and c.BN // 2 or c.BN   -- wave32: half the registers per warp tile
-    local BK = v.dtype == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes and has no tensor cores
+    -- half the registers per warp tile on wave32, and for tf32, whose
+    -- operand words and their rounding take more registers than f16 pairs
+    local BN = (k.target == "gfx1100" or v.dtype == "tf32") and c.BN // 2 or c.BN
+    local dt = v.dtype == "tf32" and "f32" or v.dtype
+    local BK = dt == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes, and (but tf32) no tensor cores
     local pid, b = k:grid(tile.cdiv(p.M, BM) * tile.cdiv(p.N, BN), p.batch)
     local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-    local As = k:shared(v.dtype, ta and { BK, BM } or { BM, BK })
-    local Bs = k:shared(v.dtype, tb and { BN, BK } or { BK, BN })
+    local As = k:shared(dt, ta and { BK, BM } or { BM, BK })
+    local Bs = k:shared(dt, tb and { BN, BK } or { BK, BN })
     local acc = k:fragment("f32", { BM, BN }, 0)
     k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-      k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+      k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     end)
     k:assign(acc, acc * p.alpha)
     k:when(p.beta:ne(0), function()

@@ -89,13 +89,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
   const int b = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 As[64][128];
   __shared__ __attribute__((aligned(16))) _Float16 Bs[256][64];
-  // matmul.lua:61: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:64: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -107,10 +107,10 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:65: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
     lt_syncthreads();
-    // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const _Float16 *base = A + (int64_t)b * sa;
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
         }
       }
     }
-    // matmul.lua:67: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const _Float16 *base = B + (int64_t)b * sb;
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
     lt_syncthreads();
-    // matmul.lua:68: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } As_frag[2], Bs_frag[4];
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:70: k:assign(acc, acc * p.alpha)
+  // matmul.lua:76: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
@@ -187,9 +187,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:71: k:when(p.beta:ne(0), function()
+  // matmul.lua:77: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:72: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:76: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[64];
   {
     const _Float16 *base = bias;
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:77: k:assign(acc, act(acc + bias))
+  // matmul.lua:83: k:assign(acc, act(acc + bias))
   float t32[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:79: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     _Float16 *base = C + (int64_t)b * sc;

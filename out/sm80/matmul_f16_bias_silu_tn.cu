@@ -66,6 +66,23 @@ LT_FN void lt_mma_16816_bf16(float d[4], const uint32_t a[4], const uint32_t b[2
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* An f32 rounded to tf32 (10-bit mantissa, to nearest, ties away), in the
+** f32 bits an m16n8k8 tf32 operand register holds. */
+LT_FN uint32_t lt_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/* d += a @ b for one 16x8x8 tile of the warp in tf32, f32 accumulate
+** (PTX ISA, "Matrix Fragments for mma.m16n8k8"; d is laid out as above). */
+LT_FN void lt_mma_1688_tf32(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 /* cp.async: 16 bytes from global to shared without passing through
 ** registers; src_bytes (0..16) are read, the rest zero-filled.  The copy
 ** lands when a wait covers its commit group. */
@@ -97,13 +114,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
   __half (*As)[64][128] = (__half (*)[64][128])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Bs)[64][256] = (__half (*)[64][256])(lt_smem + 49152);
-  // matmul.lua:61: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:64: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -115,12 +132,12 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:65: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
-      // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -146,7 +163,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
           }
         }
       }
-      // matmul.lua:67: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -181,7 +198,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
     const int kt_next = kt + 2;
     const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
     if (kt_next < (K + 64 - 1) / 64) {
-      // matmul.lua:66: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -207,7 +224,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
           }
         }
       }
-      // matmul.lua:67: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -235,7 +252,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:68: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb })
+    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 4; ++mi) {
@@ -288,7 +305,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:70: k:assign(acc, acc * p.alpha)
+  // matmul.lua:76: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
@@ -299,9 +316,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:71: k:when(p.beta:ne(0), function()
+  // matmul.lua:77: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:72: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -332,7 +349,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:76: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[16];
   {
     const __half *base = bias;
@@ -353,7 +370,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:77: k:assign(acc, act(acc + bias))
+  // matmul.lua:83: k:assign(acc, act(acc + bias))
   float t32[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -366,7 +383,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_silu_tn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:79: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;

@@ -66,6 +66,23 @@ LT_FN void lt_mma_16816_bf16(float d[4], const uint32_t a[4], const uint32_t b[2
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* An f32 rounded to tf32 (10-bit mantissa, to nearest, ties away), in the
+** f32 bits an m16n8k8 tf32 operand register holds. */
+LT_FN uint32_t lt_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/* d += a @ b for one 16x8x8 tile of the warp in tf32, f32 accumulate
+** (PTX ISA, "Matrix Fragments for mma.m16n8k8"; d is laid out as above). */
+LT_FN void lt_mma_1688_tf32(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 /* cp.async: 16 bytes from global to shared without passing through
 ** registers; src_bytes (0..16) are read, the rest zero-filled.  The copy
 ** lands when a wait covers its commit group. */

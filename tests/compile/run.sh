@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Compile + machine-code checks of the generated files in out/ for their
 # target (see one.sh), in parallel; then each header alone as C and C++.
-# Every row-op file is compiled; of the 60 matmul variants a lean set that
-# covers each dtype, layout and epilogue once, and of the attention kernels
+# Every row-op file is compiled; of the 80 matmul variants a lean set that
+# covers each dtype, layout and epilogue once (tf32: its two fragment paths,
+# ldmatrix and word by word, for each operand), and of the attention kernels
 # the set below (the c target and the emulator run them).
 cd "$(dirname "$0")/../.."
 o=build/tests/compile
 mkdir -p $o
-MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bias_tn bf16_none_nn"
+MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bias_tn bf16_none_nn tf32_bias_gelu_tt tf32_none_nt"
 # attention: each kernel once per dtype, head dim and softcap, spread over the
 # four kernels.  Known open defect (issue 4): attention_bwd_dkdv_*_d128 spills
 # 56 bytes on sm80, so d128 is checked through the forward and dQ kernels.

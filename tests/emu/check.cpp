@@ -440,6 +440,7 @@ static double *as_doubles(const Buf &b) {
 
 static void test_matmul(const char *variant, void *fn, Dt dt, int ta, int tb, int act, int has_bias) {
   if (!wanted(variant)) return;
+  int tf32 = strstr(variant, "_tf32_") != NULL;   /* f32 matrices, tf32 products */
   for (const MmCase &c : mm_cases) {
     int ar = ta ? c.K : c.M, ac = ta ? c.M : c.K, br = tb ? c.N : c.K, bc = tb ? c.K : c.N;
     int64_t lda = ac + (c.gaps ? 3 : 0), ldb = bc + (c.gaps ? 1 : 0), ldc = c.N + (c.gaps ? 2 : 0);
@@ -462,8 +463,10 @@ static void test_matmul(const char *variant, void *fn, Dt dt, int ta, int tb, in
             mag += fabs(a[ai] * bb[bj]);
           }
           size_t ci = (size_t)(bi * sc + i * ldc + j);
-          /* f32 accumulation: a sum of K products errs by up to K eps sum |a b| */
-          slack[ci] = 1.2 * (c.K + 2) * 1.2e-7 * (fabs(c.alpha) * mag + fabs(c.beta) + 1);
+          /* f32 accumulation: a sum of K products errs by up to K eps sum |a b|;
+          ** tf32 operands (2^-11 each, rounded to nearest) add 2^-10 sum |a b| */
+          slack[ci] = 1.2 * (c.K + 2) * 1.2e-7 * (fabs(c.alpha) * mag + fabs(c.beta) + 1) +
+                      (tf32 ? 1.2 * 0x1p-10 * fabs(c.alpha) * mag : 0);
           double v = c.alpha * acc + (c.beta != 0 ? c.beta * get(C0.p, dt, ci) : 0) + (has_bias ? get(bias.p, dt, (size_t)j) : 0);
           ref[ci] = activation(act, v);
         }
@@ -712,6 +715,7 @@ int main(int argc, char **argv) {
   test_norm(BF16, "layernorm_bf16", NULL, layernorm_bf16);
 #endif
 #ifdef LT_MATMULS
+#define TF32 F32   /* tf32 variants hold f32 matrices (test_matmul widens the slack) */
 #define RUN_MM(fn, dt, ta, tb, act, has_bias) test_matmul(#fn, (void *)fn, dt, ta, tb, act, has_bias);
   LT_MATMULS(RUN_MM)
 #endif

@@ -104,7 +104,7 @@ pick_matmuls() {
     local v=$(basename "$f" .emu.cpp)
     local rest=${v#matmul_} dt=${v#matmul_} lay=${v: -2}
     dt=${dt%%_*} rest=${rest#*_} epi=${rest%_??}
-    local i=$(echo "f16 bf16 f32" | tr ' ' '\n' | grep -nx "$dt" | cut -d: -f1)
+    local i=$(echo "f16 bf16 f32 tf32" | tr ' ' '\n' | grep -nx "$dt" | cut -d: -f1)
     local j=$(echo "nn nt tn tt" | tr ' ' '\n' | grep -nx "$lay" | cut -d: -f1)
     local e=$(echo "none bias bias_relu bias_gelu bias_silu" | tr ' ' '\n' | grep -nx "$epi" | cut -d: -f1)
     if [ -z "$i" ] || [ -z "$j" ] || [ -z "$e" ]; then

@@ -13,7 +13,7 @@ import torch
 
 from lt import DTYPES, I64, Lib
 
-BOUND = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
+BOUND = {"f32": 1e-5, "tf32": 2e-3, "f16": 2e-3, "bf16": 1e-2}   # tf32: f32 matrices, 10-bit mantissa products
 lib, target = Lib(sys.argv[1]), sys.argv[2]
 gen = torch.Generator(device="cuda")
 gen.manual_seed(4321)
@@ -25,6 +25,7 @@ SHAPES = [(1, 1000, 1000, 1000, 0), (1, 4097, 333, 129, 0), (1, 1, 4096, 4096, 0
 
 
 def rand(shape, dt):
+    dt = "f32" if dt == "tf32" else dt
     x = torch.rand(shape, device="cuda", dtype=torch.float64, generator=gen) * 2 - 1
     x = torch.where(x.abs() < 1e-3, torch.full_like(x, 0.5), x)
     return x.to(DTYPES[dt])
@@ -38,7 +39,7 @@ def matrix(batch, rows, cols, pad, dt):
 
 
 results = []
-for dt in ("f16", "bf16", "f32"):
+for dt in ("f16", "bf16", "f32", "tf32"):
     for lay in ("nn", "nt", "tn", "tt"):
         for epi in ACTS:
             name = f"matmul_{dt}_{epi}_{lay}"

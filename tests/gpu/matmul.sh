@@ -24,8 +24,9 @@ for t in sm80 sm90a; do
   arch=$([ $t = sm80 ] && echo "-gencode=arch=compute_90,code=sm_90" || echo "-gencode=arch=compute_90a,code=sm_90a")
   ls out/$t/matmul_*.cu | xargs -P 16 -I{} sh -c "nvcc -O3 $arch -Xcompiler -fPIC -c {} -o $o/\$(basename {} .cu).$t.o" || exit 1
   nvcc -shared $o/matmul_*.$t.o -o $o/mm_$t.so || exit 1
-  for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt; do
-    for i in HMMA LDSM LDGSTS; do
+  for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt matmul_tf32_bias_tn; do
+    # tf32 operands are f32 words: read from shared memory without ldmatrix
+    for i in HMMA $([ ${v#matmul_tf32} = $v ] && echo LDSM) LDGSTS; do
       n=$(cuobjdump -sass $o/$v.$t.o | grep -c "$i")
       [ "$n" -gt 0 ] && echo "PASS sass $t $v has $i ($n)" || echo "FAIL sass $t $v: no $i"
     done

@@ -1,4 +1,4 @@
--- expect: tests/negative/gemm_bad_option.lua:17: error: k:gemm has no option 'transpose' (options: transpose_a, transpose_b, warps)
+-- expect: tests/negative/gemm_bad_option.lua:17: error: k:gemm has no option 'transpose' (options: transpose_a, transpose_b, warps, tf32)
 local tile = require "tile"
 return tile.kernel {
   name = "gemm_bad_option",
