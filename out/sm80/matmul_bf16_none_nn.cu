@@ -4,7 +4,9 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=128 group_m=8 stages=2 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=4096,M=4096,N=4096,batch=1).
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   K=4096,M=4096,N=4096,batch=1: BK=64 BM=128 BN=128 group_m=8 stages=2 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=4096,M=4096,N=4096,batch=1)
+ *   K=8192,M=16,N=8192,batch=1: BK=128 BM=64 BN=64 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=8192,M=16,N=8192,batch=1)
  * Build: nvcc -O3 -arch=sm_80 -c matmul_bf16_none_nn.cu
  */
 #include <cuda_runtime.h>
@@ -96,8 +98,8 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (128 threads) of matmul_bf16_none_nn. */
-__global__ void __launch_bounds__(128) matmul_bf16_none_nn_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block (128 threads) of matmul_bf16_none_nn_K4096_M4096_N4096_batch1. */
+__global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -378,8 +380,8 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_kernel(const __nv_bfl
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_none_nn over its grid on `stream`. */
-extern "C" int matmul_bf16_none_nn(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_none_nn_K4096_M4096_N4096_batch1 over its grid on `stream` (the config tuned for K=4096,M=4096,N=4096,batch=1). */
+static int matmul_bf16_none_nn_K4096_M4096_N4096_batch1(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -390,8 +392,326 @@ extern "C" int matmul_bf16_none_nn(const void *C0, const void *A, const void *B,
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_nn_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of matmul_bf16_none_nn_K8192_M16_N8192_batch1. */
+__global__ void __launch_bounds__(128) matmul_bf16_none_nn_K8192_M16_N8192_batch1_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = tid / 32 % 2 * 32;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int b = blockIdx.y;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*As)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 0);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Bs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 65536);
+  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 64 - 1) / 64);
+  const int t16 = pid / t14 * 8;
+  const int t18 = lt_imin((M + 64 - 1) / 64 - t16, 8);
+  const int bm = t16 + pid % t14 % t18;
+  const int bn = pid % t14 / t18;
+  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[32];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 8 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 128 - 1) / 128) {
+      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 64 >= 0 && bm * 64 + 64 <= M && kt * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(bm * 64 + tid / 16) * lda + (int64_t)(ri * 8) * lda + kt * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bm * 64 + ri * 8 + tid / 16;
+            const int gc = kt * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 64 >= 0 && kt * 128 + 128 <= K && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt * 128 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + bn * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 128 + ri * 16 + tid / 8;
+            const int gc = bn * 64 + tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 128 - 1) / 128; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+    __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
+    const int kt_next = kt + 3;
+    const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
+    if (kt_next < (K + 128 - 1) / 128) {
+      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 64 >= 0 && bm * 64 + 64 <= M && kt_next * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(bm * 64 + tid / 16) * lda + (int64_t)(ri * 8) * lda + kt_next * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bm * 64 + ri * 8 + tid / 16;
+            const int gc = kt_next * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 64 >= 0 && kt_next * 128 + 128 <= K && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt_next * 128 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + bn * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 128 + ri * 16 + tid / 8;
+            const int gc = bn * 64 + tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    uint32_t As_frag[2][2][4], Bs_frag[2][4][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 2; ++mi) {
+      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+      lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 4; ni += 2) {
+      uint32_t t[4];
+      const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+      lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+      Bs_frag[0][ni][0] = t[0];
+      Bs_frag[0][ni][1] = t[1];
+      Bs_frag[0][ni + 1][0] = t[2];
+      Bs_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
+          lt_ldmatrix_x4(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 4; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + 16 + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 4; ++ni) {
+          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 8], acc_2[i + 9]};
+          lt_mma_16816_bf16(d, As_frag[cur][mi], Bs_frag[cur][ni]);
+          acc_2[i] = d[0];
+          acc_2[i + 1] = d[1];
+          acc_2[i + 8] = d[2];
+          acc_2[i + 9] = d[3];
+        }
+      }
+    }
+  }
+  lt_cp_async_wait<0>();
+  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 8 + ci * 2 + vi] = acc_2[ri * 8 + ci * 2 + vi] * alpha;
+      }
+    }
+  }
+  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  if (beta != 0.0f) {
+    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t27[32];
+    {
+      const bool ok = b < batch;
+      const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gr = bm * 64 + ri * 8 + row0;
+          const int gc = bn * 64 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t27[ri * 8 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t27[ri * 8 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 8 + ci * 2 + vi] = acc_2[ri * 8 + ci * 2 + vi] + beta * t27[ri * 8 + ci * 2 + vi];
+          }
+        }
+      }
+    }
+  }
+  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  {
+    const bool ok = b < batch;
+    __nv_bfloat16 *base = C + (int64_t)b * sc;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gr = bm * 64 + ri * 8 + row0;
+        const int gc = bn * 64 + ci * 8 + col0;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+        if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 8 + ci * 2 + vi]);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 8 + ci * 2 + vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_none_nn_K8192_M16_N8192_batch1 over its grid on `stream` (the config tuned for K=8192,M=16,N=8192,batch=1). */
+static int matmul_bf16_none_nn_K8192_M16_N8192_batch1(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 64 - 1) / 64);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_K8192_M16_N8192_batch1_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_none_nn_K8192_M16_N8192_batch1_kernel<<<grid, dim3(128), 131072, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
+static int lt_bucket_distance(int n, int b)
+{
+  int l = 0;
+  while (l < 31 && (1 << l) < n) ++l;
+  return l > b ? l - b : b - l;
+}
+
+/* Runs the config tuned for the shape bucket nearest the call's sizes: the
+** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
+extern "C" int matmul_bf16_none_nn(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  const int d0 = lt_bucket_distance(K, 12) + lt_bucket_distance(M, 12) + lt_bucket_distance(N, 12) + lt_bucket_distance(batch, 0);   /* K=4096,M=4096,N=4096,batch=1 */
+  const int d1 = lt_bucket_distance(K, 13) + lt_bucket_distance(M, 4) + lt_bucket_distance(N, 13) + lt_bucket_distance(batch, 0);   /* K=8192,M=16,N=8192,batch=1 */
+  if (d0 <= d1) return matmul_bf16_none_nn_K4096_M4096_N4096_batch1(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  return matmul_bf16_none_nn_K8192_M16_N8192_batch1(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
 }

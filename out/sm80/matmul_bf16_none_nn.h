@@ -25,6 +25,7 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Runs the config tuned for the shape bucket nearest the sizes (2 buckets; see the source).
  * Build: nvcc -O3 -arch=sm_80 -c matmul_bf16_none_nn.cu
  */
 #ifndef LUATILE_MATMUL_BF16_NONE_NN_H
