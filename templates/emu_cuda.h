@@ -227,6 +227,22 @@ LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
   return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
+/* D = C + A B of an m16n8kK mma (A 16 x K and B K x 8, row-major), into
+** each lane's d in the C/D fragment layout: rows g, g + 8, columns 2t, 2t + 1
+** (g = lane / 4, t = lane % 4). */
+LT_EMU_FN void mma_finish(Thread *lanes, const double *A, const double *B, const double C[16][8], int K) {
+  for (int l = 0; l < 32; l++) {
+    MmaArgs *x = (MmaArgs *)lanes[l].args;
+    int gid = l >> 2, tig = l % 4;
+    for (int i = 0; i < 4; i++) {
+      int row = i < 2 ? gid : gid + 8, col = tig * 2 + (i & 1);
+      double acc = C[row][col];
+      for (int k = 0; k < K; k++) acc += A[row * K + k] * B[k * 8 + col];
+      x->d[i] = (float)acc;
+    }
+  }
+}
+
 /* mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, D = A*B + C
 ** with C the same registers as D.  groupID g = l>>2, threadID_in_group
 ** t = l%4.  A (16x16): a_i, i = 0..7 (register i/2, half i%2), row g for
@@ -252,16 +268,7 @@ LT_EMU_FN void mma16816_run(Thread *lanes, int n) {
     }
     for (int i = 0; i < 4; i++) C[i < 2 ? gid : gid + 8][tig * 2 + (i & 1)] = x->d[i];
   }
-  for (int l = 0; l < 32; l++) {
-    MmaArgs *x = (MmaArgs *)lanes[l].args;
-    int gid = l >> 2, tig = l % 4;
-    for (int i = 0; i < 4; i++) {
-      int row = i < 2 ? gid : gid + 8, col = tig * 2 + (i & 1);
-      double acc = C[row][col];
-      for (int k = 0; k < 16; k++) acc += A[row][k] * B[k][col];
-      x->d[i] = (float)acc;
-    }
-  }
+  mma_finish(lanes, &A[0][0], &B[0][0], C, 16);
 }
 
 /* One lane's mma.sync: its operands, then the warp-wide operation. */
@@ -291,16 +298,7 @@ LT_EMU_FN void mma1688_run(Thread *lanes, int n) {
     for (int i = 0; i < 2; i++) B[tig + i * 4][gid] = tf32_value(x->b[i]);
     for (int i = 0; i < 4; i++) C[i < 2 ? gid : gid + 8][tig * 2 + (i & 1)] = x->d[i];
   }
-  for (int l = 0; l < 32; l++) {
-    MmaArgs *x = (MmaArgs *)lanes[l].args;
-    int gid = l >> 2, tig = l % 4;
-    for (int i = 0; i < 4; i++) {
-      int row = i < 2 ? gid : gid + 8, col = tig * 2 + (i & 1);
-      double acc = C[row][col];
-      for (int k = 0; k < 8; k++) acc += A[row][k] * B[k][col];
-      x->d[i] = (float)acc;
-    }
-  }
+  mma_finish(lanes, &A[0][0], &B[0][0], C, 8);
 }
 
 /* One lane's mma.sync m16n8k8 tf32. */
