@@ -22,7 +22,7 @@ return tile.kernel {
       local n = c.BC * c.RB
       return n <= 8192 and n >= c.threads and n <= 32 * c.threads
     end,
-    shapes = { { R = 32768, C = 4096 }, { R = 8192, C = 8192 }, { R = 65536, C = 1024 } },
+    shapes = { { R = 32768, C = 4096 }, { R = 8192, C = 8192 }, { R = 65536, C = 1024 }, { R = 4096, C = 16384 } },
     bytes = function(shape, v) return 2 * shape.R * shape.C * (v.dtype == "f32" and 4 or 2) end,
   },
   params = function(v)

@@ -21,6 +21,22 @@ return {
       variant = "layernorm_bf16",
     },
     {
+      bucket = "C=16384,R=4096",
+      config = {
+        BC = 2048,
+        RB = 2,
+        threads = 512,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2297.304608,
+      kernel_hash = "19374cd3fa262a78",
+      median_ms = 0.1168480031,
+      shape = "C=16384,R=4096",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "layernorm_bf16",
+    },
+    {
       bucket = "C=4096,R=32768",
       config = {
         BC = 1024,

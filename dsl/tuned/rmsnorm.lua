@@ -21,6 +21,22 @@ return {
       variant = "rmsnorm_bf16",
     },
     {
+      bucket = "C=16384,R=4096",
+      config = {
+        BC = 4096,
+        RB = 1,
+        threads = 512,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2630.482227,
+      kernel_hash = "ef8de00bb33f368b",
+      median_ms = 0.1020480022,
+      shape = "C=16384,R=4096",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "rmsnorm_bf16",
+    },
+    {
       bucket = "C=4096,R=32768",
       config = {
         BC = 1024,

@@ -36,6 +36,22 @@ return {
       variant = "softmax_bf16",
     },
     {
+      bucket = "C=16384,R=4096",
+      config = {
+        BC = 8192,
+        RB = 1,
+        threads = 512,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 2421.304035,
+      kernel_hash = "085217cc75df31d7",
+      median_ms = 0.1108640023,
+      shape = "C=16384,R=4096",
+      target = "sm90a",
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "softmax_bf16",
+    },
+    {
       bucket = "C=4096,R=32768",
       config = {
         BC = 4096,

@@ -7,6 +7,7 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=4096,R=32768: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H100 80GB HBM3, C=4096,R=32768)
  *   C=1024,R=65536: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H100 80GB HBM3, C=1024,R=65536)
+ *   C=16384,R=4096: BC=2048 RB=2 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H100 80GB HBM3, C=16384,R=4096)
  *   C=8192,R=8192: BC=2048 RB=1 threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H100 80GB HBM3, C=8192,R=8192)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_bf16.cu
  */
@@ -736,6 +737,363 @@ static int layernorm_bf16_C1024_R65536(const void *X, const void *W, const void 
   return (int)cudaGetLastError();
 }
 
+/* One block (512 threads) of layernorm_bf16_C16384_R4096. */
+__global__ void __launch_bounds__(512) layernorm_bf16_C16384_R4096_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 256;
+  const int ty = tid / 256;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[2][8];
+  __shared__ float t14_red[2][8];
+  __shared__ float t36_red[2][8];
+  __shared__ float t43_red[2][8];
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const __nv_bfloat16 *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __nv_bfloat16 *base = B;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[ty][tx / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tx * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[ty][tx / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      __nv_bfloat16 *base = Y;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const __nv_bfloat16 *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j * 2048 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tx * 8 + vi + j * 2048;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tx * 8 + vi) - 1) / 2048 + 1);
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[ty][tx / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[ty][tx / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 2048 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 2048 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __nv_bfloat16 *base = B;
+        const int gc = j_2 * 2048 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        __nv_bfloat16 *base = Y;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 2048 + tx * 8;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_bf16_C16384_R4096 over its grid on `stream` (the config tuned for C=16384,R=4096). */
+static int layernorm_bf16_C16384_R4096(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_bf16_C16384_R4096_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
 /* One block (256 threads) of layernorm_bf16_C8192_R8192. */
 __global__ void __launch_bounds__(256) layernorm_bf16_C8192_R8192_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -1105,8 +1463,10 @@ extern "C" int layernorm_bf16(const void *X, const void *W, const void *B, void 
 {
   const int d0 = lt_bucket_distance(C, 12) + lt_bucket_distance(R, 15);   /* C=4096,R=32768 */
   const int d1 = lt_bucket_distance(C, 10) + lt_bucket_distance(R, 16);   /* C=1024,R=65536 */
-  const int d2 = lt_bucket_distance(C, 13) + lt_bucket_distance(R, 13);   /* C=8192,R=8192 */
-  if (d0 <= d1 && d0 <= d2) return layernorm_bf16_C4096_R32768(X, W, B, Y, R, C, eps, stream);
-  if (d1 <= d2) return layernorm_bf16_C1024_R65536(X, W, B, Y, R, C, eps, stream);
+  const int d2 = lt_bucket_distance(C, 14) + lt_bucket_distance(R, 12);   /* C=16384,R=4096 */
+  const int d3 = lt_bucket_distance(C, 13) + lt_bucket_distance(R, 13);   /* C=8192,R=8192 */
+  if (d0 <= d1 && d0 <= d2 && d0 <= d3) return layernorm_bf16_C4096_R32768(X, W, B, Y, R, C, eps, stream);
+  if (d1 <= d2 && d1 <= d3) return layernorm_bf16_C1024_R65536(X, W, B, Y, R, C, eps, stream);
+  if (d2 <= d3) return layernorm_bf16_C16384_R4096(X, W, B, Y, R, C, eps, stream);
   return layernorm_bf16_C8192_R8192(X, W, B, Y, R, C, eps, stream);
 }

@@ -48,8 +48,8 @@ for dt in ("f32", "f16", "bf16"):
         h = x.double() + b.double()
         verdict(f"{target} bias_gelu_{dt} {m}x{n} rc={rc}", y, 0.5 * h * (1 + torch.special.erf(h / math.sqrt(2))), dt)
     # out/sm90a's bf16 row ops dispatch on the shape (dsl/tuned/): 1x1, 7x1000
-    # and 64x77 run the C=1024 bucket's kernel, 16385x4096 the C=4096's, the
-    # rest the C=8192's
+    # and 64x77 run the C=1024 bucket's kernel, 16385x4096 the C=4096's,
+    # 3x20000 the C=16384's, the rest the C=8192's
     for r, c in ((1, 1), (7, 1000), (33, 4096), (5, 4097), (3, 20000), (257, 8192), (64, 77), (16385, 4096)):
         x = rand((r, c), dt, -6, 6)
         x[1::2] += torch.linspace(0, 12, c, device="cuda", dtype=torch.float64).to(DTYPES[dt])

@@ -76,7 +76,7 @@ doc_block() {
 doc_block doc_example_dispatch >"$T/doc_dispatch.c"
 if [ "$(wc -l <"$T/doc_dispatch.c")" -gt 5 ] &&
    grep -qxF -f "$T/doc_dispatch.c" out/sm90a/layernorm_bf16.cu &&
-   [ "$(grep -A8 -xF "$(head -1 "$T/doc_dispatch.c")" out/sm90a/layernorm_bf16.cu)" = "$(cat "$T/doc_dispatch.c")" ]
+   [ "$(grep -A"$(( $(wc -l <"$T/doc_dispatch.c") - 1 ))" -xF "$(head -1 "$T/doc_dispatch.c")" out/sm90a/layernorm_bf16.cu)" = "$(cat "$T/doc_dispatch.c")" ]
 then pass doc_example_dispatch; else fail doc_example_dispatch "docs/runtime.md's block is not in out/sm90a/layernorm_bf16.cu"; fi
 doc_block doc_example_c >"$T/doc_example.c"
 if [ ! -s "$T/doc_example.c" ]; then fail doc_example_c "no such block in docs/runtime.md"
