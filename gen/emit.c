@@ -812,11 +812,12 @@ static void ldsm_b(E *e, const Stmt *s, const Sym *b, int NI, const char *k0, co
   close_for(e);
 }
 
-/* One mma into the accumulator's 16x8 tile (mi, ni): index i names it. */
-static void mma_tile(E *e, const Sym *acc, int NI, const char *ty, const char *afrag, const char *bfrag) {
+/* One mma (helper fn, lt_mma_16816_bf16 ...) into the accumulator's 16x8
+** tile (mi, ni): index i names it. */
+static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *afrag, const char *bfrag) {
   line(e, "float d[4] = {%s[i], %s[i + 1], %s[i + %d], %s[i + %d]};", acc->name, acc->name, acc->name, 2 * NI,
        acc->name, 2 * NI + 1);
-  line(e, "lt_mma_%s_%s(d, %s, %s);", strcmp(ty, "tf32") == 0 ? "1688" : "16816", ty, afrag, bfrag);
+  line(e, "%s(d, %s, %s);", fn, afrag, bfrag);
   line(e, "%s[i] = d[0];", acc->name);
   line(e, "%s[i + 1] = d[1];", acc->name);
   line(e, "%s[i + %d] = d[2];", acc->name, 2 * NI);
@@ -830,7 +831,7 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *ty, const char *a
 static void gemm_mma_sync_ring(E *e, Stmt *s, const Layout *l, int BK) {
   Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
   int MI = l->wtm / 16, NI = l->wtn / 8;
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16", *fn = ltU_fmt("lt_mma_16816_%s", ty);
   line(e, "uint32_t %s_frag[2][%d][4], %s_frag[2][%d][2];   /* [16 of K: even, odd] */", a->name, MI, b->name, NI);
   ldsm_a(e, s, a, MI, "0", ltU_fmt("%s_frag[0]", a->name));
   ldsm_b(e, s, b, NI, "0", ltU_fmt("%s_frag[0]", b->name));
@@ -845,7 +846,7 @@ static void gemm_mma_sync_ring(E *e, Stmt *s, const Layout *l, int BK) {
   open_for(e, "mi", MI, 1);
   open_for(e, "ni", NI, 1);
   line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
-  mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[cur][mi]", a->name), ltU_fmt("%s_frag[cur][ni]", b->name));
+  mma_tile(e, acc, NI, fn, ltU_fmt("%s_frag[cur][mi]", a->name), ltU_fmt("%s_frag[cur][ni]", b->name));
   close_for(e);
   close_for(e);
   close_for(e);
@@ -865,7 +866,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
     gemm_mma_sync_ring(e, s, l, BK);
     return;
   }
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16", *fn = ltU_fmt("lt_mma_16816_%s", ty);
   open_for(e, "kk", BK, 16);
   line(e, "uint32_t %s_frag[%d][4];", a->name, MI);
   if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
@@ -885,7 +886,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
     open_for(e, "mi", MI, 1);
     open_for(e, "ni", NI, 1);
     line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
-    mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[mi]", a->name), ltU_fmt("%s_frag[ni]", b->name));
+    mma_tile(e, acc, NI, fn, ltU_fmt("%s_frag[mi]", a->name), ltU_fmt("%s_frag[ni]", b->name));
     close_for(e);
     close_for(e);
   } else {
@@ -895,7 +896,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
     open_for(e, "nj", 2, 1);
     line(e, "const int i = mi * %d + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */", 4 * NI);
     line(e, "const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};");
-    mma_tile(e, acc, NI, ty, ltU_fmt("%s_frag[mi]", a->name), "b2");
+    mma_tile(e, acc, NI, fn, ltU_fmt("%s_frag[mi]", a->name), "b2");
     close_for(e);
     close_for(e);
     close_for(e);
@@ -945,7 +946,7 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
   }
   open_for(e, "ni", NI, 1);
   line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
-  mma_tile(e, acc, NI, "tf32", ltU_fmt("%s_frag", a->name), ltU_fmt("%s_frag[ni]", b->name));
+  mma_tile(e, acc, NI, "lt_mma_1688_tf32", ltU_fmt("%s_frag", a->name), ltU_fmt("%s_frag[ni]", b->name));
   close_for(e);
   close_for(e);
   close_for(e);

@@ -486,15 +486,20 @@ static const char *shape_text(const Shape *s) {
   return b.p;
 }
 
+/* log2 of v rounded up to a power of two (0 for v <= 1). */
+static int log2_up(long long v) {
+  int e = 0;
+  while (1LL << e < v) e++;
+  return e;
+}
+
 /* Rounds every size up to a power of two (0 and 1 become 1), as the tuner's
 ** bucket does; returns the sum of the exponents (the bucket's log2 size). */
 static int to_bucket(Shape *s) {
   int log = 0;
   for (int i = 0; i < s->n; i++) {
-    long long p = 1;
-    int e = 0;
-    while (p < s->vals[i]) p *= 2, e++;
-    s->vals[i] = p;
+    int e = log2_up(s->vals[i]);
+    s->vals[i] = 1LL << e;
     log += e;
   }
   return log;
@@ -737,6 +742,16 @@ const char *ltN_summary(void) {
                  nentries == 1 ? "y" : "ies", n ? ": " : "", n ? b.p : "");
 }
 
+/* Is entry e one of variant's for the run's target and chosen device? */
+static int ours(const Entry *e, const char *variant) {
+  return strcmp(e->target, target->name) == 0 && strcmp(e->device, device) == 0 && strcmp(e->variant, variant) == 0;
+}
+
+/* Does entry a come before b: the larger bucket, then the first text? */
+static int before(const Entry *a, const Entry *b) {
+  return a->size_log > b->size_log || (a->size_log == b->size_log && strcmp(a->bucket, b->bucket) < 0);
+}
+
 /* The tuned config of a variant for the run's target: sets *vals / *n to
 ** the chosen entry's values (n = 0: none) and returns where the config
 ** comes from: "tuned: FILE, DEVICE, BUCKET", "kernel defaults" or
@@ -752,12 +767,7 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   const Entry *best = NULL;
   for (int i = 0; i < nentries; i++) {
     const Entry *e = &entries[i];
-    if (strcmp(e->target, target->name) != 0 || strcmp(e->device, device) != 0 || strcmp(e->variant, variant) != 0)
-      continue;
-    if (want ? strcmp(e->bucket, want) == 0
-             : !best || e->size_log > best->size_log ||
-                   (e->size_log == best->size_log && strcmp(e->bucket, best->bucket) < 0))
-      best = e;
+    if (ours(e, variant) && (want ? strcmp(e->bucket, want) == 0 : !best || before(e, best))) best = e;
   }
   if (!best)
     return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
@@ -778,13 +788,9 @@ int ltN_buckets(const char *variant, const char **out, int max) {
   int n = 0;
   for (int i = 0; i < nentries && n < max && n < 64; i++) {
     const Entry *e = &entries[i];
-    if (strcmp(e->target, target->name) != 0 || strcmp(e->device, device) != 0 || strcmp(e->variant, variant) != 0)
-      continue;
+    if (!ours(e, variant)) continue;
     int j = n++;
-    for (; j > 0 && (es[j - 1]->size_log < e->size_log ||
-                     (es[j - 1]->size_log == e->size_log && strcmp(es[j - 1]->bucket, e->bucket) > 0));
-         j--)
-      es[j] = es[j - 1];
+    for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
     es[j] = e;
   }
   for (int i = 0; i < n; i++) out[i] = es[i]->bucket;
@@ -806,18 +812,12 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
     if (found) continue;
     int line = 0;
     for (int j = 0; j < nentries; j++)
-      if (strcmp(entries[j].target, target->name) == 0 && strcmp(entries[j].device, device) == 0 &&
-          strcmp(entries[j].variant, variant) == 0 && strcmp(entries[j].bucket, bucket) == 0)
-        line = entries[j].line;
+      if (ours(&entries[j], variant) && strcmp(entries[j].bucket, bucket) == 0) line = entries[j].line;
     Buf b = {0};
     for (int j = 0; j < nsizes; j++) ltU_printf(&b, "%s%s", j ? ", " : "", sizes[j]);
     tuned_error(line, "bucket %s names %s, which is not a size of %s (its sizes: %s); a bucket names sizes only",
                 bucket, s.keys[i], variant, b.p ? b.p : "none");
   }
-  for (int i = 0; i < s.n; i++) {
-    keys[i] = s.keys[i];
-    log2s[i] = 0;
-    while (1LL << log2s[i] < s.vals[i]) log2s[i]++;
-  }
+  for (int i = 0; i < s.n; i++) keys[i] = s.keys[i], log2s[i] = log2_up(s.vals[i]);
   return s.n;
 }
