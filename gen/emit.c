@@ -824,31 +824,57 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *a
   line(e, "%s[i + %d] = d[3];", acc->name, 2 * NI + 1);
 }
 
-/* mma.sync m16n8k16, both operands in shared memory and B at most 8 n8
-** tiles wide: the fragments are double-buffered, so the ldmatrix of the
-** next 16 of K is issued before the mmas of this one and its latency
-** hides behind them (the asm statements keep their order). */
-static void gemm_mma_sync_ring(E *e, Stmt *s, const Layout *l, int BK) {
-  Sym *a = s->shared, *b = s->shared_b, *acc = s->dst;
+/* Does gemm s take the double-buffered mma.sync form: both operands in
+** shared memory and B at most 8 n8 tiles wide (a wider one streams B). */
+static int ring_form(const Stmt *s) {
+  const Layout *l = s->dst->layout;
+  return l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
+}
+
+/* The double-buffered form's fragment registers: two sets, one per
+** alternate 16 of K. */
+static void ring_frags(E *e, const Stmt *s) {
+  const Layout *l = s->dst->layout;
+  line(e, "uint32_t %s_frag[2][%d][4], %s_frag[2][%d][2];   /* [16 of K: even, odd] */", s->shared->name, l->wtm / 16,
+       s->shared_b->name, l->wtn / 8);
+}
+
+/* ldmatrix of the A and B fragments for the 16 of K from k0 into set
+** `set` ("0", "cur ^ 1"). */
+static void ring_load(E *e, const Stmt *s, const char *k0, const char *set) {
+  const Layout *l = s->dst->layout;
+  ldsm_a(e, s, s->shared, l->wtm / 16, k0, ltU_fmt("%s_frag[%s]", s->shared->name, set));
+  ldsm_b(e, s, s->shared_b, l->wtn / 8, k0, ltU_fmt("%s_frag[%s]", s->shared_b->name, set));
+}
+
+/* The mmas of one 16 of K, from fragment set `cur`. */
+static void ring_mmas(E *e, const Stmt *s) {
+  const Layout *l = s->dst->layout;
   int MI = l->wtm / 16, NI = l->wtn / 8;
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16", *fn = ltU_fmt("lt_mma_16816_%s", ty);
-  line(e, "uint32_t %s_frag[2][%d][4], %s_frag[2][%d][2];   /* [16 of K: even, odd] */", a->name, MI, b->name, NI);
-  ldsm_a(e, s, a, MI, "0", ltU_fmt("%s_frag[0]", a->name));
-  ldsm_b(e, s, b, NI, "0", ltU_fmt("%s_frag[0]", b->name));
+  const char *fn = ltU_fmt("lt_mma_16816_%s", s->shared_b->dt == DT_BF16 ? "bf16" : "f16");
+  open_for(e, "mi", MI, 1);
+  open_for(e, "ni", NI, 1);
+  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
+  mma_tile(e, s->dst, NI, fn, ltU_fmt("%s_frag[cur][mi]", s->shared->name),
+           ltU_fmt("%s_frag[cur][ni]", s->shared_b->name));
+  close_for(e);
+  close_for(e);
+}
+
+/* mma.sync m16n8k16 in the double-buffered form: the ldmatrix of the next
+** 16 of K is issued before the mmas of this one, so its latency hides
+** behind them (the asm statements keep their order). */
+static void gemm_mma_sync_ring(E *e, Stmt *s, int BK) {
+  ring_frags(e, s);
+  ring_load(e, s, "0", "0");
   open_for(e, "kk", BK, 16);
   line(e, "const int cur = kk / 16 %% 2;");
   line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
   e->depth++;
-  ldsm_a(e, s, a, MI, "kk + 16", ltU_fmt("%s_frag[cur ^ 1]", a->name));
-  ldsm_b(e, s, b, NI, "kk + 16", ltU_fmt("%s_frag[cur ^ 1]", b->name));
+  ring_load(e, s, "kk + 16", "cur ^ 1");
   e->depth--;
   line(e, "}");
-  open_for(e, "mi", MI, 1);
-  open_for(e, "ni", NI, 1);
-  line(e, "const int i = mi * %d + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */", 4 * NI);
-  mma_tile(e, acc, NI, fn, ltU_fmt("%s_frag[cur][mi]", a->name), ltU_fmt("%s_frag[cur][ni]", b->name));
-  close_for(e);
-  close_for(e);
+  ring_mmas(e, s);
   close_for(e);
 }
 
@@ -862,8 +888,8 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
   ** uses each pair at once rather than holding all of B's registers. */
   int stream = NI > 8;
-  if (!s->areg && !stream) {
-    gemm_mma_sync_ring(e, s, l, BK);
+  if (ring_form(s)) {
+    gemm_mma_sync_ring(e, s, BK);
     return;
   }
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16", *fn = ltU_fmt("lt_mma_16816_%s", ty);
@@ -1039,35 +1065,133 @@ static void gemm(E *e, Stmt *s) {
 
 static void stmt(E *e, Stmt *s);
 
-/* Emits the producers of a pipelined loop with the loop index named var
-** and the shared stage `stage`. */
-static void producers(E *e, Stmt *loop, const char *var, const char *stage) {
+/* Emits producers [p, end) of pipelined loop `loop` (end NULL: all of
+** them) with the loop index named var and the shared stage `stage`. */
+static void producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage) {
   const char *name = loop->var->name;
   loop->var->name = var;
   e->stage = stage;
-  for (Stmt *p = loop->body.first; p && ltP_is_producer(p); p = p->next) stmt(e, p);
+  for (; p != end && ltP_is_producer(p); p = p->next) stmt(e, p);
   loop->var->name = name;
   e->last_line = 0;
+}
+
+/* The prologue of pipelined loop s: the copies of its first stages - 1
+** iterations, one commit group each; unrolled if `unroll`. */
+static void prologue(E *e, Stmt *s, const char *v, const char *vs, int unroll) {
+  const char *lo = itext(e, s->lo), *hi = itext(e, s->hi);
+  line(e, "/* prologue: start the copies of the first %d iterations, one commit group each */", s->stages - 1);
+  if (unroll) line(e, "#pragma unroll");
+  line(e, "for (int %s = 0; %s < %d; ++%s) {", vs, vs, s->stages - 1, vs);
+  e->depth++;
+  line(e, "const int %s = %s;", v, strcmp(lo, "0") ? ltU_fmt("%s + %s", lo, vs) : vs);
+  line(e, "if (%s < %s) {", v, hi);
+  e->depth++;
+  producers(e, s, s->body.first, NULL, v, vs);
+  e->depth--;
+  line(e, "}");
+  line(e, "lt_cp_async_commit();");
+  e->depth--;
+  line(e, "}");
+}
+
+/* The gemm of pipelined loop s when the loop is one software pipeline
+** (pipelined_gemm): its body is the copies, then that one gemm in the
+** double-buffered form, over 3 or more stages and K steps of 32 or more,
+** with A stored [M, K], and at least 16 mmas a warp a step.  Measured on
+** the others (H100, nvcc 13.0), they keep the copy-then-compute loop: with
+** A stored [K, M], ldmatrix.trans addresses of A take more registers, and
+** with both fragment sets live across the copies a 64 x 64 warp tile
+** spills (8 to 92 bytes); a 32 x 32 warp tile (the M = 16 bucket's) ran
+** slower this way (26.8 against 31.6 TFLOP/s at 16 x 8192 x 8192). */
+static Stmt *pipelined_gemm_of(Stmt *s) {
+  Stmt *g = s->body.first;
+  while (g && ltP_is_producer(g)) g = g->next;
+  if (s->stages < 3 || !g || g->next || g->kind != S_GEMM || !ring_form(g) || g->trans_a) return NULL;
+  const Layout *l = g->dst->layout;
+  if (l->wtm / 16 * (l->wtn / 8) < 16) return NULL;
+  return g->shared_b->shape[g->trans_b] % 32 ? NULL : g;
+}
+
+/* A k:pipelined loop whose compute is one gemm (g), as one software
+** pipeline over K steps of 16.  Per iteration, step by step: the ldmatrix
+** of the next step (the last step's is the next iteration's first, from
+** the next stage), the mmas of this one, and between them one of the
+** copies for iteration i + stages - 1; at the second-last step, the wait
+** for iteration i + 1's copies and the barrier.  So no step waits on a
+** barrier or an ldmatrix, and the copies are spread over the mmas. */
+static void pipelined_gemm(E *e, Stmt *s, Stmt *g) {
+  int S = s->stages, BK = g->shared_b->shape[g->trans_b];
+  const char *v = s->var->name, *lo = itext(e, s->lo), *hi = itext(e, s->hi);
+  const char *vs = ltU_fmt("%s_stage", v), *vn = ltU_fmt("%s_next", v), *vns = ltU_fmt("%s_next_stage", v);
+  prologue(e, s, v, vs, 1);   /* (so the stages are constants: fewer registers) */
+  line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for the first iteration have landed */", S - 2);
+  line(e, "%s   /* and everyone's */", e->t->barrier);
+  line(e, "int %s = 0, %s = %d;   /* the stage read, the stage filled */", vs, vns, S - 1);
+  comment(e, g->line);
+  ring_frags(e, g);
+  e->stage = vs;
+  ring_load(e, g, "0", "0");
+  line(e, "for (int %s = %s; %s < %s; ++%s) {", v, lo, v, hi, v);
+  e->depth++;
+  line(e, "const int %s = %s + %d;", vn, v, S - 1);
+  open_for(e, "kk", BK, 16);
+  line(e, "const int cur = kk / 16 %% 2;");
+  line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
+  e->depth++;
+  ring_load(e, g, "kk + 16", "cur ^ 1");
+  e->depth--;
+  line(e, "} else if (%s + 1 < %s) {   /* the next iteration's first 16 of K: its stage is in (below) */", v, hi);
+  e->depth++;
+  ring_load(e, g, "0", "cur ^ 1");
+  e->depth--;
+  line(e, "}");
+  ring_mmas(e, g);
+  /* the copies: the i-th at step i (the last ones at the second-last
+  ** step); all at the first when scalar values are among them */
+  int last = BK / 16 - 2, lets = 0, n = 0;
+  for (Stmt *p = s->body.first; p != g; p = p->next) lets |= p->kind != S_G2S;
+  for (Stmt *p = s->body.first; p != g;) {
+    Stmt *q = lets ? g : p->next;
+    int step = n < last ? n : last;
+    for (; !lets && q != g && step == last; q = q->next) {}
+    line(e, "if (kk == %d && %s < %s) {", 16 * step, vn, hi);
+    e->depth++;
+    producers(e, s, p, q, vn, vns);
+    e->depth--;
+    line(e, "}");
+    e->stage = vs;
+    p = q;
+    n++;
+  }
+  line(e, "if (kk == %d) {", BK - 32);
+  e->depth++;
+  line(e, "lt_cp_async_commit();");
+  line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s + 1 have landed */", S - 2, v);
+  line(e, "%s   /* everyone's have, and all have read stage %s: iteration %s + %d fills it */", e->t->barrier, vs, v, S);
+  line(e, "%s = %s == %d ? 0 : %s + 1;", vs, vs, S - 1, vs);
+  line(e, "%s = %s == %d ? 0 : %s + 1;", vns, vns, S - 1, vns);
+  e->depth--;
+  line(e, "}");
+  close_for(e);
+  e->depth--;
+  line(e, "}");
+  line(e, "lt_cp_async_wait<0>();");
+  e->stage = NULL;
 }
 
 /* A k:pipelined loop with an N-stage ring and cp.async: the copies for
 ** iteration i + N - 1 are issued while iteration i computes. */
 static void pipelined(E *e, Stmt *s) {
   int S = s->stages;
+  Stmt *g = pipelined_gemm_of(s);
+  if (g) {
+    pipelined_gemm(e, s, g);
+    return;
+  }
   const char *v = s->var->name, *lo = itext(e, s->lo), *hi = itext(e, s->hi);
   const char *vs = ltU_fmt("%s_stage", v), *vn = ltU_fmt("%s_next", v), *vns = ltU_fmt("%s_next_stage", v);
-  line(e, "/* prologue: start the copies of the first %d iterations, one commit group each */", S - 1);
-  line(e, "for (int %s = 0; %s < %d; ++%s) {", vs, vs, S - 1, vs);
-  e->depth++;
-  line(e, "const int %s = %s;", v, strcmp(lo, "0") ? ltU_fmt("%s + %s", lo, vs) : vs);
-  line(e, "if (%s < %s) {", v, hi);
-  e->depth++;
-  producers(e, s, v, vs);
-  e->depth--;
-  line(e, "}");
-  line(e, "lt_cp_async_commit();");
-  e->depth--;
-  line(e, "}");
+  prologue(e, s, v, vs, 0);
   line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
   e->depth++;
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", S - 2, v);
@@ -1076,7 +1200,7 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "const int %s = %s == 0 ? %d : %s - 1;", vns, vs, S - 1, vs);
   line(e, "if (%s < %s) {", vn, hi);
   e->depth++;
-  producers(e, s, vn, vns);
+  producers(e, s, s->body.first, NULL, vn, vns);
   e->depth--;
   line(e, "}");
   line(e, "lt_cp_async_commit();");
@@ -1588,10 +1712,14 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       (*ngemm)++;
     }
     if (s->kind == S_FOR && s->stages > 1) {
-      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s\n", e->base, s->line, s->stages,
+      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s\n", e->base, s->line, s->stages,
                  e->t->async_copy ? "a ring of shared-memory stages filled by cp.async, one commit group a stage"
                                   : "the next tile loaded into registers while this one is used, then stored to "
-                                    "the next stage");
+                                    "the next stage",
+                 e->t->async_copy && pipelined_gemm_of((Stmt *)s)
+                     ? "; one software pipeline with the gemm's 16-wide K steps (ldmatrix a step ahead, copies "
+                       "between steps, the barrier at the second-last step)"
+                     : "");
       (*npipe)++;
     } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that pipeline.c made plain */
       ltU_printf(b, "  pipeline (%s:%d): none on this target, the loop runs one tile at a time (%s)\n", e->base,

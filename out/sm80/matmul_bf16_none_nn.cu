@@ -5,7 +5,7 @@
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   K=4096,M=4096,N=4096,batch=1: BK=64 BM=128 BN=128 group_m=8 stages=2 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=4096,M=4096,N=4096,batch=1)
+ *   K=4096,M=4096,N=4096,batch=1: BK=64 BM=128 BN=256 group_m=16 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=4096,M=4096,N=4096,batch=1)
  *   K=8192,M=16,N=8192,batch=1: BK=128 BM=64 BN=64 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H100 80GB HBM3, K=8192,M=16,N=8192,batch=1)
  * Build: nvcc -O3 -arch=sm_80 -c matmul_bf16_none_nn.cu
  */
@@ -98,28 +98,28 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (128 threads) of matmul_bf16_none_nn_K4096_M4096_N4096_batch1. */
-__global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block (256 threads) of matmul_bf16_none_nn_K4096_M4096_N4096_batch1. */
+__global__ void __launch_bounds__(256) matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
-  const int warp_row = tid / 64 * 64;
-  const int warp_col = tid / 32 % 2 * 64;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  const int warp_row = tid / 128 * 64;
+  const int warp_col = tid / 32 % 4 * 64;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  /* As (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*As)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
-  /* Bs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Bs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
+  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Bs)[64][256] = (__nv_bfloat16 (*)[64][256])(lt_smem + 49152);
   // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
-  const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
+  const int t14 = 16 * ((N + 256 - 1) / 256);
+  const int t16 = pid / t14 * 16;
+  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 16);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
   // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
@@ -135,8 +135,9 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
     }
   }
   // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 1 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  #pragma unroll
+  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
       // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -145,22 +146,22 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
         const __nv_bfloat16 *base = A + (int64_t)b * sa;
         if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 16) * lda + kt * 64 + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt * 64 + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bm * 128 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bm * 128 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -170,23 +171,23 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
       {
         const bool ok = b < batch;
         const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && kt * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 16 * 8, 16);
+            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = kt * 64 + ri * 8 + tid / 16;
-            const int gc = bn * 128 + tid % 16 * 8;
+            const int gr = kt * 64 + ri * 8 + tid / 32;
+            const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
             if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
+              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -195,84 +196,28 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 1 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<0>();   /* this thread's copies for iteration kt have landed */
-    __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 1;
-    const int kt_next_stage = kt_stage == 0 ? 1 : kt_stage - 1;
-    if (kt_next < (K + 64 - 1) / 64) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 16) * lda + kt_next * 64 + tid % 8 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bm * 128 + ri * 16 + tid / 8;
-            const int gc = kt_next * 64 + tid % 8 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt_next * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = kt_next * 64 + ri * 8 + tid / 16;
-            const int gc = bn * 128 + tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, 16);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-    }
-    lt_cp_async_commit();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 4; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-      lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-      Bs_frag[0][ni][0] = t[0];
-      Bs_frag[0][ni][1] = t[1];
-      Bs_frag[0][ni + 1][0] = t[2];
-      Bs_frag[0][ni + 1][1] = t[3];
-    }
+  lt_cp_async_wait<1>();   /* this thread's copies for the first iteration have landed */
+  __syncthreads();   /* and everyone's */
+  int kt_stage = 0, kt_next_stage = 2;   /* the stage read, the stage filled */
+  // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+  uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
+  #pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+    lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+  }
+  #pragma unroll
+  for (int ni = 0; ni < 8; ni += 2) {
+    uint32_t t[4];
+    const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+    lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+    Bs_frag[0][ni][0] = t[0];
+    Bs_frag[0][ni][1] = t[1];
+    Bs_frag[0][ni + 1][0] = t[2];
+    Bs_frag[0][ni + 1][1] = t[3];
+  }
+  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
+    const int kt_next = kt + 2;
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       const int cur = kk / 16 % 2;
@@ -292,6 +237,22 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
           Bs_frag[cur ^ 1][ni + 1][0] = t[2];
           Bs_frag[cur ^ 1][ni + 1][1] = t[3];
         }
+      } else if (kt + 1 < (K + 64 - 1) / 64) {   /* the next iteration's first 16 of K: its stage is in (below) */
+        #pragma unroll
+        for (int mi = 0; mi < 4; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+          lt_ldmatrix_x4(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
@@ -305,6 +266,70 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
           acc_2[i + 16] = d[2];
           acc_2[i + 17] = d[3];
         }
+      }
+      if (kk == 0 && kt_next < (K + 64 - 1) / 64) {
+        // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+        {
+          const bool ok = b < batch;
+          const __nv_bfloat16 *base = A + (int64_t)b * sa;
+          if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt_next * 64 + tid % 8 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = bm * 128 + ri * 32 + tid / 8;
+              const int gc = kt_next * 64 + tid % 8 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+      }
+      if (kk == 16 && kt_next < (K + 64 - 1) / 64) {
+        // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+        {
+          const bool ok = b < batch;
+          const __nv_bfloat16 *base = B + (int64_t)b * sb;
+          if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = kt_next * 64 + ri * 8 + tid / 32;
+              const int gc = bn * 256 + tid % 32 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+              if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+      }
+      if (kk == 32) {
+        lt_cp_async_commit();
+        lt_cp_async_wait<1>();   /* this thread's copies for iteration kt + 1 have landed */
+        __syncthreads();   /* everyone's have, and all have read stage kt_stage: iteration kt + 3 fills it */
+        kt_stage = kt_stage == 2 ? 0 : kt_stage + 1;
+        kt_next_stage = kt_next_stage == 2 ? 0 : kt_next_stage + 1;
       }
     }
   }
@@ -332,7 +357,7 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 128 + ci * 8 + col0;
+          const int gc = bn * 256 + ci * 8 + col0;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -362,7 +387,7 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_nn_K4096_M4096_N4096_bat
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         const int gr = bm * 128 + ri * 8 + row0;
-        const int gc = bn * 128 + ci * 8 + col0;
+        const int gc = bn * 256 + ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
         if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
@@ -387,14 +412,14 @@ static int matmul_bf16_none_nn_K4096_M4096_N4096_batch1(const void *C0, const vo
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
   if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_none_nn_K4096_M4096_N4096_batch1_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 

@@ -134,6 +134,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
   }
   // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
+  #pragma unroll
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
@@ -193,84 +194,28 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
-    __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
+  lt_cp_async_wait<1>();   /* this thread's copies for the first iteration have landed */
+  __syncthreads();   /* and everyone's */
+  int kt_stage = 0, kt_next_stage = 2;   /* the stage read, the stage filled */
+  // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+  uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
+  #pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+    lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+  }
+  #pragma unroll
+  for (int ni = 0; ni < 8; ni += 2) {
+    uint32_t t[4];
+    const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+    lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+    Bs_frag[0][ni][0] = t[0];
+    Bs_frag[0][ni][1] = t[1];
+    Bs_frag[0][ni + 1][0] = t[2];
+    Bs_frag[0][ni + 1][1] = t[3];
+  }
+  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
     const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
-    if (kt_next < (K + 64 - 1) / 64) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-      {
-        const bool ok = b < batch;
-        const __half *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt_next * 64 + tid % 8 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = bm * 128 + ri * 32 + tid / 8;
-            const int gc = kt_next * 64 + tid % 8 * 8;
-            const __half *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2half_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-      {
-        const bool ok = b < batch;
-        const __half *base = B + (int64_t)b * sb;
-        if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = kt_next * 64 + ri * 8 + tid / 32;
-            const int gc = bn * 256 + tid % 32 * 8;
-            const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-    }
-    lt_cp_async_commit();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 4; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-      lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-      Bs_frag[0][ni][0] = t[0];
-      Bs_frag[0][ni][1] = t[1];
-      Bs_frag[0][ni + 1][0] = t[2];
-      Bs_frag[0][ni + 1][1] = t[3];
-    }
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       const int cur = kk / 16 % 2;
@@ -290,6 +235,22 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
           Bs_frag[cur ^ 1][ni + 1][0] = t[2];
           Bs_frag[cur ^ 1][ni + 1][1] = t[3];
         }
+      } else if (kt + 1 < (K + 64 - 1) / 64) {   /* the next iteration's first 16 of K: its stage is in (below) */
+        #pragma unroll
+        for (int mi = 0; mi < 4; ++mi) {
+          const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
+          lt_ldmatrix_x4(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
       }
       #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
@@ -303,6 +264,70 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
           acc_2[i + 16] = d[2];
           acc_2[i + 17] = d[3];
         }
+      }
+      if (kk == 0 && kt_next < (K + 64 - 1) / 64) {
+        // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+        {
+          const bool ok = b < batch;
+          const __half *base = A + (int64_t)b * sa;
+          if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt_next * 64 + tid % 8 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = bm * 128 + ri * 32 + tid / 8;
+              const int gc = kt_next * 64 + tid % 8 * 8;
+              const __half *ptr = base + (int64_t)gr * lda + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+                lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : __float2half_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+      }
+      if (kk == 16 && kt_next < (K + 64 - 1) / 64) {
+        // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+        {
+          const bool ok = b < batch;
+          const __half *base = B + (int64_t)b * sb;
+          if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = kt_next * 64 + ri * 8 + tid / 32;
+              const int gc = bn * 256 + tid % 32 * 8;
+              const __half *ptr = base + (int64_t)gr * ldb + gc;
+              if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+      }
+      if (kk == 32) {
+        lt_cp_async_commit();
+        lt_cp_async_wait<1>();   /* this thread's copies for iteration kt + 1 have landed */
+        __syncthreads();   /* everyone's have, and all have read stage kt_stage: iteration kt + 3 fills it */
+        kt_stage = kt_stage == 2 ? 0 : kt_stage + 1;
+        kt_next_stage = kt_next_stage == 2 ? 0 : kt_next_stage + 1;
       }
     }
   }
