@@ -861,6 +861,26 @@ static void ring_mmas(E *e, const Stmt *s) {
   close_for(e);
 }
 
+/* One 16 of K of the double-buffered form, inside the kk loop: the
+** ldmatrix of the next 16 into the other set, then this one's mmas.  With
+** `across` (a condition: there is a next iteration), the last step loads
+** the next iteration's first 16 instead. */
+static void ring_step(E *e, const Stmt *s, int BK, const char *across) {
+  line(e, "const int cur = kk / 16 %% 2;");
+  line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
+  e->depth++;
+  ring_load(e, s, "kk + 16", "cur ^ 1");
+  e->depth--;
+  if (across) {
+    line(e, "} else if (%s) {   /* the next iteration's first 16 of K: its stage is in (below) */", across);
+    e->depth++;
+    ring_load(e, s, "0", "cur ^ 1");
+    e->depth--;
+  }
+  line(e, "}");
+  ring_mmas(e, s);
+}
+
 /* mma.sync m16n8k16 in the double-buffered form: the ldmatrix of the next
 ** 16 of K is issued before the mmas of this one, so its latency hides
 ** behind them (the asm statements keep their order). */
@@ -868,13 +888,7 @@ static void gemm_mma_sync_ring(E *e, Stmt *s, int BK) {
   ring_frags(e, s);
   ring_load(e, s, "0", "0");
   open_for(e, "kk", BK, 16);
-  line(e, "const int cur = kk / 16 %% 2;");
-  line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
-  e->depth++;
-  ring_load(e, s, "kk + 16", "cur ^ 1");
-  e->depth--;
-  line(e, "}");
-  ring_mmas(e, s);
+  ring_step(e, s, BK, NULL);
   close_for(e);
 }
 
@@ -1076,18 +1090,30 @@ static void producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, con
   e->last_line = 0;
 }
 
+/* The names of a pipelined loop's generated code: its index v, bounds lo
+** and hi, the stage read (vs), the iteration whose copies it issues (vn)
+** and their stage (vns). */
+typedef struct Ring {
+  const char *v, *lo, *hi, *vs, *vn, *vns;
+} Ring;
+
+static Ring ring_names(E *e, const Stmt *s) {
+  const char *v = s->var->name;
+  return (Ring){.v = v, .lo = itext(e, s->lo), .hi = itext(e, s->hi), .vs = ltU_fmt("%s_stage", v),
+                .vn = ltU_fmt("%s_next", v), .vns = ltU_fmt("%s_next_stage", v)};
+}
+
 /* The prologue of pipelined loop s: the copies of its first stages - 1
 ** iterations, one commit group each; unrolled if `unroll`. */
-static void prologue(E *e, Stmt *s, const char *v, const char *vs, int unroll) {
-  const char *lo = itext(e, s->lo), *hi = itext(e, s->hi);
+static void prologue(E *e, Stmt *s, const Ring *r, int unroll) {
   line(e, "/* prologue: start the copies of the first %d iterations, one commit group each */", s->stages - 1);
   if (unroll) line(e, "#pragma unroll");
-  line(e, "for (int %s = 0; %s < %d; ++%s) {", vs, vs, s->stages - 1, vs);
+  line(e, "for (int %s = 0; %s < %d; ++%s) {", r->vs, r->vs, s->stages - 1, r->vs);
   e->depth++;
-  line(e, "const int %s = %s;", v, strcmp(lo, "0") ? ltU_fmt("%s + %s", lo, vs) : vs);
-  line(e, "if (%s < %s) {", v, hi);
+  line(e, "const int %s = %s;", r->v, strcmp(r->lo, "0") ? ltU_fmt("%s + %s", r->lo, r->vs) : r->vs);
+  line(e, "if (%s < %s) {", r->v, r->hi);
   e->depth++;
-  producers(e, s, s->body.first, NULL, v, vs);
+  producers(e, s, s->body.first, NULL, r->v, r->vs);
   e->depth--;
   line(e, "}");
   line(e, "lt_cp_async_commit();");
@@ -1120,11 +1146,10 @@ static Stmt *pipelined_gemm_of(Stmt *s) {
 ** copies for iteration i + stages - 1; at the second-last step, the wait
 ** for iteration i + 1's copies and the barrier.  So no step waits on a
 ** barrier or an ldmatrix, and the copies are spread over the mmas. */
-static void pipelined_gemm(E *e, Stmt *s, Stmt *g) {
+static void pipelined_gemm(E *e, Stmt *s, Stmt *g, const Ring *r) {
   int S = s->stages, BK = g->shared_b->shape[g->trans_b];
-  const char *v = s->var->name, *lo = itext(e, s->lo), *hi = itext(e, s->hi);
-  const char *vs = ltU_fmt("%s_stage", v), *vn = ltU_fmt("%s_next", v), *vns = ltU_fmt("%s_next_stage", v);
-  prologue(e, s, v, vs, 1);   /* (so the stages are constants: fewer registers) */
+  const char *v = r->v, *hi = r->hi, *vs = r->vs, *vn = r->vn, *vns = r->vns;
+  prologue(e, s, r, 1);   /* (so the stages are constants: fewer registers) */
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for the first iteration have landed */", S - 2);
   line(e, "%s   /* and everyone's */", e->t->barrier);
   line(e, "int %s = 0, %s = %d;   /* the stage read, the stage filled */", vs, vns, S - 1);
@@ -1132,21 +1157,11 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g) {
   ring_frags(e, g);
   e->stage = vs;
   ring_load(e, g, "0", "0");
-  line(e, "for (int %s = %s; %s < %s; ++%s) {", v, lo, v, hi, v);
+  line(e, "for (int %s = %s; %s < %s; ++%s) {", v, r->lo, v, hi, v);
   e->depth++;
   line(e, "const int %s = %s + %d;", vn, v, S - 1);
   open_for(e, "kk", BK, 16);
-  line(e, "const int cur = kk / 16 %% 2;");
-  line(e, "if (kk + 16 < %d) {   /* the next 16 of K into the other set */", BK);
-  e->depth++;
-  ring_load(e, g, "kk + 16", "cur ^ 1");
-  e->depth--;
-  line(e, "} else if (%s + 1 < %s) {   /* the next iteration's first 16 of K: its stage is in (below) */", v, hi);
-  e->depth++;
-  ring_load(e, g, "0", "cur ^ 1");
-  e->depth--;
-  line(e, "}");
-  ring_mmas(e, g);
+  ring_step(e, g, BK, ltU_fmt("%s + 1 < %s", v, hi));
   /* the copies: the i-th at step i (the last ones at the second-last
   ** step); all at the first when scalar values are among them */
   int last = BK / 16 - 2, lets = 0, n = 0;
@@ -1184,14 +1199,14 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g) {
 ** iteration i + N - 1 are issued while iteration i computes. */
 static void pipelined(E *e, Stmt *s) {
   int S = s->stages;
+  Ring r = ring_names(e, s);
   Stmt *g = pipelined_gemm_of(s);
   if (g) {
-    pipelined_gemm(e, s, g);
+    pipelined_gemm(e, s, g, &r);
     return;
   }
-  const char *v = s->var->name, *lo = itext(e, s->lo), *hi = itext(e, s->hi);
-  const char *vs = ltU_fmt("%s_stage", v), *vn = ltU_fmt("%s_next", v), *vns = ltU_fmt("%s_next_stage", v);
-  prologue(e, s, v, vs, 0);
+  const char *v = r.v, *lo = r.lo, *hi = r.hi, *vs = r.vs, *vn = r.vn, *vns = r.vns;
+  prologue(e, s, &r, 0);
   line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
   e->depth++;
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", S - 2, v);
