@@ -406,24 +406,54 @@ static const char *all_of(const char *a, const char *b) {
   return ltU_fmt("%s && %s", a, b);
 }
 
+/* The test that `ext` elements from `origin` end inside a dimension of
+** `dim`; NULL when both are constants and they do. */
+static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *dim) {
+  long long o, d;
+  if (ltI_const_int(origin, &o) && ltI_const_int(dim, &d) && o + ext <= d) return NULL;
+  return ltU_fmt("%s + %d <= %s", itext(e, origin), ext, itext(e, dim));
+}
+
+/* The test, uniform over the block, that view v is wholly inside its
+** tensor and every row of it starts 16-byte aligned (rows of `per16`
+** elements to 16 bytes). */
+static const char *whole_tile(E *e, const View *v, int per16, int has_ok) {
+  const Sym *t = v->t;
+  const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
+  const char *r0 = itext(e, ro), *c0 = itext(e, co);
+  const char *full = has_ok ? "ok" : NULL;
+  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
+  if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
+  full = all_of(full, ends_inside(e, ro, v->ext[v->rdim], t->dims[v->rdim]));
+  full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
+  full = all_of(full, "(uintptr_t)base % 16 == 0");
+  long long rs;
+  if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % per16 == 0))
+    full = all_of(full, ltU_fmt("%s %% %d == 0", itext(e, t->strides[v->rdim]), per16));
+  return full;
+}
+
+/* The offset of row r0 + ty + ri * tr of a tensor, for copy layout l, as
+** (tile origin + thread's row) * stride + (unrolled rows) * stride: the
+** first product is the same in every iteration of an enclosing loop, so
+** the compiler keeps one 64-bit value, not one a row. */
+static const char *row_offset(E *e, const View *v, const Layout *l, const Ctx *c) {
+  const char *r0 = itext(e, v->origin[v->rdim]);
+  const Expr *stride = v->t->strides[v->rdim];
+  const char *rthread = or0(sum(strcmp(r0, "0") ? r0 : NULL, l->ty));
+  const char *rloop = term(c->ri, l->tr);
+  const char *off = mul64(e, rthread, stride);
+  return rloop ? ltU_fmt("%s + %s", off, mul64(e, rloop, stride)) : off;
+}
+
 /* The fast case of a copy into a stage ring: when the whole tile is inside
 ** the tensor and every row starts 16-byte aligned (a uniform test), each
 ** chunk is one cp.async with no per-chunk test.  Opens the "else" that the
 ** masked copy (load_store) fills. */
 static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, int has_ok) {
   const Sym *t = v->t;
-  const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
-  const char *r0 = itext(e, ro), *c0 = itext(e, co);
-  int vec = l->vec;
-  const char *full = has_ok ? "ok" : NULL;
-  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
-  if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
-  full = all_of(full, ltU_fmt("%s + %d <= %s", r0, v->ext[v->rdim], itext(e, t->dims[v->rdim])));
-  full = all_of(full, ltU_fmt("%s + %d <= %s", c0, v->ext[v->cdim], itext(e, t->dims[v->cdim])));
-  full = all_of(full, "(uintptr_t)base % 16 == 0");
-  long long rs;
-  if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % vec == 0))
-    full = all_of(full, ltU_fmt("%s %% %d == 0", itext(e, t->strides[v->rdim]), vec));
+  const char *c0 = itext(e, v->origin[v->cdim]);
+  const char *full = whole_tile(e, v, l->vec, has_ok);
   line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
   e->depth++;
   Ctx c = {0};
@@ -431,15 +461,46 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
   const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
-  /* the row offset as (tile origin + thread's row) * stride + (unrolled
-  ** rows) * stride: the first product is the same in every iteration of an
-  ** enclosing loop, so the compiler keeps one 64-bit value, not one a row */
-  const Expr *stride = t->strides[v->rdim];
-  const char *rthread = or0(sum(strcmp(r0, "0") ? r0 : NULL, l->ty));
-  const char *rloop = term(c.ri, l->tr);
-  const char *off = mul64(e, rthread, stride);
-  if (rloop) off = ltU_fmt("%s + %s", off, mul64(e, rloop, stride));
+  const char *off = row_offset(e, v, l, &c);
   line(e, "lt_cp_async16(&%s, base + %s + %s, 16);", sh_at(e, sh, r, col), off, gc);
+  close_loops(e, n);
+  e->depth--;
+  line(e, "} else {");
+  e->depth++;
+}
+
+/* The fast case of a store of an accumulator (layout l) that goes out
+** through shared tile o (smem.c, out_tiles): when the whole tile is inside
+** the tensor and its rows 16-byte aligned, the lanes write their pairs into
+** o, then each thread writes whole 16-byte chunks of rows, so that a warp
+** writes whole rows instead of 4 or 8 bytes in each of 8.  o lies over the
+** shared tiles, hence the barrier before (every warp done with them) and
+** after (o whole).  Opens the "else" that the element-wise store fills. */
+static void staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok) {
+  const Sym *t = v->t;
+  Dtype dt = t->dt;
+  int shape[2] = {v->ext[v->rdim], v->ext[v->cdim]};
+  const Layout *cl = ltP_copy_layout(e->k, shape, dt);
+  line(e, "if (%s) {   /* the whole tile is inside %s: out through %s, 16 bytes of a row a thread */",
+       whole_tile(e, v, cl->vec, has_ok), t->name, o->name);
+  e->depth++;
+  line(e, "%s   /* every warp is done with the shared tiles %s lies over */", e->t->barrier, o->name);
+  Ctx c = {0};
+  int n = open_loops(e, &c, l, shape, 1, 1, 0);
+  Ctx ce = c;
+  ce.vi = "vi";
+  const char *vt = l->vec * ltI_dtypes[dt].bytes == 4 ? "uint32_t" : "uint2";
+  line(e, "union { %s v; %s e[%d]; } h;", vt, stype(e, dt), l->vec);
+  line(e, "#pragma unroll");
+  line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", l->vec, to_storage(e, dt, etext(e, val, &ce)));
+  line(e, "*(%s *)&%s = h.v;", vt, sh_at(e, o, tile_row(&c), tile_col(&c)));
+  close_loops(e, n);
+  line(e, "%s   /* %s is whole */", e->t->barrier, o->name);
+  Ctx cc = {0};
+  n = open_loops(e, &cc, cl, shape, 1, 1, 0);
+  const char *r = or0(tile_row(&cc)), *col = or0(tile_col(&cc)), *c0 = itext(e, v->origin[v->cdim]);
+  line(e, "*(uint4 *)(base + %s + %s) = *(const uint4 *)&%s;", row_offset(e, v, cl, &cc),
+       strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col, sh_at(e, o, r, col));
   close_loops(e, n);
   e->depth--;
   line(e, "} else {");
@@ -465,7 +526,7 @@ static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym
 ** done chunk by chunk right after each chunk's load, so that the loaded
 ** tile is never live whole. */
 static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
-                       const Stmt *then) {
+                       const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
   int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
   const Layout *l = access_layout(e, shape, t->dt, dst, val, sh);
@@ -495,6 +556,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
   int interior = sh && sh->stages > 1 && e->t->async_copy && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16;
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
+  if (via) staged_store(e, v, val, via, l, ok != NULL);
   Ctx c = {0};
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *rowc = NULL, *ptr_off = NULL;
@@ -620,7 +682,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     }
   }
   close_loops(e, n);
-  if (interior) {
+  if (interior || via) {
     e->depth--;
     line(e, "}");
   }
@@ -1274,17 +1336,17 @@ static void stmt(E *e, Stmt *s) {
     if (s->dst->kind == SYM_LET) declare_regs(e, s->dst);
     if (fusable(s)) {
       if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
-      load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next);
+      load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next, NULL);
       e->fused = s->next;
     } else {
-      load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL);
+      load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL, NULL);
     }
     break;
   case S_STORE:
-    load_store(e, s->view, NULL, s->val, NULL, NULL, NULL);
+    load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
     break;
   case S_G2S:
-    load_store(e, s->view, NULL, NULL, s->other, s->shared, NULL);
+    load_store(e, s->view, NULL, NULL, s->other, s->shared, NULL, NULL);
     break;
   case S_SLOAD:
   case S_SSTORE:
@@ -1464,9 +1526,13 @@ static void emit_kernel(E *e, Sym **ps, int n) {
     if (s->swizzle) {
       int mask, rsh, shift;
       swizzle_of(s, &mask, &rsh, &shift);
-      line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is conflict-free */",
-           s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "",
-           rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1));
+      const char *key = rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1);
+      if (s->over)
+        line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r "
+                "stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else
+        line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is conflict-free */",
+             s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "", key);
     }
     if (k->smem_dynamic)
       line(e, "%s (*%s)%s[%d] = (%s (*)%s[%d])(lt_smem + %d);", ty, s->name, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "",

@@ -100,6 +100,7 @@ struct Sym {
   int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
+  int over;             /* laid over the other shared tiles, which are dead by then (smem.c) */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -182,6 +183,7 @@ struct Stmt {
   Expr *lo, *hi, *step;
   int stages;           /* S_FOR made by k:pipelined: shared-memory stages */
   Sym *shared_b;        /* S_GEMM: the second operand */
+  Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */

@@ -2,7 +2,10 @@
 ** smem.c: shared memory.  Gives each reduction that crosses warps a scratch
 ** tile (one partial per warp and kept row or column), lays out the shared
 ** tiles and scratches one after another, and checks the total against the
-** target's limit for static shared memory.
+** target's limit for static shared memory.  Last, a CUDA kernel's store of
+** a gemm accumulator that follows every use of shared memory gets a tile
+** laid over the dead ones to go out through (out_tiles): the emitter then
+** writes whole 16-byte row chunks instead of each lane's scattered pairs.
 */
 #include "lt.h"
 
@@ -30,6 +33,55 @@ static void scratch_block(Kernel *k, const Target *t, Block *b) {
     }
     scratch_block(k, t, &s->body);
     scratch_block(k, t, &s->orelse);
+  }
+}
+
+/* Does statement s (or anything inside it) read or write shared memory? */
+static int touches_shared(const Stmt *s) {
+  switch (s->kind) {
+  case S_G2S: case S_SLOAD: case S_SSTORE: case S_GEMM: case S_BARRIER: return 1;
+  case S_REDUCE: if (s->scratch) return 1; break;
+  default: break;
+  }
+  for (const Stmt *x = s->body.first; x; x = x->next)
+    if (touches_shared(x)) return 1;
+  for (const Stmt *x = s->orelse.first; x; x = x->next)
+    if (touches_shared(x)) return 1;
+  return 0;
+}
+
+/* A shared tile for each top-level store of an mma.sync accumulator (or an
+** expression of it) to a [rows, cols] window of a tensor with unit column
+** stride, when no later statement touches shared memory and the tile fits
+** in the kernel's dynamic shared memory (so it never adds any): at offset
+** 0, over the tiles that are dead by then, swizzled like a gemm operand so
+** that neither the lanes' pair writes nor the row reads conflict. */
+static void out_tiles(Kernel *k, const Target *t) {
+  if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
+  for (Stmt *s = k->body.first; s; s = s->next) {
+    if (s->kind != S_STORE) continue;
+    int later = 0;
+    for (const Stmt *x = s->next; x && !later; x = x->next) later = touches_shared(x);
+    if (later) break;
+    const View *v = s->view;
+    const Layout *l = ltP_expr_layout(s->val);
+    if (!l || (l->mma != MMA_SYNC && l->mma != MMA_TF32) || v->rdim < 0) continue;
+    if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols) continue;
+    long long cs;
+    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
+    int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
+    if (row % 128 != 0 || l->rows * row > k->smem_bytes || (l->vec * eb != 4 && l->vec * eb != 8) || k->vec_bytes != 16)
+      continue;
+    Sym *o = ltI_sym(k, SYM_SHARED, v->t->dt, s->line);
+    o->rank = 2;
+    o->shape[0] = l->rows;
+    o->shape[1] = l->cols;
+    o->swizzle = 1;
+    o->over = 1;
+    o->smem_offset = 0;
+    o->smem_bytes = l->rows * row;
+    o->name = ltU_fmt("%s_out", v->t->name);
+    s->via = o;
   }
 }
 
@@ -61,4 +113,5 @@ void ltP_smem(Kernel *k, const Target *t) {
                              "(biggest: a [%d, %d] %s tile%s, %d bytes); make the tiles smaller or use fewer stages",
               off, limit / 1024, t->name, biggest->shape[0], biggest->shape[1], ltI_dtypes[biggest->dt].name,
               biggest->stages > 1 ? ltU_fmt(" in %d stages", biggest->stages) : "", biggest->smem_bytes);
+  out_tiles(k, t);
 }

@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           lt_cp_async16(&Ks[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * sks + tid % 4 * 8, 16);
         } else {
           const int gr = j * 64 + tid / 4;
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           lt_cp_async16(&Vs[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * svs + tid % 4 * 8, 16);
         } else {
           const int gr = j * 64 + tid / 4;
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           lt_cp_async16(&Ks[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * sks + tid % 4 * 8, 16);
         } else {
           const int gr = j_next * 64 + tid / 4;
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           lt_cp_async16(&Vs[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * svs + tid % 4 * 8, 16);
         } else {
           const int gr = j_next * 64 + tid / 4;

@@ -118,6 +118,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
   __half (*Qs)[32][128] = (__half (*)[32][128])(lt_smem + 32768);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*dOs)[32][128] = (__half (*)[32][128])(lt_smem + 49152);
+  /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*dK_out)[128] = (__half (*)[128])(lt_smem + 0);
+  /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*dV_out)[128] = (__half (*)[128])(lt_smem + 0);
   // attention_bwd_dkdv.lua:47: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:49: local kb = nkb - 1 - pid
@@ -216,7 +220,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
@@ -243,7 +247,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
@@ -279,7 +283,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
@@ -306,7 +310,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
@@ -784,22 +788,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
+      __syncthreads();   /* every warp is done with the shared tiles dK_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int gr = kb * 64 + ri * 8 + row0;
-        const int gc = ci * 8 + col0;
-        __half *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+          *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      __syncthreads();   /* dK_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdks + (int64_t)(ri * 8) * sdks + tid % 16 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = kb * 64 + ri * 8 + row0;
+          const int gc = ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * sdks + gc;
+          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            }
           }
         }
       }
@@ -809,22 +832,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
+      __syncthreads();   /* every warp is done with the shared tiles dV_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int gr = kb * 64 + ri * 8 + row0;
-        const int gc = ci * 8 + col0;
-        __half *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+          *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      __syncthreads();   /* dV_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 16 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = kb * 64 + ri * 8 + row0;
+          const int gc = ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * sdvs + gc;
+          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+            }
           }
         }
       }

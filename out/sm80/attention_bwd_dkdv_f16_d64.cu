@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && 0 + 64 <= 64 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && 0 + 64 <= 64 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sdos + (int64_t)(ri * 16) * sdos + tid % 8 * 8, 16);
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && 0 + 64 <= 64 && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && 0 + 64 <= 64 && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
               lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sdos + (int64_t)(ri * 16) * sdos + tid % 8 * 8, 16);

@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * sks + (int64_t)(ri * 32) * sks + tid % 4 * 8, 16);
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * svs + (int64_t)(ri * 32) * svs + tid % 4 * 8, 16);
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * sks + (int64_t)(ri * 32) * sks + tid % 4 * 8, 16);
@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 32 <= 32 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * svs + (int64_t)(ri * 32) * svs + tid % 4 * 8, 16);

@@ -114,6 +114,8 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
   __nv_bfloat16 (*As)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Bs)[64][256] = (__nv_bfloat16 (*)[64][256])(lt_smem + 49152);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
@@ -353,22 +355,41 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_kernel(const __nv_bfl
   {
     const bool ok = b < batch;
     __nv_bfloat16 *base = C + (int64_t)b * sc;
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
+    if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      __syncthreads();   /* every warp is done with the shared tiles C_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int gr = bm * 128 + ri * 8 + row0;
-        const int gc = bn * 256 + ci * 8 + col0;
-        __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-        if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          union { uint32_t v; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      __syncthreads();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int gr = bm * 128 + ri * 8 + row0;
+          const int gc = bn * 256 + ci * 8 + col0;
+          __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+            }
           }
         }
       }

@@ -116,6 +116,8 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
   __half (*Ks)[64][128] = (__half (*)[64][128])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
+  /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
   // attention.lua:67: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
   // attention.lua:69: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
@@ -191,7 +193,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
@@ -218,7 +220,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
@@ -254,7 +256,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
@@ -281,7 +283,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && 0 + 128 <= 128 && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
@@ -676,22 +678,41 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
+      __syncthreads();   /* every warp is done with the shared tiles O_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int gr = qb * 128 + ri * 8 + row0;
-        const int gc = ci * 8 + col0;
-        __half *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 128) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      __syncthreads();   /* O_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(qb * 128 + tid / 16) * sos + (int64_t)(ri * 16) * sos + tid % 16 * 8) = *(const uint4 *)&O_out[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = qb * 128 + ri * 8 + row0;
+          const int gc = ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * sos + gc;
+          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            }
           }
         }
       }
