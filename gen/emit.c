@@ -32,6 +32,7 @@ typedef struct E {
   const char *base;     /* kernel file's base name, for comments */
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
+  int to_regs;          /* copies into shared tiles load into their register buffers instead (prefetched) */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
 } E;
@@ -147,6 +148,10 @@ static const char *tile_col(const Ctx *c) {
   if (c->l->mma) return sum(sum(term(c->ci, c->l->cstride), "col0"), c->vi);
   return sum(term(sum(term(c->ci, c->l->tc), c->l->tx), c->l->vec), c->vi);
 }
+
+/* The index of the context's current chunk among its thread's chunks of
+** a copy layout: row by row. */
+static const char *chunk_index(const Ctx *c) { return or0(sum(term(c->ri, c->l->nc), c->ci)); }
 
 /* Opens the loops of a context over a tile shape; returns how many. */
 static int open_loops(E *e, Ctx *c, const Layout *l, const int shape[2], int rows, int chunks, int lanes) {
@@ -590,18 +595,23 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   ce.vi = V > 1 ? "vi" : NULL;
   const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
   const char *elem_ok = all_of(chunk_ok, vcols ? ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim) : NULL);
-  const char *shared_at = NULL;
-  if (sh) shared_at = sh_at(e, sh, tile_row(&ce), tile_col(&ce));
+  const char *shared_at = NULL, *regs = NULL;
+  if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, chunk_index(&c));
+  if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : sh_at(e, sh, tile_row(&ce), tile_col(&ce));
   /* A chunk of a stage-ring copy that is zero outside the tensor: one
   ** cp.async whatever the edge, reading the elements inside and zero-filling
-  ** the rest (src_bytes), from a 16-byte aligned address. */
-  int zfill = sh && sh->stages > 1 && e->t->async_copy && bytes == 16 && unit_stride && vcols && !*lo && other &&
-              other->kind == E_CONST && other->cval == 0;
+  ** the rest (src_bytes), from a 16-byte aligned address.  A chunk that may
+  ** start left of the tensor (gc < 0) goes element by element; kernels
+  ** without a matrix instruction keep that test off the zero-fill path (their
+  ** accumulators take every register: f32 GELU tn spilled with it). */
+  int zfill = sh && sh->stages > 1 && e->t->async_copy && bytes == 16 && unit_stride && vcols && other &&
+              other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
   if (zfill) {
     Ctx c0 = c;
     c0.vi = NULL;
     const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
-    line(e, "if ((uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */", t->name);
+    line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */", lo,
+         t->name);
     e->depth++;
     line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
     line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", sh_at(e, sh, tile_row(&c0), tile_col(&c0)), t->name,
@@ -620,6 +630,8 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
       Ctx c0 = c;
       c0.vi = NULL;
       line(e, "lt_cp_async16(&%s, ptr, 16);", sh_at(e, sh, tile_row(&c0), tile_col(&c0)));
+    } else if (regs) {  /* into the register buffer (prefetched) */
+      line(e, "%s.v = ((const uint4 *)ptr)[0];", regs);
     } else if (sh) {  /* global <-> shared: copy the bits */
       Ctx c0 = c;
       c0.vi = NULL;
@@ -1257,9 +1269,117 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g, const Ring *r) {
   e->stage = NULL;
 }
 
+/* The copy layout of view v (a copy's source), and in shape its [rows,
+** cols]. */
+static const Layout *copy_layout_of(E *e, const View *v, int shape[2]) {
+  shape[0] = v->rdim >= 0 ? v->ext[v->rdim] : 1;
+  shape[1] = v->ext[v->cdim];
+  return ltP_copy_layout(e->k, shape, v->t->dt);
+}
+
+/* Writes copy p's register buffer (prefetched) to its shared tile, at the
+** stage e->stage of a double buffer: a 16-byte chunk at a time. */
+static void regs_to_shared(E *e, const Stmt *p) {
+  int shape[2];
+  const Layout *l = copy_layout_of(e, p->view, shape);
+  comment(e, p->line);
+  Ctx c = {0};
+  int n = open_loops(e, &c, l, shape, 1, 1, 0);
+  line(e, "*(uint4 *)&%s = %s_regs[%s].v;", sh_at(e, p->shared, tile_row(&c), tile_col(&c)), p->shared->name,
+       chunk_index(&c));
+  close_loops(e, n);
+}
+
+/* The register buffers' writes of pipelined loop s into shared memory. */
+static void store_regs(E *e, Stmt *s, const char *stage) {
+  e->stage = stage;
+  for (Stmt *p = s->body.first; p && ltP_is_producer(p); p = p->next)
+    if (p->kind == S_G2S) regs_to_shared(e, p);
+  e->last_line = 0;
+}
+
+/* The global loads of pipelined loop s's copies for iteration `var`, into
+** the register buffers. */
+static void load_regs(E *e, Stmt *s, const char *var) {
+  e->to_regs = 1;
+  producers(e, s, s->body.first, NULL, var, NULL);
+  e->to_regs = 0;
+}
+
+/* A k:pipelined loop on a target without asynchronous copies (AMD): each
+** copy goes through a register buffer (X_regs: the thread's 16-byte chunks
+** of the tile), loaded one iteration ahead, so the global loads of
+** iteration i + 1 are in flight while iteration i computes.  With a ring
+** of two (pipeline.c), the buffer goes to the stage not being read, and one
+** barrier an iteration orders both; with one buffer (two did not fit in
+** LDS), the write waits for every warp to be done with the tile, between
+** two barriers. */
+static void prefetched(E *e, Stmt *s) {
+  Ring r = ring_names(e, s);
+  int two = 0;
+  for (Stmt *p = s->body.first; p && ltP_is_producer(p); p = p->next) {
+    if (p->kind != S_G2S) continue;
+    int shape[2];
+    const Layout *l = copy_layout_of(e, p->view, shape);
+    line(e, "union { uint4 v; %s e[%d]; } %s_regs[%d];   /* the thread's chunks of the next %s tile */",
+         stype(e, p->view->t->dt), l->vec, p->shared->name, l->nr * l->nc, p->shared->name);
+    two = p->shared->stages == 2;
+  }
+  line(e, "/* prologue: iteration %s's copies into registers%s */", r.lo, two ? ", then into stage 0" : "");
+  line(e, "{");
+  e->depth++;
+  line(e, "const int %s = %s;", r.v, r.lo);
+  line(e, "if (%s < %s) {", r.v, r.hi);
+  e->depth++;
+  load_regs(e, s, r.v);
+  if (two) store_regs(e, s, "0");
+  e->depth--;
+  line(e, "}");
+  e->depth--;
+  line(e, "}");
+  if (two) {
+    line(e, "%s   /* stage 0 is whole */", e->t->barrier);
+    line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s ^= 1) {", r.v, r.lo, r.vs, r.v, r.hi, r.v, r.vs);
+  } else {
+    line(e, "for (int %s = %s; %s < %s; ++%s) {", r.v, r.lo, r.v, r.hi, r.v);
+  }
+  e->depth++;
+  if (!two) {
+    line(e, "%s   /* every warp is done with the tiles */", e->t->barrier);
+    store_regs(e, s, NULL);
+    line(e, "%s   /* the tiles are whole */", e->t->barrier);
+  }
+  line(e, "const int %s = %s + 1;", r.vn, r.v);
+  line(e, "if (%s < %s) {   /* iteration %s's loads: in flight while this one computes */", r.vn, r.hi, r.vn);
+  e->depth++;
+  load_regs(e, s, r.vn);
+  e->depth--;
+  line(e, "}");
+  e->stage = two ? r.vs : NULL;
+  Stmt *p = s->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  for (; p; p = p->next) stmt(e, p);
+  e->last_line = 0;
+  if (two) {
+    line(e, "if (%s < %s) {", r.vn, r.hi);
+    e->depth++;
+    store_regs(e, s, ltU_fmt("%s ^ 1", r.vs));
+    e->depth--;
+    line(e, "}");
+    line(e, "%s   /* stage %s ^ 1 is whole, and every warp is done with stage %s */", e->t->barrier, r.vs, r.vs);
+  }
+  e->stage = NULL;
+  e->depth--;
+  line(e, "}");
+}
+
 /* A k:pipelined loop with an N-stage ring and cp.async: the copies for
 ** iteration i + N - 1 are issued while iteration i computes. */
 static void pipelined(E *e, Stmt *s) {
+  if (!e->t->async_copy) {
+    prefetched(e, s);
+    return;
+  }
   int S = s->stages;
   Ring r = ring_names(e, s);
   Stmt *g = pipelined_gemm_of(s);
@@ -1792,20 +1912,27 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       ltU_put(b, "\n");
       (*ngemm)++;
     }
-    if (s->kind == S_FOR && s->stages > 1) {
+    if (s->kind == S_FOR && s->stages > 1 && !e->t->async_copy) {
+      const Stmt *p = s->body.first;
+      while (p->kind != S_G2S) p = p->next;
+      ltU_printf(b, "  pipeline (%s:%d): iteration i + 1's copies loaded into registers while iteration i computes, "
+                    "then stored to %s\n", e->base, s->line,
+                 p->shared->stages == 2 ? "the other buffer of a shared-memory double buffer (one barrier an iteration)"
+                                        : "the one buffer, between two barriers (a double buffer does not fit)");
+      (*npipe)++;
+    } else if (s->kind == S_FOR && s->stages > 1) {
       ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s\n", e->base, s->line, s->stages,
-                 e->t->async_copy ? "a ring of shared-memory stages filled by cp.async, one commit group a stage"
-                                  : "the next tile loaded into registers while this one is used, then stored to "
-                                    "the next stage",
-                 e->t->async_copy && pipelined_gemm_of((Stmt *)s)
+                 "a ring of shared-memory stages filled by cp.async, one commit group a stage",
+                 pipelined_gemm_of((Stmt *)s)
                      ? "; one software pipeline with the gemm's 16-wide K steps (ldmatrix a step ahead, copies "
                        "between steps, the barrier at the second-last step)"
                      : "");
       (*npipe)++;
     } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that pipeline.c made plain */
-      ltU_printf(b, "  pipeline (%s:%d): none on this target, the loop runs one tile at a time (%s)\n", e->base,
-                 s->line, gpu(e) ? "no asynchronous copy here; a register-prefetch double buffer is not built yet"
-                                 : "one thread a block: nothing to overlap");
+      ltU_printf(b, "  pipeline (%s:%d): none, the loop runs one tile at a time (%s)\n", e->base, s->line,
+                 !gpu(e) ? "one thread a block: nothing to overlap"
+                         : "stages < 2; or, without cp.async, a target without the register prefetch "
+                           "(gfx1100), work other than one gemm or a copy not in 16-byte chunks a thread");
       (*npipe)++;
     }
     explain_ops(e, &s->body, b, ngemm, npipe);

@@ -253,6 +253,7 @@ typedef struct Target {
   int vec_bytes;            /* widest global access per thread */
   MmaKind mma;              /* matrix instruction for f16/bf16 gemm */
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
+  int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */

@@ -6,14 +6,35 @@
 ** rest are consumers.  On a target with asynchronous copies (cp.async),
 ** each shared tile a producer fills becomes a ring of `stages` copies and
 ** the emitter issues iteration i + stages - 1's copies while iteration i
-** computes (emit.c: pipelined).  Elsewhere the loop runs as a plain loop
-** over one buffer, and barrier.c orders the copies and the reads.
+** computes (emit.c: pipelined).  On AMD (no asynchronous copy) the copies
+** go through registers one iteration ahead: iteration i + 1's global loads
+** are issued before iteration i computes, and land in a double buffer of
+** each shared tile (a ring of 2), or in the one buffer when two do not fit
+** in LDS (smem.c; emit.c: prefetched), for a loop whose work is one gemm,
+** on CDNA (gfx1100's WMMA kernels spilled 67-354 VGPRs with the buffers).
+** Other loops there, gfx1100's and the C target's run plainly over one
+** buffer, and barrier.c orders the copies and the reads.
 */
 #include "lt.h"
 
 /* Is s one of the statements a pipelined body starts with: a copy into a
 ** shared tile, or a scalar value one needs? */
 int ltP_is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
+
+/* Can the copies of a loop (its producers, up to `end`) go through
+** registers: each thread's part of each copy in whole 16-byte chunks, and
+** the work one gemm?  (With more work in the body, as attention's loops
+** have, the buffers pushed AMD backward kernels into spills.) */
+static int prefetchable(Kernel *k, const Stmt *loop, const Stmt *end) {
+  if (!end || end->kind != S_GEMM || end->next) return 0;
+  for (const Stmt *p = loop->body.first; p != end; p = p->next) {
+    if (p->kind != S_G2S) continue;
+    const View *v = p->view;
+    int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
+    if (ltP_copy_layout(k, shape, v->t->dt)->vec * ltI_dtypes[v->t->dt].bytes != 16) return 0;
+  }
+  return 1;
+}
 
 /* Checks the shape of one pipelined loop and sets up its rings. */
 static void plan(Kernel *k, Stmt *loop, const Target *t) {
@@ -26,17 +47,17 @@ static void plan(Kernel *k, Stmt *loop, const Target *t) {
   if (!copies)
     ltU_error(loop->line, "a k:pipelined body starts with the copies it overlaps, k:copy(view, shared_tile); "
                           "this one has none (use k:serial for a plain loop)");
-  if (!t->async_copy || loop->stages < 2) {
+  if (loop->stages < 2 || (!t->async_copy && !(t->reg_prefetch && prefetchable(k, loop, s)))) {
     loop->stages = 1;
     return;
   }
+  int ring = t->async_copy ? loop->stages : 2;
   for (Stmt *p = loop->body.first; p != s; p = p->next) {
     if (p->kind != S_G2S) continue;
-    if (p->shared->stages > 1 && p->shared->stages != loop->stages)
+    if (p->shared->stages > 1 && p->shared->stages != ring)
       ltU_error(p->line, "shared tile %s is filled by two pipelined loops with different stages", p->shared->name);
-    p->shared->stages = loop->stages;
+    p->shared->stages = ring;
   }
-  (void)k;
 }
 
 static void walk(Kernel *k, Block *b, const Target *t, int depth) {

@@ -58,14 +58,14 @@ static const Target sm90a = {
 
 static const Target gfx90a = {
   HIP_COMMON,
-  .name = "gfx90a", .arch = "gfx90a", .warp = 64, .mma = MMA_MFMA32,
+  .name = "gfx90a", .arch = "gfx90a", .warp = 64, .mma = MMA_MFMA32, .reg_prefetch = 1,
   .desc = "AMD CDNA2 (MI200), wave64: MFMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx90a -c",
 };
 
 static const Target gfx942 = {
   HIP_COMMON,
-  .name = "gfx942", .arch = "gfx942", .warp = 64, .mma = MMA_MFMA32,
+  .name = "gfx942", .arch = "gfx942", .warp = 64, .mma = MMA_MFMA32, .reg_prefetch = 1,
   .desc = "AMD CDNA3 (MI300), wave64: MFMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx942 -c",
 };

@@ -63,6 +63,9 @@ return tile.kernel {
     local BN = (k.target == "gfx1100" or v.dtype == "tf32") and c.BN // 2 or c.BN
     local dt = v.dtype == "tf32" and "f32" or v.dtype
     local BK = dt == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes, and (but tf32) no tensor cores
+    -- CDNA: half the K step, so that the LDS double buffer of the
+    -- pipelined loop (2 x (BM + BN) x BK x 2 bytes) fits in 64 KB
+    if (k.target == "gfx90a" or k.target == "gfx942") and dt ~= "f32" then BK = BK // 2 end
     local pid, b = k:grid(tile.cdiv(p.M, BM) * tile.cdiv(p.N, BN), p.batch)
     local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
     local As = k:shared(dt, ta and { BK, BM } or { BM, BK })

@@ -59,22 +59,22 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
 {
   lt_f16 As[128][64];
   lt_f16 Bs[64][256];
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[32768];
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 256; ++ci) {
       acc_2[ri * 256 + ci] = 0.0f;
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
-    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const lt_f16 *base = A + (int64_t)b * sa;
@@ -87,7 +87,7 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
         }
       }
     }
-    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const lt_f16 *base = B + (int64_t)b * sb;
@@ -100,7 +100,7 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
         }
       }
     }
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 256; ++ci) {
@@ -109,15 +109,15 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
       }
     }
   }
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 256; ++ci) {
       acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] * alpha;
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[32768];
     {
       const bool ok = b < batch;
@@ -133,7 +133,7 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
       }
     }
   }
-  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[256];
   {
     const lt_f16 *base = bias;
@@ -143,13 +143,13 @@ static void matmul_f16_bias_relu_nn_block(int pid, int b, const lt_f16 *restrict
       bias_2[ci] = gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
     }
   }
-  // matmul.lua:83: k:assign(acc, act(acc + bias))
+  // matmul.lua:86: k:assign(acc, act(acc + bias))
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 256; ++ci) {
       acc_2[ri * 256 + ci] = fmaxf(acc_2[ri * 256 + ci] + bias_2[ci], 0.0f);
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     lt_f16 *base = C + (int64_t)b * sc;

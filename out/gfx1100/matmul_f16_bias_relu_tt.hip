@@ -76,13 +76,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
   const int b = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 As[64][128];
   __shared__ __attribute__((aligned(16))) _Float16 Bs[128][64];
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[64];
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
@@ -91,10 +91,10 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       acc_2[ri * 4 + ci] = 0.0f;
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
     lt_syncthreads();
-    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const _Float16 *base = A + (int64_t)b * sa;
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
         }
       }
     }
-    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const _Float16 *base = B + (int64_t)b * sb;
@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       }
     }
     lt_syncthreads();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } As_frag[2], Bs_frag[4];
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
     #pragma unroll
@@ -171,9 +171,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] * alpha;
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[64];
     {
       const bool ok = b < batch;
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       }
     }
   }
-  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[4];
   {
     const _Float16 *base = bias;
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       bias_2[ci] = gc >= 0 && gc < N ? (float)ptr[0] : 0.0f;
     }
   }
-  // matmul.lua:83: k:assign(acc, act(acc + bias))
+  // matmul.lua:86: k:assign(acc, act(acc + bias))
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
     #pragma unroll
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_tt_kernel(const _Flo
       acc_2[ri * 4 + ci] = fmaxf(acc_2[ri * 4 + ci] + bias_2[ci], 0.0f);
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     _Float16 *base = C + (int64_t)b * sc;

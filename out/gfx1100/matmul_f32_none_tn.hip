@@ -48,13 +48,13 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
   const int b = blockIdx.y;
   __shared__ __attribute__((aligned(16))) float As[16][128];
   __shared__ __attribute__((aligned(16))) float Bs[16][128];
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[64];
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
@@ -63,10 +63,10 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       acc_2[ri * 4 + vi] = 0.0f;
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   for (int kt = 0; kt < (K + 16 - 1) / 16; ++kt) {
     lt_syncthreads();
-    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+    // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
     {
       const bool ok = b < batch;
       const float *base = A + (int64_t)b * sa;
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
         }
       }
     }
-    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+    // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
     {
       const bool ok = b < batch;
       const float *base = B + (int64_t)b * sb;
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       }
     }
     lt_syncthreads();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll 4
     for (int kk = 0; kk < 16; ++kk) {
       #pragma unroll
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       }
     }
   }
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 16; ++ri) {
     #pragma unroll
@@ -125,9 +125,9 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] * alpha;
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[64];
     {
       const bool ok = b < batch;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;

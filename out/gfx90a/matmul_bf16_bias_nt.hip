@@ -87,15 +87,15 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
   const int col0 = warp_col + lane / 32 * 4;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) lt_bf16 As[128][64];
-  __shared__ __attribute__((aligned(16))) lt_bf16 Bs[256][64];
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  __shared__ __attribute__((aligned(16))) lt_bf16 As[2][128][32];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Bs[2][256][32];
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -107,64 +107,122 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
       }
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt) {
-    lt_syncthreads();
-    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-    {
-      const bool ok = b < batch;
-      const lt_bf16 *base = A + (int64_t)b * sa;
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  union { uint4 v; lt_bf16 e[8]; } As_regs[2];   /* the thread's chunks of the next As tile */
+  union { uint4 v; lt_bf16 e[8]; } Bs_regs[4];   /* the thread's chunks of the next Bs tile */
+  /* prologue: iteration 0's copies into registers, then into stage 0 */
+  {
+    const int kt = 0;
+    if (kt < (K + 32 - 1) / 32) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const lt_bf16 *base = A + (int64_t)b * sa;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bm * 128 + ri * 64 + tid / 4;
+          const int gc = kt * 32 + tid % 4 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * lda + gc;
+          if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              As_regs[ri].e[vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const lt_bf16 *base = B + (int64_t)b * sb;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = bn * 256 + ri * 64 + tid / 4;
+          const int gc = kt * 32 + tid % 4 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * ldb + gc;
+          if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Bs_regs[ri].e[vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
+          }
+        }
+      }
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&As[0][ri * 64 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 128 + ri * 32 + tid / 8;
-        const int gc = kt * 64 + tid % 8 * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * lda + gc;
-        if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            As[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+        *(uint4 *)&Bs[0][ri * 64 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
+      }
+    }
+  }
+  lt_syncthreads();   /* stage 0 is whole */
+  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage ^= 1) {
+    const int kt_next = kt + 1;
+    if (kt_next < (K + 32 - 1) / 32) {   /* iteration kt_next's loads: in flight while this one computes */
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const lt_bf16 *base = A + (int64_t)b * sa;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bm * 128 + ri * 64 + tid / 4;
+          const int gc = kt_next * 32 + tid % 4 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * lda + gc;
+          if (ok && gr >= 0 && gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              As_regs[ri].e[vi] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const lt_bf16 *base = B + (int64_t)b * sb;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = bn * 256 + ri * 64 + tid / 4;
+          const int gc = kt_next * 32 + tid % 4 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * ldb + gc;
+          if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Bs_regs[ri].e[vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
           }
         }
       }
     }
-    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-    {
-      const bool ok = b < batch;
-      const lt_bf16 *base = B + (int64_t)b * sb;
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = bn * 256 + ri * 32 + tid / 8;
-        const int gc = kt * 64 + tid % 8 * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * ldb + gc;
-        if (ok && gr >= 0 && gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Bs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Bs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_bf16(0.0f);
-          }
-        }
-      }
-    }
-    lt_syncthreads();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll
-    for (int kk = 0; kk < 64; kk += 8) {
+    for (int kk = 0; kk < 32; kk += 8) {
       union { uint32_t u[2]; lt_bf16 h[4]; } As_frag[2], Bs_frag[4];
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          As_frag[mi].h[x] = As[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+          As_frag[mi].h[x] = As[kt_stage][warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
         }
       }
       #pragma unroll
       for (int ni = 0; ni < 4; ++ni) {
         #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          Bs_frag[ni].h[x] = Bs[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
+          Bs_frag[ni].h[x] = Bs[kt_stage][warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
         }
       }
       #pragma unroll
@@ -175,8 +233,21 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
         }
       }
     }
+    if (kt_next < (K + 32 - 1) / 32) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&As[kt_stage ^ 1][ri * 64 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        *(uint4 *)&Bs[kt_stage ^ 1][ri * 64 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
+      }
+    }
+    lt_syncthreads();   /* stage kt_stage ^ 1 is whole, and every warp is done with stage kt_stage */
   }
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
@@ -187,9 +258,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
       }
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -220,7 +291,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
       }
     }
   }
-  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[64];
   {
     const lt_bf16 *base = bias;
@@ -241,7 +312,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
       }
     }
   }
-  // matmul.lua:83: k:assign(acc, act(acc + bias))
+  // matmul.lua:86: k:assign(acc, act(acc + bias))
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
@@ -252,7 +323,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_kernel(const lt_bf16 
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     lt_bf16 *base = C + (int64_t)b * sc;

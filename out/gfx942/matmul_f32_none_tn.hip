@@ -46,15 +46,15 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
   const int ty = tid / 64;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) float As[16][128];
-  __shared__ __attribute__((aligned(16))) float Bs[16][256];
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  __shared__ __attribute__((aligned(16))) float As[2][16][128];
+  __shared__ __attribute__((aligned(16))) float Bs[2][16][256];
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
@@ -63,61 +63,132 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       acc_2[ri * 4 + vi] = 0.0f;
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 16 - 1) / 16; ++kt) {
-    lt_syncthreads();
-    // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-    {
-      const bool ok = b < batch;
-      const float *base = A + (int64_t)b * sa;
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  union { uint4 v; float e[4]; } As_regs[2];   /* the thread's chunks of the next As tile */
+  union { uint4 v; float e[4]; } Bs_regs[4];   /* the thread's chunks of the next Bs tile */
+  /* prologue: iteration 0's copies into registers, then into stage 0 */
+  {
+    const int kt = 0;
+    if (kt < (K + 16 - 1) / 16) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const float *base = A + (int64_t)b * sa;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = kt * 16 + ri * 8 + tid / 32;
+          const int gc = bm * 128 + tid % 32 * 4;
+          const float *ptr = base + (int64_t)gr * lda + gc;
+          if (ok && gr < K && gc + 4 <= M && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              As_regs[ri].e[vi] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const float *base = B + (int64_t)b * sb;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = kt * 16 + ri * 4 + tid / 64;
+          const int gc = bn * 256 + tid % 64 * 4;
+          const float *ptr = base + (int64_t)gr * ldb + gc;
+          if (ok && gr < K && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              Bs_regs[ri].e[vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        const int gr = kt * 16 + ri * 8 + tid / 32;
-        const int gc = bm * 128 + tid % 32 * 4;
-        const float *ptr = base + (int64_t)gr * lda + gc;
-        if (ok && gr < K && gc + 4 <= M && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 8 + tid / 32][tid % 32 * 4])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            As[ri * 8 + tid / 32][tid % 32 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : 0.0f;
-          }
-        }
+        *(uint4 *)&As[0][ri * 8 + tid / 32][tid % 32 * 4] = As_regs[ri].v;
       }
-    }
-    // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-    {
-      const bool ok = b < batch;
-      const float *base = B + (int64_t)b * sb;
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        const int gr = kt * 16 + ri * 4 + tid / 64;
-        const int gc = bn * 256 + tid % 64 * 4;
-        const float *ptr = base + (int64_t)gr * ldb + gc;
-        if (ok && gr < K && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Bs[ri * 4 + tid / 64][tid % 64 * 4])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            Bs[ri * 4 + tid / 64][tid % 64 * 4 + vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+        *(uint4 *)&Bs[0][ri * 4 + tid / 64][tid % 64 * 4] = Bs_regs[ri].v;
+      }
+    }
+  }
+  lt_syncthreads();   /* stage 0 is whole */
+  for (int kt = 0, kt_stage = 0; kt < (K + 16 - 1) / 16; ++kt, kt_stage ^= 1) {
+    const int kt_next = kt + 1;
+    if (kt_next < (K + 16 - 1) / 16) {   /* iteration kt_next's loads: in flight while this one computes */
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const float *base = A + (int64_t)b * sa;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = kt_next * 16 + ri * 8 + tid / 32;
+          const int gc = bm * 128 + tid % 32 * 4;
+          const float *ptr = base + (int64_t)gr * lda + gc;
+          if (ok && gr < K && gc + 4 <= M && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              As_regs[ri].e[vi] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const float *base = B + (int64_t)b * sb;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = kt_next * 16 + ri * 4 + tid / 64;
+          const int gc = bn * 256 + tid % 64 * 4;
+          const float *ptr = base + (int64_t)gr * ldb + gc;
+          if (ok && gr < K && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              Bs_regs[ri].e[vi] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
     }
-    lt_syncthreads();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll 4
     for (int kk = 0; kk < 16; ++kk) {
       #pragma unroll
       for (int ri = 0; ri < 32; ++ri) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          acc_2[ri * 4 + vi] += As[kk][ri * 4 + ty] * Bs[kk][tx * 4 + vi];
+          acc_2[ri * 4 + vi] += As[kt_stage][kk][ri * 4 + ty] * Bs[kt_stage][kk][tx * 4 + vi];
         }
       }
     }
+    if (kt_next < (K + 16 - 1) / 16) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&As[kt_stage ^ 1][ri * 8 + tid / 32][tid % 32 * 4] = As_regs[ri].v;
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        *(uint4 *)&Bs[kt_stage ^ 1][ri * 4 + tid / 64][tid % 64 * 4] = Bs_regs[ri].v;
+      }
+    }
+    lt_syncthreads();   /* stage kt_stage ^ 1 is whole, and every warp is done with stage kt_stage */
   }
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
@@ -125,9 +196,9 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] * alpha;
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -155,7 +226,7 @@ __global__ void __launch_bounds__(256) matmul_f32_none_tn_kernel(const float *__
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;

@@ -116,13 +116,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
   __half (*Bs)[64][256] = (__half (*)[64][256])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[256] = (__half (*)[256])(lt_smem + 0);
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -134,13 +134,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   #pragma unroll
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -182,8 +182,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
             const int gr = kt * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -199,7 +200,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
   lt_cp_async_wait<1>();   /* this thread's copies for the first iteration have landed */
   __syncthreads();   /* and everyone's */
   int kt_stage = 0, kt_next_stage = 2;   /* the stage read, the stage filled */
-  // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+  // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
   uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
   #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
@@ -268,7 +269,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
         }
       }
       if (kk == 0 && kt_next < (K + 64 - 1) / 64) {
-        // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+        // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
         {
           const bool ok = b < batch;
           const __half *base = A + (int64_t)b * sa;
@@ -297,7 +298,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
         }
       }
       if (kk == 16 && kt_next < (K + 64 - 1) / 64) {
-        // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+        // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
         {
           const bool ok = b < batch;
           const __half *base = B + (int64_t)b * sb;
@@ -312,8 +313,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
               const int gr = kt_next * 64 + ri * 8 + tid / 32;
               const int gc = bn * 256 + tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * ldb + gc;
-              if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -334,7 +336,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
@@ -345,9 +347,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -378,7 +380,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[16];
   {
     const __half *base = bias;
@@ -399,7 +401,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:83: k:assign(acc, act(acc + bias))
+  // matmul.lua:86: k:assign(acc, act(acc + bias))
   float t32[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -412,7 +414,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_nn_kernel(const __ha
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;

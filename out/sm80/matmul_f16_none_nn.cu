@@ -118,13 +118,13 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
   __half (*Bs)[64][256] = (__half (*)[64][256])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[256] = (__half (*)[256])(lt_smem + 0);
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 4 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 4;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 4);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -136,13 +136,13 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
       }
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   #pragma unroll
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -184,8 +184,9 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
             const int gr = kt * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
   lt_cp_async_wait<1>();   /* this thread's copies for the first iteration have landed */
   __syncthreads();   /* and everyone's */
   int kt_stage = 0, kt_next_stage = 2;   /* the stage read, the stage filled */
-  // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+  // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
   uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
   #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
@@ -270,7 +271,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
         }
       }
       if (kk == 0 && kt_next < (K + 64 - 1) / 64) {
-        // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+        // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
         {
           const bool ok = b < batch;
           const __half *base = A + (int64_t)b * sa;
@@ -299,7 +300,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
         }
       }
       if (kk == 16 && kt_next < (K + 64 - 1) / 64) {
-        // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+        // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
         {
           const bool ok = b < batch;
           const __half *base = B + (int64_t)b * sb;
@@ -314,8 +315,9 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
               const int gr = kt_next * 64 + ri * 8 + tid / 32;
               const int gc = bn * 256 + tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * ldb + gc;
-              if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], ptr, 16);
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+                const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+                lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : B, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -336,7 +338,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
@@ -347,9 +349,9 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
       }
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -380,7 +382,7 @@ __global__ void __launch_bounds__(256) matmul_f16_none_nn_K4096_M4096_N4096_batc
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;
@@ -462,15 +464,13 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
   __half (*As)[64][128] = (__half (*)[64][128])(lt_smem + 0);
   /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 65536);
-  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __half (*C_out)[64] = (__half (*)[64])(lt_smem + 0);
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 64 - 1) / 64);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 64 - 1) / 64 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[32];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -482,12 +482,12 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
       }
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 128 - 1) / 128) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -514,7 +514,7 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -529,8 +529,9 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -549,7 +550,7 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
     const int kt_next = kt + 3;
     const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
     if (kt_next < (K + 128 - 1) / 128) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const __half *base = A + (int64_t)b * sa;
@@ -576,7 +577,7 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const __half *base = B + (int64_t)b * sb;
@@ -591,8 +592,9 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if (ok && gr < K && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, 16);
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -604,7 +606,7 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     uint32_t As_frag[2][2][4], Bs_frag[2][4][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 2; ++mi) {
@@ -657,7 +659,7 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
@@ -668,9 +670,9 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
       }
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[32];
     {
       const bool ok = b < batch;
@@ -701,45 +703,26 @@ __global__ void __launch_bounds__(128) matmul_f16_none_nn_K8192_M16_N8192_batch1
       }
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;
-    if (ok && bm * 64 >= 0 && bn * 64 >= 0 && bm * 64 + 64 <= M && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles C_out lies over */
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          union { uint32_t v; __half e[2]; } h;
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gr = bm * 64 + ri * 8 + row0;
+        const int gc = bn * 64 + ci * 8 + col0;
+        __half *ptr = base + (int64_t)gr * ldc + gc;
+        if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 8 + ci * 2 + vi]);
-          *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
-        }
-      }
-      __syncthreads();   /* C_out is whole */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        *(uint4 *)(base + (int64_t)(bm * 64 + tid / 8) * ldc + (int64_t)(ri * 16) * ldc + bn * 64 + tid % 8 * 8) = *(const uint4 *)&C_out[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3];
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gr = bm * 64 + ri * 8 + row0;
-          const int gc = bn * 64 + ci * 8 + col0;
-          __half *ptr = base + (int64_t)gr * ldc + gc;
-          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 8 + ci * 2 + vi]);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 8 + ci * 2 + vi]);
-            }
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 8 + ci * 2 + vi]);
           }
         }
       }

@@ -107,13 +107,13 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
   extern __shared__ __align__(16) unsigned char lt_smem[];
   float (*As)[16][128] = (float (*)[16][128])(lt_smem + 0);
   float (*Bs)[16][256] = (float (*)[16][256])(lt_smem + 24576);
-  // matmul.lua:67: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
   const int bm = t16 + pid % t14 % t18;
   const int bn = pid % t14 / t18;
-  // matmul.lua:70: local acc = k:fragment("f32", { BM, BN }, 0)
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
@@ -122,12 +122,12 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       acc_2[ri * 4 + vi] = 0.0f;
     }
   }
-  // matmul.lua:71: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 16 - 1) / 16) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
     const int kt_next = kt + 2;
     const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
     if (kt_next < (K + 16 - 1) / 16) {
-      // matmul.lua:72: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
           }
         }
       }
-      // matmul.lua:73: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:74: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     #pragma unroll 4
     for (int kk = 0; kk < 16; ++kk) {
       #pragma unroll
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
     }
   }
   lt_cp_async_wait<0>();
-  // matmul.lua:76: k:assign(acc, acc * p.alpha)
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
@@ -263,9 +263,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] * alpha;
     }
   }
-  // matmul.lua:77: k:when(p.beta:ne(0), function()
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
-    // matmul.lua:78: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
     float t27[128];
     {
       const bool ok = b < batch;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       }
     }
   }
-  // matmul.lua:82: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
   float bias_2[4];
   {
     const float *base = bias;
@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       }
     }
   }
-  // matmul.lua:83: k:assign(acc, act(acc + bias))
+  // matmul.lua:86: k:assign(acc, act(acc + bias))
   float t32[128];
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tn_kernel(const floa
       acc_2[ri * 4 + vi] = 0.5f * t32[ri * 4 + vi] * (1.0f + erff(t32[ri * 4 + vi] * 0.70710678f));
     }
   }
-  // matmul.lua:85: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;

@@ -87,8 +87,8 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
   const int col0 = warp_col + lane / 32 * 4;
   const int bm = blockIdx.x;
   const int bn = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) _Float16 As[64][32];
-  __shared__ __attribute__((aligned(16))) _Float16 Bs[64][32];
+  __shared__ __attribute__((aligned(16))) _Float16 As[2][64][32];
+  __shared__ __attribute__((aligned(16))) _Float16 Bs[2][64][32];
   // tiny_gemm.lua:23: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
   float acc_2[32];
   #pragma unroll
@@ -99,45 +99,101 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
     }
   }
   // tiny_gemm.lua:24: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
-  for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
-    lt_syncthreads();
-    // tiny_gemm.lua:25: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
-    {
-      const _Float16 *base = A;
+  union { uint4 v; _Float16 e[8]; } As_regs[2];   /* the thread's chunks of the next As tile */
+  union { uint4 v; _Float16 e[8]; } Bs_regs[2];   /* the thread's chunks of the next Bs tile */
+  /* prologue: iteration 0's copies into registers, then into stage 0 */
+  {
+    const int kt = 0;
+    if (kt < (K + 32 - 1) / 32) {
+      // tiny_gemm.lua:25: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      {
+        const _Float16 *base = A;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bm * 64 + ri * 32 + tid / 4;
+          const int gc = kt * 32 + tid % 4 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * K + gc;
+          if (gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              As_regs[ri].e[vi] = gr < M && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            }
+          }
+        }
+      }
+      // tiny_gemm.lua:26: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      {
+        const _Float16 *base = B;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bn * 64 + ri * 32 + tid / 4;
+          const int gc = kt * 32 + tid % 4 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * K + gc;
+          if (gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Bs_regs[ri].e[vi] = gr < N && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            }
+          }
+        }
+      }
+      // tiny_gemm.lua:25: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 64 + ri * 32 + tid / 4;
-        const int gc = kt * 32 + tid % 4 * 8;
-        const _Float16 *ptr = base + (int64_t)gr * K + gc;
-        if (gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&As[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            As[ri * 32 + tid / 4][tid % 4 * 8 + vi] = gr < M && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+        *(uint4 *)&As[0][ri * 32 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
+      }
+      // tiny_gemm.lua:26: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&Bs[0][ri * 32 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
+      }
+    }
+  }
+  lt_syncthreads();   /* stage 0 is whole */
+  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage ^= 1) {
+    const int kt_next = kt + 1;
+    if (kt_next < (K + 32 - 1) / 32) {   /* iteration kt_next's loads: in flight while this one computes */
+      // tiny_gemm.lua:25: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      {
+        const _Float16 *base = A;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bm * 64 + ri * 32 + tid / 4;
+          const int gc = kt_next * 32 + tid % 4 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * K + gc;
+          if (gr < M && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            As_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              As_regs[ri].e[vi] = gr < M && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            }
+          }
+        }
+      }
+      // tiny_gemm.lua:26: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      {
+        const _Float16 *base = B;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = bn * 64 + ri * 32 + tid / 4;
+          const int gc = kt_next * 32 + tid % 4 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * K + gc;
+          if (gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
+            Bs_regs[ri].v = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Bs_regs[ri].e[vi] = gr < N && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
+            }
           }
         }
       }
     }
-    // tiny_gemm.lua:26: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
-    {
-      const _Float16 *base = B;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bn * 64 + ri * 32 + tid / 4;
-        const int gc = kt * 32 + tid % 4 * 8;
-        const _Float16 *ptr = base + (int64_t)gr * K + gc;
-        if (gr < N && gc + 8 <= K && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Bs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Bs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = gr < N && gc + vi < K ? ptr[vi] : (_Float16)(0.0f);
-          }
-        }
-      }
-    }
-    lt_syncthreads();
     // tiny_gemm.lua:27: k:gemm(As, Bs, acc, { transpose_b = true })
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
@@ -146,14 +202,14 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          As_frag[mi].h[x] = As[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+          As_frag[mi].h[x] = As[kt_stage][warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
         }
       }
       #pragma unroll
       for (int ni = 0; ni < 2; ++ni) {
         #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          Bs_frag[ni].h[x] = Bs[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
+          Bs_frag[ni].h[x] = Bs[kt_stage][warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
         }
       }
       #pragma unroll
@@ -164,6 +220,19 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
         }
       }
     }
+    if (kt_next < (K + 32 - 1) / 32) {
+      // tiny_gemm.lua:25: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&As[kt_stage ^ 1][ri * 32 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
+      }
+      // tiny_gemm.lua:26: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        *(uint4 *)&Bs[kt_stage ^ 1][ri * 32 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
+      }
+    }
+    lt_syncthreads();   /* stage kt_stage ^ 1 is whole, and every warp is done with stage kt_stage */
   }
   // tiny_gemm.lua:29: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc)
   {
