@@ -560,11 +560,6 @@ static int make_view(lua_State *l, int tiles) {
 static int tensor_tile(lua_State *l) { return make_view(l, 1); }
 static int tensor_view(lua_State *l) { return make_view(l, 0); }
 
-static void view_shape(const View *v, int shape[2]) {
-  shape[0] = v->rdim >= 0 ? v->ext[v->rdim] : 1;
-  shape[1] = v->ext[v->cdim];
-}
-
 static View *arg_view(int idx) {
   Handle *h = to_handle(idx);
   if (!h || h->kind != H_VIEW) dsl_error("expected a tensor view such as X:tile({i, j}, {BM, BN}), not %s", lua_kind(idx));
@@ -668,7 +663,7 @@ static int k_load(lua_State *l) {
   View *v = arg_view(2);
   Stmt *st = add_stmt(S_LOAD);
   Sym *s = ltI_sym(K, SYM_LET, v->t->dt, st->line);
-  view_shape(v, s->shape);
+  ltI_view_shape(v, s->shape);
   s->rank = v->t->trank == 1 ? 1 : 2;
   s->home = cur_block();
   st->dst = s;
@@ -683,7 +678,7 @@ static int k_load(lua_State *l) {
 
 static void do_store(View *v, Expr *val) {
   int shape[2];
-  view_shape(v, shape);
+  ltI_view_shape(v, shape);
   check_fits(val, shape, ltU_fmt("the view of %s", v->t->name));
   Stmt *st = add_stmt(S_STORE);
   st->view = v;
@@ -759,7 +754,7 @@ static int k_copy(lua_State *l) {
                                      lua_kind(2), lua_kind(3));
   if (src->kind == H_VIEW && dst->kind == H_SHARED) {
     int shape[2];
-    view_shape(src->v, shape);
+    ltI_view_shape(src->v, shape);
     if (shape[0] != dst->s->shape[0] || shape[1] != dst->s->shape[1])
       return dsl_error("shape mismatch: the view is [%d, %d] but the shared tile is [%d, %d]", shape[0], shape[1],
                        dst->s->shape[0], dst->s->shape[1]);
@@ -776,7 +771,7 @@ static int k_copy(lua_State *l) {
   if (src->kind == H_VIEW && dst->kind == H_EXPR) {
     Sym *f = arg_frag(3, "k:copy's destination");
     int shape[2];
-    view_shape(src->v, shape);
+    ltI_view_shape(src->v, shape);
     if (shape[0] != f->shape[0] || shape[1] != f->shape[1])
       return dsl_error("shape mismatch: the view is [%d, %d] but the fragment is [%d, %d]", shape[0], shape[1],
                        f->shape[0], f->shape[1]);

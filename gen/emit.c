@@ -462,7 +462,8 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
   e->depth++;
   Ctx c = {0};
-  int shape[2] = {v->ext[v->rdim], v->ext[v->cdim]};
+  int shape[2];
+  ltI_view_shape(v, shape);
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
   const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
@@ -484,7 +485,8 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
 static void staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok) {
   const Sym *t = v->t;
   Dtype dt = t->dt;
-  int shape[2] = {v->ext[v->rdim], v->ext[v->cdim]};
+  int shape[2];
+  ltI_view_shape(v, shape);
   const Layout *cl = ltP_copy_layout(e->k, shape, dt);
   line(e, "if (%s) {   /* the whole tile is inside %s: out through %s, 16 bytes of a row a thread */",
        whole_tile(e, v, cl->vec, has_ok), t->name, o->name);
@@ -533,7 +535,8 @@ static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym
 static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                        const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
-  int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
+  int shape[2];
+  ltI_view_shape(v, shape);
   const Layout *l = access_layout(e, shape, t->dt, dst, val, sh);
   int store = val != NULL;
   const char *tn = stype(e, t->dt);
@@ -1272,8 +1275,7 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g, const Ring *r) {
 /* The copy layout of view v (a copy's source), and in shape its [rows,
 ** cols]. */
 static const Layout *copy_layout_of(E *e, const View *v, int shape[2]) {
-  shape[0] = v->rdim >= 0 ? v->ext[v->rdim] : 1;
-  shape[1] = v->ext[v->cdim];
+  ltI_view_shape(v, shape);
   return ltP_copy_layout(e->k, shape, v->t->dt);
 }
 

@@ -292,6 +292,12 @@ int ltI_nonneg(const Expr *e) {
   }
 }
 
+/* The [rows, cols] of view v as a tile: [1, cols] when it has no row dim. */
+void ltI_view_shape(const View *v, int shape[2]) {
+  shape[0] = v->rdim >= 0 ? v->ext[v->rdim] : 1;
+  shape[1] = v->ext[v->cdim];
+}
+
 /* If e folds to an integer constant, stores it and returns 1. */
 int ltI_const_int(const Expr *e, long long *out) {
   if (e->kind != E_CONST || e->cval != floor(e->cval)) return 0;

@@ -230,6 +230,7 @@ void ltI_fix_last(Block *b);
 int ltI_is_tile(const Expr *e);
 int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
+void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 void ltI_count_uses(Kernel *k);
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];

@@ -29,9 +29,10 @@ static int prefetchable(Kernel *k, const Stmt *loop, const Stmt *end) {
   if (!end || end->kind != S_GEMM || end->next) return 0;
   for (const Stmt *p = loop->body.first; p != end; p = p->next) {
     if (p->kind != S_G2S) continue;
-    const View *v = p->view;
-    int shape[2] = {v->rdim >= 0 ? v->ext[v->rdim] : 1, v->ext[v->cdim]};
-    if (ltP_copy_layout(k, shape, v->t->dt)->vec * ltI_dtypes[v->t->dt].bytes != 16) return 0;
+    int shape[2];
+    ltI_view_shape(p->view, shape);
+    Dtype dt = p->view->t->dt;
+    if (ltP_copy_layout(k, shape, dt)->vec * ltI_dtypes[dt].bytes != 16) return 0;
   }
   return 1;
 }
