@@ -14,6 +14,7 @@
 ** element by element (masked) otherwise.  Before each statement a comment
 ** gives the DSL line it came from.
 */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ typedef struct E {
   int to_regs;          /* copies into shared tiles load into their register buffers instead (prefetched) */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
+  const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -61,6 +63,27 @@ static void line(E *e, const char *fmt, ...) {
   ltU_indent(e->b, e->depth);
   ltU_put(e->b, buf);
   ltU_put(e->b, "\n");
+}
+
+/* line() for ldmatrix address lines: the word "lane" in them is e->lane,
+** a loop's own copy of the lane index where the loop made one. */
+static void lane_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lane_line(E *e, const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char out[sizeof buf + 512];
+  size_t n = 0, ln = strlen(e->lane);
+  for (const char *p = buf; *p && n + ln < sizeof out - 1;) {
+    int word = !strncmp(p, "lane", 4) && !(p > buf && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+               !(isalnum((unsigned char)p[4]) || p[4] == '_');
+    if (word) memcpy(out + n, e->lane, ln), n += ln, p += 4;
+    else out[n++] = *p++;
+  }
+  out[n] = 0;
+  line(e, "%s", out);
 }
 
 static const char *ctype(Dtype dt) {
@@ -851,16 +874,47 @@ static const char *from_k(const char *k0, const char *rest) {
   return strcmp(k0, "0") ? ltU_fmt("%s + %s", k0, rest) : rest;
 }
 
+/* A lane's ldmatrix row address in shared tile sh: row rr, column c0 +
+** cl, where the row's part outside the lane is a multiple of 8, c0 one of
+** two 16-byte chunks and cl (the lane's chunk, 0 or 1) below that.  Emits
+** "const int r = ..." and returns the element.  Inside a loop that made
+** its own lane index (e->lane, pipelined()), the swizzled column is split
+** as c0's bits above the swizzle | (c0's swizzle bits ^ the lane's part),
+** with the key the lane's (lane % 8): so 16s of K (or n8 pairs) that are
+** a swizzle row apart share one address register plus a constant, and the
+** loop makes the rest each iteration.  Elsewhere the plain c ^ key form
+** (the matmul loop: its 16 x 8192 x 8192 ran 29 against 31 TFLOP/s with
+** the split form). */
+static const char *ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, const char *cl) {
+  if (!sh->swizzle || !strcmp(e->lane, "lane")) {
+    lane_line(e, "const int r = %s, c = %s;", rr, from_k(c0, cl));
+    return sh_at(e, sh, "r", "c");
+  }
+  lane_line(e, "const int r = %s;", rr);
+  int mask, rsh, shift;
+  swizzle_of(sh, &mask, &rsh, &shift);
+  const char *key = rsh ? ltU_fmt("(lane >> %d & %d)", rsh, mask) : ltU_fmt("(lane & %d)", mask);
+  const char *lanes = ltU_fmt("%s ^ %s << %d", cl, key, shift);
+  int m = mask << shift;   /* the column bits the swizzle moves */
+  const char *c = lanes;
+  if (strcmp(c0, "0")) {
+    c0 = paren(c0);
+    c = ltU_fmt("(%s & ~%d) | ((%s & %d) ^ (%s))", c0, m, c0, m, lanes);
+  }
+  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, "r", c);
+  return ltU_fmt("%s[%s][%s]", sh->name, "r", c);
+}
+
 /* ldmatrix of a warp's A fragments (a shared tile) for the 16 of K from
 ** k0: into frag[mi] ("As_frag[1]" names one set of a double buffer). */
 static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, const char *frag) {
   open_for(e, "mi", MI, 1);
   if (!s->trans_a) {
-    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = %s;", from_k(k0, "(lane >> 4) * 8"));
-    line(e, "lt_ldmatrix_x4(%s[mi], &%s);", frag, sh_at(e, a, "r", "c"));
+    const char *at = ldsm_at(e, a, "warp_row + mi * 16 + (lane & 15)", k0, "(lane >> 4) * 8");
+    lane_line(e, "lt_ldmatrix_x4(%s[mi], &%s);", frag, at);
   } else {
-    line(e, "const int r = %s, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;", from_k(k0, "(lane & 7) + (lane >> 4) * 8"));
-    line(e, "lt_ldmatrix_x4_trans(%s[mi], &%s);", frag, sh_at(e, a, "r", "c"));
+    const char *at = ldsm_at(e, a, from_k(k0, "(lane & 7) + (lane >> 4) * 8"), "warp_row + mi * 16", "(lane >> 3 & 1) * 8");
+    lane_line(e, "lt_ldmatrix_x4_trans(%s[mi], &%s);", frag, at);
   }
   close_for(e);
 }
@@ -870,11 +924,11 @@ static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, co
 static void ldsm_b_pair(E *e, const Stmt *s, const Sym *b, const char *k0) {
   line(e, "uint32_t t[4];");
   if (!s->trans_b) {
-    line(e, "const int r = %s, c = warp_col + ni * 8 + (lane >> 4) * 8;", from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"));
-    line(e, "lt_ldmatrix_x4_trans(t, &%s);", sh_at(e, b, "r", "c"));
+    const char *at = ldsm_at(e, b, from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"), "warp_col + ni * 8", "(lane >> 4) * 8");
+    lane_line(e, "lt_ldmatrix_x4_trans(t, &%s);", at);
   } else {
-    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = %s;", from_k(k0, "(lane >> 3 & 1) * 8"));
-    line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
+    const char *at = ldsm_at(e, b, "warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8", k0, "(lane >> 3 & 1) * 8");
+    lane_line(e, "lt_ldmatrix_x4(t, &%s);", at);
   }
 }
 
@@ -905,7 +959,7 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *a
 ** shared memory and B at most 8 n8 tiles wide (a wider one streams B). */
 static int ring_form(const Stmt *s) {
   const Layout *l = s->dst->layout;
-  return l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
+  return !getenv("LT_NORING") && l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
 }
 
 /* The double-buffered form's fragment registers: two sets, one per
@@ -978,7 +1032,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   int MI = l->wtm / 16, NI = l->wtn / 8;
   /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
   ** uses each pair at once rather than holding all of B's registers. */
-  int stream = NI > 8;
+  int stream = NI > (getenv("LT_STREAM") ? atoi(getenv("LT_STREAM")) : 8);
   if (ring_form(s)) {
     gemm_mma_sync_ring(e, s, BK);
     return;
@@ -1039,12 +1093,12 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
   if (ldsm_b) {   /* matrices: columns ni by k 0-3 and k 4-7, then columns ni + 1 */
     open_for(e, "ni", NI, 2);
     line(e, "uint32_t t[4];");
-    line(e, "const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + (lane >> 3 & 1) * 4;");
-    line(e, "lt_ldmatrix_x4(t, &%s);", sh_at(e, b, "r", "c"));
+    const char *at = ldsm_at(e, b, "warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8", "kk", "(lane >> 3 & 1) * 4");
+    lane_line(e, "lt_ldmatrix_x4(t, &%s);", at);
     line(e, "for (int x = 0; x < 4; ++x) %s_frag[ni + x / 2][x %% 2] = lt_tf32(__uint_as_float(t[x]));", b->name);
   } else {
     open_for(e, "ni", NI, 1);
-    line(e, "const int r = kk + lane %% 4, c = warp_col + ni * 8 + lane / 4;");
+    lane_line(e, "const int r = kk + lane %% 4, c = warp_col + ni * 8 + lane / 4;");
     line(e, "%s_frag[ni][0] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r", "c"));
     line(e, "%s_frag[ni][1] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r + 4", "c"));
   }
@@ -1053,11 +1107,11 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
   open_for(e, "mi", MI, 1);
   line(e, "uint32_t %s_frag[4];", a->name);
   if (!s->trans_a) {   /* matrices: rows 0-7 and 8-15 by k 0-3, then by k 4-7 */
-    line(e, "const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 4;");
-    line(e, "lt_ldmatrix_x4(%s_frag, &%s);", a->name, sh_at(e, a, "r", "c"));
+    const char *at = ldsm_at(e, a, "warp_row + mi * 16 + (lane & 15)", "kk", "(lane >> 4) * 4");
+    lane_line(e, "lt_ldmatrix_x4(%s_frag, &%s);", a->name, at);
     line(e, "for (int x = 0; x < 4; ++x) %s_frag[x] = lt_tf32(__uint_as_float(%s_frag[x]));", a->name, a->name);
   } else {
-    line(e, "const int r = warp_row + mi * 16 + lane / 4, c = kk + lane %% 4;");
+    lane_line(e, "const int r = warp_row + mi * 16 + lane / 4, c = kk + lane %% 4;");
     static const char *const ar[4] = {"r", "r + 8", "r", "r + 8"}, *const ac[4] = {"c", "c", "c + 4", "c + 4"};
     for (int i = 0; i < 4; i++) line(e, "%s_frag[%d] = lt_tf32(%s);", a->name, i, sh_at(e, a, ac[i], ar[i]));
   }
@@ -1377,6 +1431,20 @@ static void prefetched(E *e, Stmt *s) {
 
 /* A k:pipelined loop with an N-stage ring and cp.async: the copies for
 ** iteration i + N - 1 are issued while iteration i computes. */
+/* How many gemms among statements from `first` load fragments with
+** ldmatrix (mma.sync, tf32)?  Of an if, the larger branch's count. */
+static int ldsm_gemms(const Stmt *first) {
+  int n = 0;
+  for (const Stmt *x = first; x; x = x->next) {
+    if (x->kind == S_GEMM && (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32) && x->shared_b) n++;
+    if (x->kind == S_IF) {
+      int a = ldsm_gemms(x->body.first), b = ldsm_gemms(x->orelse.first);
+      n += a > b ? a : b;
+    }
+  }
+  return n;
+}
+
 static void pipelined(E *e, Stmt *s) {
   if (!e->t->async_copy) {
     prefetched(e, s);
@@ -1406,7 +1474,18 @@ static void pipelined(E *e, Stmt *s) {
   e->stage = vs;
   Stmt *p = s->body.first;
   while (p && ltP_is_producer(p)) p = p->next;
+  /* Two gemms (attention: S = Q K^T, then O += P V): one's accumulator is
+  ** live across the other, and the fragment addresses the compiler would
+  ** hoist out of the loop spill (H100: 76-200 bytes at 32 rows a warp of
+  ** D = 128).  So the loop makes them from its own copy of the lane
+  ** index.  With one gemm that costs time instead (16 x 8192 x 8192 matmul:
+  ** 29 against 31 TFLOP/s). */
+  if (ldsm_gemms(p) >= 2) {
+    e->lane = ltU_fmt("%s_lane", v);
+    line(e, "const int %s = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */", e->lane);
+  }
   for (; p; p = p->next) stmt(e, p);
+  e->lane = "lane";
   e->stage = NULL;
   e->depth--;
   line(e, "}");
@@ -1868,7 +1947,7 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   Kernel *k = ks[0];
   for (int i = 0; i < n; i++) name_syms(ks[i]), name_scratch(&ks[i]->body);
   Buf src = {0};
-  E e = {.b = &src, .k = k, .t = t, .base = basename_of(ltU_file), .emu = emulate};
+  E e = {.b = &src, .k = k, .t = t, .base = basename_of(ltU_file), .emu = emulate, .lane = "lane"};
   Sym *ps[128];
   int np = params(k, ps);
   ltU_printf(&src, "/*\n * %s%s: the %s kernel (%s) for %s%s.\n", k->launcher, src_ext(&e), k->family,
@@ -1946,7 +2025,7 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
 void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   name_syms(k);
   name_scratch(&k->body);
-  E e = {.b = b, .k = k, .t = t, .base = basename_of(ltU_file)};
+  E e = {.b = b, .k = k, .t = t, .base = basename_of(ltU_file), .lane = "lane"};
   ltU_printf(b, "%s on %s (%s)\n", k->name, t->name, t->desc);
   if (k->bucket)
     ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it (1 of %d configs)\n", k->bucket,

@@ -10,8 +10,8 @@
 
 #include "lt.h"
 
-#define F32_MATH(rsqrt)                                                         \
-  {[U_EXP] = "expf", [U_EXP2] = "exp2f", [U_LOG] = "logf", [U_SQRT] = "sqrtf", \
+#define F32_MATH(exp2, rsqrt)                                                   \
+  {[U_EXP] = "expf", [U_EXP2] = exp2, [U_LOG] = "logf", [U_SQRT] = "sqrtf", \
    [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf"}
 
 #define CUDA_COMMON                                                              \
@@ -24,7 +24,7 @@
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "__float2half_rn(%s)",                \
                [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor_sync(0xffffffffu, %s, %d)", .barrier = "__syncthreads();", \
-  .unop_f32 = F32_MATH("rsqrtf"),                                                \
+  .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "cudaErrorInvalidValue", .err_misaligned = "cudaErrorMisalignedAddress", \
   .err_config = "cudaErrorInvalidConfiguration", .err_last = "cudaGetLastError()"
 
@@ -38,7 +38,7 @@
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "(_Float16)(%s)",                     \
                [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor(%s, %d)", .barrier = "lt_syncthreads();",               \
-  .unop_f32 = F32_MATH("rsqrtf"),                                                \
+  .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "hipErrorInvalidValue", .err_misaligned = "hipErrorInvalidValue", \
   .err_config = "hipErrorInvalidConfiguration", .err_last = "hipGetLastError()"
 
@@ -88,7 +88,7 @@ static const Target c = {
              [DT_I32] = "%s", [DT_BOOL] = "%s"},
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f32_to_f16(%s)", [DT_BF16] = "lt_f32_to_bf16(%s)",
                [DT_I32] = "%s", [DT_BOOL] = "%s"},
-  .unop_f32 = F32_MATH("lt_rsqrtf"),
+  .unop_f32 = F32_MATH("exp2f", "lt_rsqrtf"),
   .err_invalid = "1", .err_misaligned = "1", .err_config = "1", .err_last = "0",
 };
 

@@ -154,6 +154,12 @@ static inline __attribute__((unused)) uint32_t lt_pack_bf16x2(float lo, float hi
 }
 static inline __attribute__((unused)) int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int lt_imin(int a, int b) { return a < b ? a : b; }
+static inline __attribute__((unused)) int lt_opaque(int x) { return x; }
+/* ex2.approx.ftz / v_exp_f32: 2^x, subnormal results flushed to zero. */
+static inline __attribute__((unused)) float lt_exp2(float x) {
+  float y = exp2f(x);
+  return y < 1.17549435e-38f ? 0.0f : y;
+}
 
 /* ------------------------------------------------------------------ */
 /* ldmatrix, mma.sync, cp.async (PTX ISA: "Warp-level matrix load      */

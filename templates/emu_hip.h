@@ -120,6 +120,11 @@ static inline __attribute__((unused)) float lt_round_f16(float x) { return (floa
 static inline __attribute__((unused)) float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
 static inline __attribute__((unused)) int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int lt_imin(int a, int b) { return a < b ? a : b; }
+/* ex2.approx.ftz / v_exp_f32: 2^x, subnormal results flushed to zero. */
+static inline __attribute__((unused)) float lt_exp2(float x) {
+  float y = exp2f(x);
+  return y < 1.17549435e-38f ? 0.0f : y;
+}
 
 /* ------------------------------------------------------------------ */
 /* MFMA (wave64) and WMMA (wave32)                                      */

@@ -29,13 +29,16 @@ return tile.kernel {
   config = { BM = 128, BN = 64, stages = 2, threads = 256 },
   -- runtime/tune.lua's search space: block size and key block width.  The
   -- threads hold S (BM x BN) and O (BM x D) in registers; the configs left
-  -- out spill (ptxas, sm80 and sm90): 128 threads with BN = 128, and at
-  -- D = 128 anything but the defaults.
+  -- out spill (ptxas, sm_90): with 128 threads (32 rows a warp), BN = 128
+  -- but at D = 32, BN = 64 at D = 128, and BN = 32 at D = 32 and with a
+  -- softcap at D = 128.
   tune = {
-    space = { threads = { 128, 256 }, BN = { 64, 128 } },
+    space = { threads = { 128, 256 }, BN = { 32, 64, 128 } },
     constraint = function(c)
-      if c.hdim == "d128" then return c.threads == 256 and c.BN == 64 end
-      return not (c.threads == 128 and c.BN == 128)
+      if c.threads == 256 then return true end
+      if c.BN == 128 then return c.hdim == "d32" and not c.softcap end
+      if c.BN == 64 then return c.hdim ~= "d128" end
+      return c.hdim ~= "d32" and not (c.hdim == "d128" and c.softcap)
     end,
     shapes = { { B = 4, Hq = 16, Sq = 4096, Hkv = 16, Sk = 4096 } },
     check_shapes = { { B = 1, Hq = 2, Sq = 67, Hkv = 1, Sk = 67 }, { B = 2, Hq = 2, Sq = 300, Hkv = 2, Sk = 257 } },

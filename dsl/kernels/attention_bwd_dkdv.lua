@@ -20,6 +20,17 @@ return tile.kernel {
   doc = "FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.",
   variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true } },
   config = { BM = 64, BN = 64, stages = 2, threads = 128 },
+  -- runtime/tune.lua's search space.  Each warp owns BN / (threads / 32)
+  -- key rows of dK and dV (16 or 32); BM queries a step (half that at D =
+  -- 128).  The tuner leaves out the configs that spill.
+  tune = {
+    space = { threads = { 128, 256 }, BN = { 64, 128 }, BM = { 32, 64, 128 } },
+    constraint = function(c) return c.BN // (c.threads // 32) >= 16 end,
+    shapes = { { B = 4, Hq = 16, Sq = 4096, Hkv = 16, Sk = 4096 } },
+    check_shapes = { { B = 1, Hq = 2, Sq = 67, Hkv = 1, Sk = 67 }, { B = 2, Hq = 2, Sq = 300, Hkv = 2, Sk = 257 } },
+    scalars = { scale = 0.125, softcap = 30, window_left = -1, window_right = -1 },
+    flops = function(s, v) return 8 * s.B * s.Hq * s.Sq * s.Sk * tonumber(v.hdim:sub(2)) end,
+  },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     local ps = {

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128.
+ * Config: BM=64 BN=64 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_bwd_dkdv_f16_d32.hip
  */
 #include <hip/hip_runtime.h>
@@ -29,6 +29,14 @@ LT_FN float lt_round_f16(float x) { return (float)(_Float16)x; }
 LT_FN float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* 2^x as one v_exp_f32 (clang 17 and later give exp2f a range scaling so
+** that subnormal results survive; those flush to zero here; before, exp2f
+** was the bare instruction). */
+#if __has_builtin(__builtin_amdgcn_exp2f)
+LT_FN float lt_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
+#else
+LT_FN float lt_exp2(float x) { return exp2f(x); }
+#endif
 
 /* __syncthreads as current HIP defines it, spelled with clang builtins so
 ** the file does not depend on the version of the HIP headers. */
@@ -79,29 +87,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][32];
   __shared__ __attribute__((aligned(16))) _Float16 dOs[64][32];
   __shared__ __attribute__((aligned(16))) _Float16 st_sh[64][64];
-  // attention_bwd_dkdv.lua:47: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:58: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:49: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:60: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:50: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:61: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:51: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:62: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:53: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:64: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:54: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:65: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:56: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:67: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:57: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:68: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:58: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:69: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:59: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:70: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:65: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:76: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -120,7 +128,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:66: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:77: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -139,7 +147,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:67: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:78: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[16];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -148,7 +156,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       dk[ri * 2 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:68: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:79: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[16];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -157,14 +165,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       dv[ri * 2 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:69: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:80: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:70: local h = hk * group + g
+    // attention_bwd_dkdv.lua:81: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:71: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:82: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:72: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:83: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -183,7 +191,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:73: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:84: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -202,7 +210,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:74: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:85: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -212,7 +220,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:75: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention_bwd_dkdv.lua:86: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Ks_frag[1], Qs_frag[4];
@@ -241,7 +249,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:76: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:87: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -250,7 +258,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           dpt[ri * 4 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:77: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:88: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Vs_frag[1], dOs_frag[4];
@@ -279,7 +287,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:78: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+      // attention_bwd_dkdv.lua:89: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[4];
       float lse2[4];
       {
@@ -293,7 +301,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           lse2[ci] = t21[ci] * 1.442695f;
         }
       }
-      // attention_bwd_dkdv.lua:79: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+      // attention_bwd_dkdv.lua:90: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
       float delta[4];
       {
         const bool ok = b < B && h_2 < Hq;
@@ -305,13 +313,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:116: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:117: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:120: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:87: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:98: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -319,31 +327,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:103: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:104: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:105: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:106: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:107: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -353,15 +361,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? st[ri * 4 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:110: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = exp2f(st[ri * 4 + ci] - lse2[ci]);
+            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:111: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -398,7 +406,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:112: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -408,7 +416,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:114: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -446,7 +454,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:87: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:98: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -454,15 +462,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:110: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = exp2f(st[ri * 4 + ci] - lse2[ci]);
+            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:111: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -499,7 +507,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:112: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -509,7 +517,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:114: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -549,7 +557,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:123: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -564,7 +572,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:124: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

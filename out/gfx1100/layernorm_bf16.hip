@@ -29,6 +29,14 @@ LT_FN float lt_round_f16(float x) { return (float)(_Float16)x; }
 LT_FN float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* 2^x as one v_exp_f32 (clang 17 and later give exp2f a range scaling so
+** that subnormal results survive; those flush to zero here; before, exp2f
+** was the bare instruction). */
+#if __has_builtin(__builtin_amdgcn_exp2f)
+LT_FN float lt_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
+#else
+LT_FN float lt_exp2(float x) { return exp2f(x); }
+#endif
 
 /* __syncthreads as current HIP defines it, spelled with clang builtins so
 ** the file does not depend on the version of the HIP headers. */

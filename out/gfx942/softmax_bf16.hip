@@ -29,6 +29,14 @@ LT_FN float lt_round_f16(float x) { return (float)(_Float16)x; }
 LT_FN float lt_round_bf16(float x) { return lt_bf16_to_f32(lt_f32_to_bf16(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* 2^x as one v_exp_f32 (clang 17 and later give exp2f a range scaling so
+** that subnormal results survive; those flush to zero here; before, exp2f
+** was the bare instruction). */
+#if __has_builtin(__builtin_amdgcn_exp2f)
+LT_FN float lt_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
+#else
+LT_FN float lt_exp2(float x) { return exp2f(x); }
+#endif
 
 /* __syncthreads as current HIP defines it, spelled with clang builtins so
 ** the file does not depend on the version of the HIP headers. */
@@ -102,7 +110,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        e[ci * 8 + vi] = exp2f((x[ci * 8 + vi] - m[0]) * 1.442695f);
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
     // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
@@ -214,7 +222,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t21[0] = t21[0] + exp2f((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
         }
       }
       t21[0] = t21[0] + __shfl_xor(t21[0], 32);
@@ -230,7 +238,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
       t21[0] = t21_red[0][0];
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
       // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
@@ -272,12 +280,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const lt_bf16 *__rest
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; lt_bf16 e[8]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(exp2f((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
             ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(exp2f((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+              if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
             }
           }
         }

@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -115,29 +130,29 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[2][64][64];
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[2][64][64];
-  // attention.lua:67: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:70: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:69: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  // attention.lua:72: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
   const int qb = nqb - 1 - pid;
-  // attention.lua:70: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:73: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:71: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:73: local q0 = qb * BM
+  // attention.lua:76: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:74: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:76: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:79: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:77: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:80: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:78: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:81: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:79: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:82: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:84: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -156,7 +171,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
   }
-  // attention.lua:85: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:88: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -168,25 +183,25 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
   }
-  // attention.lua:86: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  // attention.lua:89: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
   float m[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:87: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:90: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention.lua:88: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:91: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -213,7 +228,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -249,7 +264,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -276,7 +291,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -305,7 +320,8 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
     lt_cp_async_commit();
-    // attention.lua:91: local s = k:fragment("f32", { BM, BN }, 0)
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention.lua:94: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -317,18 +333,18 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
     }
-    // attention.lua:92: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:95: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][2][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 2; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r & 7) << 3]);
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
     for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
       Ks_frag[0][ni][0] = t[0];
       Ks_frag[0][ni][1] = t[1];
       Ks_frag[0][ni + 1][0] = t[2];
@@ -340,14 +356,14 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       if (kk + 16 < 64) {   /* the next 16 of K into the other set */
         #pragma unroll
         for (int mi = 0; mi < 2; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r & 7) << 3]);
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
           Ks_frag[cur ^ 1][ni][0] = t[0];
           Ks_frag[cur ^ 1][ni][1] = t[1];
           Ks_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -368,13 +384,13 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
     }
-    // attention.lua:120: local kend = (j + 1) * BN
+    // attention.lua:123: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention.lua:121: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:124: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:123: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:126: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:102: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:105: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -385,25 +401,25 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:105: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:108: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention.lua:106: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:109: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:107: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:110: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention.lua:108: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:111: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -416,7 +432,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t56[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -439,30 +455,30 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m[ri], t56[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - m_use[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
       float alpha[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        alpha[ri] = exp2f(m[ri] - m_use[ri]);
+        alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t62[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -484,7 +500,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t62[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -495,7 +511,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[2][4];
@@ -511,8 +527,8 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Vs_frag[ni][0] = t[0];
           Vs_frag[ni][1] = t[1];
           Vs_frag[ni + 1][0] = t[2];
@@ -532,13 +548,13 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:102: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:105: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -549,7 +565,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t68[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -572,30 +588,30 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       for (int ri = 0; ri < 4; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t68[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use_2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - m_use_2[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
       float alpha_2[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
+        alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t74[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -617,7 +633,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t74[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -628,7 +644,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[2][4];
@@ -644,8 +660,8 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Vs_frag[ni][0] = t[0];
           Vs_frag[ni][1] = t[1];
           Vs_frag[ni + 1][0] = t[2];
@@ -665,7 +681,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new_2[ri];
@@ -673,13 +689,13 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:125: local seen = l:gt(0)
+  // attention.lua:128: local seen = l:gt(0)
   bool seen[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:126: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:129: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -704,7 +720,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
   }
-  // attention.lua:127: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:130: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128.
+ * Config: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dkdv_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -122,29 +137,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
   __nv_bfloat16 (*dK_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dV_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
-  // attention_bwd_dkdv.lua:47: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:58: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:49: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:60: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:50: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:61: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:51: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:62: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:53: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:64: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:54: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:65: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:56: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:67: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:57: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:68: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:58: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:69: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
-  // attention_bwd_dkdv.lua:59: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:70: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:65: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:76: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -163,7 +178,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:66: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:77: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -182,7 +197,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:67: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:78: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -194,7 +209,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:68: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:79: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -206,17 +221,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:69: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:80: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:70: local h = hk * group + g
+    // attention_bwd_dkdv.lua:81: local h = hk * group + g
     const int h_2 = hk * group + g;
     __syncthreads();
-    // attention_bwd_dkdv.lua:71: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:82: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:72: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:83: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -243,7 +258,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:73: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:84: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -279,7 +294,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:72: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:83: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -306,7 +321,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:73: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:84: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -335,7 +350,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
         }
       }
       lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:74: local st = k:fragment("f32", { BN, BM }, 0)
+      const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+      // attention_bwd_dkdv.lua:85: local st = k:fragment("f32", { BN, BM }, 0)
       float st[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -347,18 +363,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:75: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention_bwd_dkdv.lua:86: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       uint32_t Ks_frag[2][1][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-        lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][c ^ (r & 7) << 3]);
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
       for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
-        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-        lt_ldmatrix_x4(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
         Qs_frag[0][ni][0] = t[0];
         Qs_frag[0][ni][1] = t[1];
         Qs_frag[0][ni + 1][0] = t[2];
@@ -370,14 +386,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
         if (kk + 16 < 128) {   /* the next 16 of K into the other set */
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-            lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][c ^ (r & 7) << 3]);
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
           for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             Qs_frag[cur ^ 1][ni][0] = t[0];
             Qs_frag[cur ^ 1][ni][1] = t[1];
             Qs_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -398,7 +414,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:76: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:87: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -410,18 +426,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:77: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:88: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       uint32_t Vs_frag[2][1][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-        lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][c ^ (r & 7) << 3]);
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
       for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
-        const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-        lt_ldmatrix_x4(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
         dOs_frag[0][ni][0] = t[0];
         dOs_frag[0][ni][1] = t[1];
         dOs_frag[0][ni + 1][0] = t[2];
@@ -433,14 +449,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
         if (kk + 16 < 128) {   /* the next 16 of K into the other set */
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-            lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][c ^ (r & 7) << 3]);
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
           for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
-            const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             dOs_frag[cur ^ 1][ni][0] = t[0];
             dOs_frag[cur ^ 1][ni][1] = t[1];
             dOs_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -461,7 +477,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:78: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+      // attention_bwd_dkdv.lua:89: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[8];
       float lse2[8];
       {
@@ -488,7 +504,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:79: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+      // attention_bwd_dkdv.lua:90: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
       float delta[8];
       {
         const bool ok = b < B && h_2 < Hq;
@@ -510,13 +526,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       }
-      // attention_bwd_dkdv.lua:105: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:116: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:106: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:117: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:109: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:120: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:87: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:98: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -527,31 +543,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:92: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:103: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:93: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:104: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:94: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:105: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:95: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:106: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:96: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:107: local col = k:iota({ BN, BM }, 2)
         int col[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -564,18 +580,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:110: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = exp2f(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:111: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           uint32_t st_frag[1][4];
@@ -590,8 +606,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
@@ -608,7 +624,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:112: local dst = st * (dpt - delta)
         float dst[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -620,7 +636,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:114: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           uint32_t dst_frag[1][4];
@@ -635,8 +651,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
@@ -654,7 +670,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:87: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:98: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -665,18 +681,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:99: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:110: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = exp2f(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:111: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           uint32_t st_frag[1][4];
@@ -691,8 +707,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
@@ -709,7 +725,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:112: local dst = st * (dpt - delta)
         float dst_2[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -721,7 +737,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:103: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:114: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           uint32_t dst_2_frag[1][4];
@@ -736,8 +752,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][c ^ (r & 7) << 3]);
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
@@ -758,7 +774,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:112: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:123: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -802,7 +818,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:113: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:124: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

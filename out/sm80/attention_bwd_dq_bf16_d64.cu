@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128.
+ * Config: BM=64 BN=128 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dq_bf16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -101,7 +116,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -109,37 +124,38 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Qs[64][64];
+  __nv_bfloat16 (*Qs)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __nv_bfloat16 dOs[64][64];
+  __nv_bfloat16 (*dOs)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 8192);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[2][64][64];
+  __nv_bfloat16 (*Ks)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 16384);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[2][64][64];
-  // attention_bwd_dq.lua:42: local nqb = tile.cdiv(p.Sq, BM)
+  __nv_bfloat16 (*Vs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 49152);
+  // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dq.lua:44: local qb = nqb - 1 - pid
+  // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention_bwd_dq.lua:45: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_dq.lua:56: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_dq.lua:46: local hk = h // (p.Hq // p.Hkv)
+  // attention_bwd_dq.lua:57: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:48: local q0 = qb * BM
+  // attention_bwd_dq.lua:59: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:49: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:60: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:50: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:51: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_bwd_dq.lua:61: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention_bwd_dq.lua:62: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 64 - 1 + diag + window_right;
-  // attention_bwd_dq.lua:52: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:53: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:59: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:63: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention_bwd_dq.lua:70: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -158,7 +174,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:60: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:71: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -177,7 +193,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:62: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  // attention_bwd_dq.lua:73: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
   float t21[2];
   float lse2[2];
   {
@@ -191,7 +207,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
       lse2[ri] = t21[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:63: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:74: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -203,7 +219,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:64: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:75: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -216,24 +232,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
     }
   }
   __syncthreads();
-  // attention_bwd_dq.lua:65: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:76: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_bwd_dq.lua:66: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -248,19 +264,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:67: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:78: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -284,19 +300,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention_bwd_dq.lua:66: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -311,19 +327,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:67: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:78: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -340,221 +356,180 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
       }
     }
     lt_cp_async_commit();
-    // attention_bwd_dq.lua:68: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 16 + ci * 2 + vi] = 0.0f;
+          s[ri * 32 + ci * 2 + vi] = 0.0f;
         }
       }
     }
-    // attention_bwd_dq.lua:69: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
-      Ks_frag[0][ni][0] = t[0];
-      Ks_frag[0][ni][1] = t[1];
-      Ks_frag[0][ni + 1][0] = t[2];
-      Ks_frag[0][ni + 1][1] = t[3];
-    }
+    // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
-          Ks_frag[cur ^ 1][ni][0] = t[0];
-          Ks_frag[cur ^ 1][ni][1] = t[1];
-          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
-          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
+      uint32_t Qs_frag[1][4];
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
-          lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
-          s[i] = d[0];
-          s[i + 1] = d[1];
-          s[i + 16] = d[2];
-          s[i + 17] = d[3];
-        }
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[mi], &Qs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
       }
-    }
-    // attention_bwd_dq.lua:70: local dp = k:fragment("f32", { BM, BN }, 0)
-    float dp[32];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          dp[ri * 16 + ci * 2 + vi] = 0.0f;
-        }
-      }
-    }
-    // attention_bwd_dq.lua:71: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
-      Vs_frag[0][ni][0] = t[0];
-      Vs_frag[0][ni][1] = t[1];
-      Vs_frag[0][ni + 1][0] = t[2];
-      Vs_frag[0][ni + 1][1] = t[3];
-    }
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+      for (int ni = 0; ni < 16; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Ks[j_stage][r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][c ^ (r & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
-          Vs_frag[cur ^ 1][ni][0] = t[0];
-          Vs_frag[cur ^ 1][ni][1] = t[1];
-          Vs_frag[cur ^ 1][ni + 1][0] = t[2];
-          Vs_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {dp[i], dp[i + 1], dp[i + 16], dp[i + 17]};
-          lt_mma_16816_bf16(d, dOs_frag[cur][mi], Vs_frag[cur][ni]);
-          dp[i] = d[0];
-          dp[i + 1] = d[1];
-          dp[i + 16] = d[2];
-          dp[i + 17] = d[3];
-        }
-      }
-    }
-    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention_bwd_dq.lua:79: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+          for (int nj = 0; nj < 2; ++nj) {
+            const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+            const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+            float d[4] = {s[i], s[i + 1], s[i + 32], s[i + 33]};
+            lt_mma_16816_bf16(d, Qs_frag[mi], b2);
+            s[i] = d[0];
+            s[i + 1] = d[1];
+            s[i + 32] = d[2];
+            s[i + 33] = d[3];
           }
         }
       }
-      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+    }
+    // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
+    float dp[64];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dp[ri * 32 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      uint32_t dOs_frag[1][4];
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(dOs_frag[mi], &dOs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 16; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Vs[j_stage][r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int nj = 0; nj < 2; ++nj) {
+            const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+            const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+            float d[4] = {dp[i], dp[i + 1], dp[i + 32], dp[i + 33]};
+            lt_mma_16816_bf16(d, dOs_frag[mi], b2);
+            dp[i] = d[0];
+            dp[i + 1] = d[1];
+            dp[i + 32] = d[2];
+            dp[i + 33] = d[3];
+          }
+        }
+      }
+    }
+    // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
+    const int kend = (j + 1) * 128;
+    // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
+    // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_bwd_dq.lua:94: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:95: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:96: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      // attention_bwd_dq.lua:97: local col = k:iota({ BM, BN }, 2)
+      int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
-      float ds[32];
+      // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
+      float ds[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         uint32_t ds_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_frag[mi][0] = lt_pack_bf16x2(ds[i], ds[i + 1]);
-          ds_frag[mi][1] = lt_pack_bf16x2(ds[i + 16], ds[i + 16 + 1]);
+          ds_frag[mi][1] = lt_pack_bf16x2(ds[i + 32], ds[i + 32 + 1]);
           ds_frag[mi][2] = lt_pack_bf16x2(ds[i + 2], ds[i + 2 + 1]);
-          ds_frag[mi][3] = lt_pack_bf16x2(ds[i + 18], ds[i + 18 + 1]);
+          ds_frag[mi][3] = lt_pack_bf16x2(ds[i + 34], ds[i + 34 + 1]);
         }
         uint32_t Ks_frag[8][2];
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Ks_frag[ni][0] = t[0];
           Ks_frag[ni][1] = t[1];
           Ks_frag[ni + 1][0] = t[2];
@@ -575,58 +550,58 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
         }
       }
     } else {
-      // attention_bwd_dq.lua:79: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
-      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:90: local ds = s * (dp - delta)
-      float ds_2[32];
+      // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
+      float ds_2[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds_2[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds_2[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         uint32_t ds_2_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_2_frag[mi][0] = lt_pack_bf16x2(ds_2[i], ds_2[i + 1]);
-          ds_2_frag[mi][1] = lt_pack_bf16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
+          ds_2_frag[mi][1] = lt_pack_bf16x2(ds_2[i + 32], ds_2[i + 32 + 1]);
           ds_2_frag[mi][2] = lt_pack_bf16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
-          ds_2_frag[mi][3] = lt_pack_bf16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
+          ds_2_frag[mi][3] = lt_pack_bf16x2(ds_2[i + 34], ds_2[i + 34 + 1]);
         }
         uint32_t Ks_frag[8][2];
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Ks_frag[ni][0] = t[0];
           Ks_frag[ni][1] = t[1];
           Ks_frag[ni + 1][0] = t[2];
@@ -649,7 +624,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_kernel(const __
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:110: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -687,6 +662,9 @@ extern "C" int attention_bwd_dq_bf16_d64(const void *Q, const void *K, const voi
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dq_bf16_d64_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  /* 81920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_bf16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dq_bf16_d64_kernel<<<grid, dim3(128), 81920, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

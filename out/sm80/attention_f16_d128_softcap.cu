@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=64 stages=2 threads=256 (kernel defaults: dsl/tuned/attention.lua has no entry for attention_f16_d128_softcap on sm80, NVIDIA H100 80GB HBM3).
+ * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_f16_d128_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -101,7 +116,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -113,34 +128,34 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Ks)[64][128] = (__half (*)[64][128])(lt_smem + 32768);
+  __half (*Ks)[128][128] = (__half (*)[128][128])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
+  __half (*Vs)[128][128] = (__half (*)[128][128])(lt_smem + 98304);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
-  // attention.lua:67: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:70: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:69: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  // attention.lua:72: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
   const int qb = nqb - 1 - pid;
-  // attention.lua:70: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:73: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:71: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:73: local q0 = qb * BM
+  // attention.lua:76: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:74: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:76: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:77: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:79: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention.lua:80: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:78: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:79: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:84: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:81: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention.lua:82: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -159,7 +174,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:85: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:88: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -171,37 +186,37 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:86: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  // attention.lua:89: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:87: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:90: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention.lua:88: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:91: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 128 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -216,19 +231,19 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 128 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -252,19 +267,19 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -279,19 +294,19 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -308,127 +323,107 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
     lt_cp_async_commit();
-    // attention.lua:91: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention.lua:94: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 16 + ci * 2 + vi] = 0.0f;
+          s[ri * 32 + ci * 2 + vi] = 0.0f;
         }
       }
     }
-    // attention.lua:92: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
-      Ks_frag[0][ni][0] = t[0];
-      Ks_frag[0][ni][1] = t[1];
-      Ks_frag[0][ni + 1][0] = t[2];
-      Ks_frag[0][ni + 1][1] = t[3];
-    }
+    // attention.lua:95: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
-          Ks_frag[cur ^ 1][ni][0] = t[0];
-          Ks_frag[cur ^ 1][ni][1] = t[1];
-          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
-          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
+      uint32_t Qs_frag[1][4];
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
-          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
-          s[i] = d[0];
-          s[i + 1] = d[1];
-          s[i + 16] = d[2];
-          s[i + 17] = d[3];
-        }
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[mi], &Qs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
       }
-    }
-    // attention.lua:120: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention.lua:121: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:123: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention.lua:100: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ni = 0; ni < 16; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Ks[j_stage][r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+          for (int nj = 0; nj < 2; ++nj) {
+            const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+            const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+            float d[4] = {s[i], s[i + 1], s[i + 32], s[i + 33]};
+            lt_mma_16816_f16(d, Qs_frag[mi], b2);
+            s[i] = d[0];
+            s[i + 1] = d[1];
+            s[i + 32] = d[2];
+            s[i + 33] = d[3];
           }
         }
       }
-      // attention.lua:105: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+    }
+    // attention.lua:123: local kend = (j + 1) * BN
+    const int kend = (j + 1) * 128;
+    // attention.lua:124: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+    // attention.lua:126: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      }
+      // attention.lua:108: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:106: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:109: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:107: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:110: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:108: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      // attention.lua:111: local col = k:iota({ BM, BN }, 2)
+      int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t59[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t59[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t59[ri] = fmaxf(t59[ri], s[ri * 16 + ci * 2 + vi]);
+            t59[ri] = fmaxf(t59[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
@@ -442,39 +437,39 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t59[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = exp2f(m[ri] - m_use[ri]);
+        alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t65[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t65[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t65[ri] = t65[ri] + s[ri * 16 + ci * 2 + vi];
+            t65[ri] = t65[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
@@ -487,7 +482,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t65[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -498,23 +493,23 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
           s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
         }
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -531,33 +526,33 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:100: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t74[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t74[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t74[ri] = fmaxf(t74[ri], s[ri * 16 + ci * 2 + vi]);
+            t74[ri] = fmaxf(t74[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
@@ -571,39 +566,39 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t74[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use_2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use_2[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
+        alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t80[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t80[ri] = t80[ri] + s[ri * 16 + ci * 2 + vi];
+            t80[ri] = t80[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
@@ -616,7 +611,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t80[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -627,23 +622,23 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
           s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
         }
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -660,7 +655,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -668,13 +663,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:125: local seen = l:gt(0)
+  // attention.lua:128: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:126: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:129: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -718,7 +713,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:127: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:130: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -742,9 +737,9 @@ extern "C" int attention_f16_d128_softcap(const void *Q, const void *K, const vo
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+  /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d128_softcap_kernel<<<grid, dim3(256), 98304, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
+  attention_f16_d128_softcap_kernel<<<grid, dim3(256), 163840, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* One block (256 threads) of softmax_bf16. */
 __global__ void __launch_bounds__(256) softmax_bf16_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
@@ -86,7 +101,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const __nv_bfloat16 *
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        e[ci * 8 + vi] = exp2f((x[ci * 8 + vi] - m[0]) * 1.442695f);
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
     // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
@@ -196,7 +211,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const __nv_bfloat16 *
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t21[0] = t21[0] + exp2f((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
         }
       }
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
@@ -211,7 +226,7 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const __nv_bfloat16 *
       t21[0] = t21_red[0][0];
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
       // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
@@ -253,12 +268,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_kernel(const __nv_bfloat16 *
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(exp2f((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
             ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(exp2f((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
             }
           }
         }

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=64 stages=2 threads=256 (kernel defaults: dsl/tuned/attention.lua has no entry for sm90a).
+ * Config: BM=128 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bf16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -96,13 +111,13 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (256 threads) of attention_bf16_d64. */
-__global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* One block (128 threads) of attention_bf16_d64. */
+__global__ void __launch_bounds__(128) attention_bf16_d64_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
+  const int warp_row = tid / 32 * 32;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
@@ -115,51 +130,51 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[2][64][64];
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[2][64][64];
-  // attention.lua:67: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:70: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:69: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  // attention.lua:72: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
   const int qb = nqb - 1 - pid;
-  // attention.lua:70: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:73: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:71: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:73: local q0 = qb * BM
+  // attention.lua:76: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:74: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:76: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:79: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:77: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:80: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:78: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:81: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:79: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:82: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:84: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 128 + ri * 32 + tid / 8;
+    for (int ri = 0; ri < 8; ++ri) {
+      const int gr = qb * 128 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
       if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
   }
-  // attention.lua:85: local o = k:fragment("f32", { BM, D }, 0)
-  float o[32];
+  // attention.lua:88: local o = k:fragment("f32", { BM, D }, 0)
+  float o[64];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
@@ -168,73 +183,73 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
   }
-  // attention.lua:86: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
-  float m[2];
+  // attention.lua:89: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  float m[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:87: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-  float l[2];
+  // attention.lua:90: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention.lua:88: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:91: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 32) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j * 64 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 32) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j * 64 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -249,55 +264,55 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:89: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 32) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j_next * 64 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
         }
       }
-      // attention.lua:90: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 32) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j_next * 64 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 64 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -305,10 +320,11 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
     lt_cp_async_commit();
-    // attention.lua:91: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention.lua:94: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -317,18 +333,18 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
     }
-    // attention.lua:92: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+    // attention.lua:95: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][2][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r & 7) << 3]);
+    for (int mi = 0; mi < 2; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
     for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
       Ks_frag[0][ni][0] = t[0];
       Ks_frag[0][ni][1] = t[1];
       Ks_frag[0][ni + 1][0] = t[2];
@@ -339,15 +355,15 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
       const int cur = kk / 16 % 2;
       if (kk + 16 < 64) {   /* the next 16 of K into the other set */
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r & 7) << 3]);
+        for (int mi = 0; mi < 2; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
           Ks_frag[cur ^ 1][ni][0] = t[0];
           Ks_frag[cur ^ 1][ni][1] = t[1];
           Ks_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -355,7 +371,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
         for (int ni = 0; ni < 8; ++ni) {
           const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
@@ -368,15 +384,15 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
     }
-    // attention.lua:120: local kend = (j + 1) * BN
+    // attention.lua:123: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention.lua:121: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:124: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:123: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:126: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:102: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:105: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -385,28 +401,28 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:105: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[2];
+      // attention.lua:108: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention.lua:106: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[2];
+      // attention.lua:109: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:107: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[2];
+      // attention.lua:110: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention.lua:108: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      // attention.lua:111: local col = k:iota({ BM, BN }, 2)
+      int col[64];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -416,10 +432,10 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t56[2];
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t56[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t56[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -430,42 +446,42 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 2));
         t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 1));
       }
-      float m_new[2];
+      float m_new[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m[ri], t56[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use[2];
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - m_use[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
-      float alpha[2];
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
+      float alpha[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = exp2f(m[ri] - m_use[ri]);
+      for (int ri = 0; ri < 4; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t62[2];
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t62[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t62[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -476,17 +492,17 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 2);
         t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 1);
       }
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t62[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -495,12 +511,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        uint32_t s_frag[1][4];
+        uint32_t s_frag[2][4];
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
           s_frag[mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
@@ -511,15 +527,15 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Vs_frag[ni][0] = t[0];
           Vs_frag[ni][1] = t[1];
           Vs_frag[ni + 1][0] = t[2];
           Vs_frag[ni + 1][1] = t[3];
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
           for (int ni = 0; ni < 8; ++ni) {
             const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
@@ -532,15 +548,15 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:102: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:105: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -549,10 +565,10 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:111: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t68[2];
+      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t68[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t68[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -563,42 +579,42 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 2));
         t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 1));
       }
-      float m_new_2[2];
+      float m_new_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t68[ri]);
       }
-      // attention.lua:112: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use_2[2];
+      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:113: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - m_use_2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - m_use_2[ri]);
           }
         }
       }
-      // attention.lua:114: local alpha = tile.exp2(m - m_use)
-      float alpha_2[2];
+      // attention.lua:117: local alpha = tile.exp2(m - m_use)
+      float alpha_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - m_use_2[ri]);
+      for (int ri = 0; ri < 4; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
       }
-      // attention.lua:115: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t74[2];
+      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t74[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t74[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -609,17 +625,17 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 2);
         t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 1);
       }
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t74[ri];
       }
-      // attention.lua:116: k:assign(o, o * alpha)
+      // attention.lua:119: k:assign(o, o * alpha)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -628,12 +644,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:117: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        uint32_t s_frag[1][4];
+        uint32_t s_frag[2][4];
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
           s_frag[mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
@@ -644,15 +660,15 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           Vs_frag[ni][0] = t[0];
           Vs_frag[ni][1] = t[1];
           Vs_frag[ni + 1][0] = t[2];
           Vs_frag[ni + 1][1] = t[3];
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
           for (int ni = 0; ni < 8; ++ni) {
             const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
@@ -665,26 +681,26 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
           }
         }
       }
-      // attention.lua:118: k:assign(m, m_new)
+      // attention.lua:121: k:assign(m, m_new)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:125: local seen = l:gt(0)
-  bool seen[2];
+  // attention.lua:128: local seen = l:gt(0)
+  bool seen[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:126: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:129: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         const int gr = qb * 128 + ri * 8 + row0;
@@ -704,12 +720,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d64_kernel(const __nv_bflo
       }
     }
   }
-  // attention.lua:127: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:130: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 128 + ri * 8 + row0;
       float *ptr = base + gr;
       if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
@@ -728,6 +744,6 @@ extern "C" int attention_bf16_d64(const void *Q, const void *K, const void *V, v
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bf16_d64_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_bf16_d64_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

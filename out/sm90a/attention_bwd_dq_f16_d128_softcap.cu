@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128.
+ * Config: BM=64 BN=64 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dq.lua has no entry for sm90a).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_f16_d128_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -22,6 +22,21 @@ LT_FN float lt_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 LT_FN float lt_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 LT_FN int lt_imax(int a, int b) { return a > b ? a : b; }
 LT_FN int lt_imin(int a, int b) { return a < b ? a : b; }
+/* x, opaque to the compiler: what is made from it inside a loop is made
+** again in each iteration rather than hoisted and held in a register
+** across the loop (ldmatrix addresses: cheap to make, and many). */
+LT_FN int lt_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+/* 2^x on the special-function unit (ex2.approx.ftz: the instruction exp2f
+** uses, about 2 ulp, without the three extra instructions exp2f spends on
+** subnormal results; those flush to zero here). */
+LT_FN float lt_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 
@@ -120,29 +135,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
   __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*dQ_out)[128] = (__half (*)[128])(lt_smem + 0);
-  // attention_bwd_dq.lua:42: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dq.lua:44: local qb = nqb - 1 - pid
+  // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention_bwd_dq.lua:45: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_dq.lua:56: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_dq.lua:46: local hk = h // (p.Hq // p.Hkv)
+  // attention_bwd_dq.lua:57: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:48: local q0 = qb * BM
+  // attention_bwd_dq.lua:59: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:49: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:60: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:50: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:61: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:51: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_bwd_dq.lua:62: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 64 - 1 + diag + window_right;
-  // attention_bwd_dq.lua:52: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention_bwd_dq.lua:63: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:53: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:59: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:70: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -161,7 +176,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:60: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:71: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -180,7 +195,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:62: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  // attention_bwd_dq.lua:73: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
   float t21[2];
   float lse2[2];
   {
@@ -194,7 +209,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       lse2[ri] = t21[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:63: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:74: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -206,7 +221,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:64: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:75: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -219,12 +234,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
     }
   }
   __syncthreads();
-  // attention_bwd_dq.lua:65: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:76: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_bwd_dq.lua:66: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -251,7 +266,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:67: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:78: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -287,7 +302,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention_bwd_dq.lua:66: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -314,7 +329,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:67: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:78: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -343,7 +358,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       }
     }
     lt_cp_async_commit();
-    // attention_bwd_dq.lua:68: local s = k:fragment("f32", { BM, BN }, 0)
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -355,18 +371,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:69: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][c ^ (r & 7) << 3]);
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
     for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
       Ks_frag[0][ni][0] = t[0];
       Ks_frag[0][ni][1] = t[1];
       Ks_frag[0][ni + 1][0] = t[2];
@@ -378,14 +394,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       if (kk + 16 < 128) {   /* the next 16 of K into the other set */
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][c ^ (r & 7) << 3]);
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
           Ks_frag[cur ^ 1][ni][0] = t[0];
           Ks_frag[cur ^ 1][ni][1] = t[1];
           Ks_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -406,7 +422,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:70: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -418,18 +434,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:71: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
     uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (lane & 15), c = (lane >> 4) * 8;
-      lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][c ^ (r & 7) << 3]);
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
     for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Vs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
       Vs_frag[0][ni][0] = t[0];
       Vs_frag[0][ni][1] = t[1];
       Vs_frag[0][ni + 1][0] = t[2];
@@ -441,14 +457,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
       if (kk + 16 < 128) {   /* the next 16 of K into the other set */
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (lane & 15), c = kk + 16 + (lane >> 4) * 8;
-          lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][c ^ (r & 7) << 3]);
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Vs[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Vs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
           Vs_frag[cur ^ 1][ni][0] = t[0];
           Vs_frag[cur ^ 1][ni][1] = t[1];
           Vs_frag[cur ^ 1][ni + 1][0] = t[2];
@@ -469,15 +485,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:94: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:95: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:97: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:75: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:86: t = k:fragment("f32", { BM, BN })
       float t[32];
-      // attention_bwd_dq.lua:76: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:87: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -488,7 +504,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:77: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:88: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -499,25 +515,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:83: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:94: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention_bwd_dq.lua:84: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:95: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:85: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:96: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:86: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:97: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -530,18 +546,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:91: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:102: if v.softcap then ds = ds * (1 - t * t) end
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -553,7 +569,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_frag[1][4];
@@ -568,8 +584,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -587,9 +603,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         }
       }
     } else {
-      // attention_bwd_dq.lua:75: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:86: t = k:fragment("f32", { BM, BN })
       float t_2[32];
-      // attention_bwd_dq.lua:76: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:87: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -600,7 +616,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:77: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:88: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -611,18 +627,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:89: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = exp2f(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
-      // attention_bwd_dq.lua:91: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:102: if v.softcap then ds = ds * (1 - t * t) end
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -634,7 +650,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:92: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_2_frag[1][4];
@@ -649,8 +665,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
           uint32_t t[4];
-          const int r = kk + (lane & 7) + (lane >> 3 & 1) * 8, c = warp_col + ni * 8 + (lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][c ^ (r & 7) << 3]);
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -670,7 +686,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_softcap_kernel(
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:99: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:110: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -6,7 +6,9 @@ script runs gen with -D for every config and variant key (so gen writes
 only that variant) and --no-tuned (a job's config is exactly its -D list,
 whatever the tuned-config file holds, and a broken one cannot fail it), and then the target's compiler with -shared, and writes
 one word to `status`: ok, gen (gen rejected the config: exit 1), missing
-(gen wrote no file for the variant), compile, or setup-gen / setup-compile
+(gen wrote no file for the variant), compile, spill (nvcc built it but
+ptxas -v reports register spills: slow, and tests/compile rejects it),
+or setup-gen / setup-compile
 when the tool itself did not run (gen exited otherwise, e.g. 127 when a
 library it needs is missing; the compiler was not found or was killed):
 those say nothing about the config, so the tuner does not cache them.  Logs stay in the folder (gen.log, cc.log).  The
@@ -52,7 +54,7 @@ function M.compiler(target, arch)
     return (os.getenv("CC") or "cc") .. " -O2 -std=c11 -fPIC -shared %s -o %s -lm"
   elseif target:match("^sm") then
     local a = arch and arch ~= "" and arch or ("sm_" .. target:match("^sm(%w+)"))
-    return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 -arch=" .. a .. " -Xcompiler -fPIC -shared %s -o %s"
+    return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 -arch=" .. a .. " -Xptxas -v -Xcompiler -fPIC -shared %s -o %s"
   elseif target:match("^gfx") then
     local a = arch and arch ~= "" and arch or target
     return (os.getenv("LT_HIPCC") or "hipcc") .. " -O3 --offload-arch=" .. a .. " -fPIC -shared %s -o %s"
@@ -106,6 +108,8 @@ function M.prepare(job)
       table.concat(d, " ") .. " >gen.log 2>&1 || { [ $? = 1 ] && echo gen >status || echo setup-gen >status; exit 0; }",
     "test -f " .. q(src) .. " || { echo missing >status; exit 0; }",
     string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { [ $? -ge 126 ] && echo setup-compile >status || echo compile >status; exit 0; }",
+    -- a config whose registers spill (ptxas -v) is left out: it is slow, and the compile tests reject it
+    "grep -qE '[1-9][0-9]* bytes spill stores' cc.log && { echo spill >status; exit 0; }",
     "echo ok >status",
     "",
   }, "\n")
@@ -116,7 +120,7 @@ function M.prepare(job)
 end
 
 --[[ Runs the jobs, `jobs` at a time; calls progress(done, total, job) as each
-ends.  Sets job.status (ok / gen / missing / compile / setup-gen / setup-compile) and job.log (the
+ends.  Sets job.status (ok / gen / missing / compile / spill / setup-gen / setup-compile) and job.log (the
 first error line) on every job. ]]
 function M.run(list, jobs, progress)
   local todo, byname = {}, {}
@@ -152,7 +156,7 @@ function M.run(list, jobs, progress)
   for _, job in ipairs(list) do
     job.status = job.status or M.first_line(job.dir .. "/status") or "gen"
     if job.status ~= "ok" then
-      local log = job.status:match("compile$") and "/cc.log" or "/gen.log"
+      local log = (job.status:match("compile$") or job.status == "spill") and "/cc.log" or "/gen.log"
       local f = io.open(job.dir .. log, "rb")
       local text = f and f:read("*a") or ""
       if f then f:close() end
@@ -160,6 +164,9 @@ function M.run(list, jobs, progress)
       local prefix = job.dir .. "/src/"
       if job.log:sub(1, #prefix) == prefix then job.log = job.log:sub(#prefix + 1) end
       if job.status == "missing" then job.log = "gen wrote no " .. job.variant .. "." .. M.ext(job.target) end
+      if job.status == "spill" then
+        job.log = "register spills (ptxas): " .. (text:match("(%d+ bytes spill stores[^\n]*)") or "")
+      end
     end
   end
 end

@@ -1,0 +1,81 @@
+-- Tuned configs of kernel attention_bwd_dkdv, written by runtime/tune.lua.
+-- gen uses the entry whose target, device, variant and shape bucket match;
+-- -D on gen's command line still wins (docs/runtime.md, "How gen uses the
+-- tuned-config file").  Re-run the tuner to update.
+return {
+  entries = {
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 64,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 87.92436644,
+      kernel_hash = "837a668125ea9a9a",
+      median_ms = 4.603392124,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 238.8481359,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dkdv_bf16_d128",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 64,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 83.91627449,
+      kernel_hash = "837a668125ea9a9a",
+      median_ms = 4.823263884,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 227.9600815,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dkdv_bf16_d128_softcap",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 32,
+        BN = 64,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 81.35491917,
+      kernel_hash = "837a668125ea9a9a",
+      median_ms = 2.500447989,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 219.8629271,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dkdv_bf16_d64",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 64,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 64.5206314,
+      kernel_hash = "837a668125ea9a9a",
+      median_ms = 3.152848005,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 174.3680041,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dkdv_bf16_d64_softcap",
+    },
+  },
+  kernel = "attention_bwd_dkdv",
+}

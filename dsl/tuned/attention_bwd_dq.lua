@@ -1,0 +1,81 @@
+-- Tuned configs of kernel attention_bwd_dq, written by runtime/tune.lua.
+-- gen uses the entry whose target, device, variant and shape bucket match;
+-- -D on gen's command line still wins (docs/runtime.md, "How gen uses the
+-- tuned-config file").  Re-run the tuner to update.
+return {
+  entries = {
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 128,
+        BN = 32,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 154.5807579,
+      kernel_hash = "3e9be40e0906e50c",
+      median_ms = 2.184239984,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 377.5380576,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dq_bf16_d128",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 32,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 107.9438595,
+      kernel_hash = "3e9be40e0906e50c",
+      median_ms = 3.127935886,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 263.6351098,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dq_bf16_d128_softcap",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 128,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 130.9442909,
+      kernel_hash = "3e9be40e0906e50c",
+      median_ms = 1.29726398,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 317.8357426,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dq_bf16_d64",
+    },
+    {
+      bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      config = {
+        BM = 64,
+        BN = 128,
+        stages = 2,
+        threads = 128,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      gbps = 88.50310186,
+      kernel_hash = "3e9be40e0906e50c",
+      median_ms = 1.919359982,
+      shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
+      target = "sm80",
+      tflops = 214.8199735,
+      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
+      variant = "attention_bwd_dq_bf16_d64_softcap",
+    },
+  },
+  kernel = "attention_bwd_dq",
+}
