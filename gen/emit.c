@@ -53,6 +53,13 @@ typedef struct Ctx {
 
 static int gpu(const E *e) { return e->t->lang != LANG_C; }
 
+/* One line of text at the current depth. */
+static void put_line(E *e, const char *text) {
+  ltU_indent(e->b, e->depth);
+  ltU_put(e->b, text);
+  ltU_put(e->b, "\n");
+}
+
 static void line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(E *e, const char *fmt, ...) {
   char buf[4096];
@@ -60,9 +67,7 @@ static void line(E *e, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  ltU_indent(e->b, e->depth);
-  ltU_put(e->b, buf);
-  ltU_put(e->b, "\n");
+  put_line(e, buf);
 }
 
 /* line() for ldmatrix address lines: the word "lane" in them is e->lane,
@@ -83,7 +88,7 @@ static void lane_line(E *e, const char *fmt, ...) {
     else out[n++] = *p++;
   }
   out[n] = 0;
-  line(e, "%s", out);
+  put_line(e, out);
 }
 
 static const char *ctype(Dtype dt) {
