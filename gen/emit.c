@@ -139,6 +139,13 @@ static void swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
   *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
 }
 
+/* Element [r][c] of shared tile sh as stored (c already swizzled), in the
+** current stage of a ring. */
+static const char *sh_index(const E *e, const Sym *sh, const char *r, const char *c) {
+  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, r, c);
+  return ltU_fmt("%s[%s][%s]", sh->name, r, c);
+}
+
 /* The element (r, c) of shared tile sh: in the current stage of a ring,
 ** at the swizzled column of a swizzled tile (mma.c). */
 static const char *sh_at(const E *e, const Sym *sh, const char *r, const char *c) {
@@ -150,8 +157,7 @@ static const char *sh_at(const E *e, const Sym *sh, const char *r, const char *c
     const char *key = rsh ? ltU_fmt("(%s >> %d & %d)", paren(r), rsh, mask) : ltU_fmt("(%s & %d)", paren(r), mask);
     c = ltU_fmt("%s ^ %s << %d", paren(c), key, shift);
   }
-  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, r, c);
-  return ltU_fmt("%s[%s][%s]", sh->name, r, c);
+  return sh_index(e, sh, r, c);
 }
 
 
@@ -906,8 +912,7 @@ static const char *ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, 
     c0 = paren(c0);
     c = ltU_fmt("(%s & ~%d) | ((%s & %d) ^ (%s))", c0, m, c0, m, lanes);
   }
-  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, "r", c);
-  return ltU_fmt("%s[%s][%s]", sh->name, "r", c);
+  return sh_index(e, sh, "r", c);
 }
 
 /* ldmatrix of a warp's A fragments (a shared tile) for the 16 of K from
@@ -964,7 +969,7 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *a
 ** shared memory and B at most 8 n8 tiles wide (a wider one streams B). */
 static int ring_form(const Stmt *s) {
   const Layout *l = s->dst->layout;
-  return !getenv("LT_NORING") && l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
+  return l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
 }
 
 /* The double-buffered form's fragment registers: two sets, one per
@@ -1037,7 +1042,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   int MI = l->wtm / 16, NI = l->wtn / 8;
   /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
   ** uses each pair at once rather than holding all of B's registers. */
-  int stream = NI > (getenv("LT_STREAM") ? atoi(getenv("LT_STREAM")) : 8);
+  int stream = NI > 8;
   if (ring_form(s)) {
     gemm_mma_sync_ring(e, s, BK);
     return;
@@ -1434,8 +1439,6 @@ static void prefetched(E *e, Stmt *s) {
   line(e, "}");
 }
 
-/* A k:pipelined loop with an N-stage ring and cp.async: the copies for
-** iteration i + N - 1 are issued while iteration i computes. */
 /* How many gemms among statements from `first` load fragments with
 ** ldmatrix (mma.sync, tf32)?  Of an if, the larger branch's count. */
 static int ldsm_gemms(const Stmt *first) {
@@ -1450,6 +1453,8 @@ static int ldsm_gemms(const Stmt *first) {
   return n;
 }
 
+/* A k:pipelined loop with an N-stage ring and cp.async: the copies for
+** iteration i + N - 1 are issued while iteration i computes. */
 static void pipelined(E *e, Stmt *s) {
   if (!e->t->async_copy) {
     prefetched(e, s);
