@@ -4,8 +4,9 @@ run, bf16.
 
 Grid: 16K tokens per batch (B = 16384 / S), model dim 2048 (H = 2048 / D),
 D in {64, 128}, S in {1K, 4K, 16K}, causal and full; forward, and forward +
-backward (ours: forward, pre, dkdv, dq; SDPA: the forward and
-torch.autograd.grad of it).  Q, K, V, dO live in [B, S, H, D] memory; SDPA
+backward (ours: forward, then the backward with dQ by atomics as FA2 does
+it: pre (dq_atomic), dkdv (dq_atomic), post; LABEL-det is the deterministic
+backward: pre, dkdv, dq; SDPA: the forward and torch.autograd.grad of it).  Q, K, V, dO live in [B, S, H, D] memory; SDPA
 gets them as [B, H, S, D] views, our launchers through strides.
 FLOPs: forward 4 B H S^2 D (halved when causal), forward + backward 3.5x that.
 Before a point is timed, our O (and dQ, dK, dV) are checked once against
@@ -132,6 +133,7 @@ def bench(libs):
         return ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30)).item()
 
     rows = []
+    labels = [x for lab, _ in libs for x in (lab, lab + "-det")]
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
     for D in (64, 128):
         for S in (1024, 4096, 16384):
@@ -172,11 +174,20 @@ def bench(libs):
                     lse = torch.empty(B, H, S, device=dev, dtype=torch.float32)
                     delta = torch.empty(B, H, S, device=dev, dtype=torch.float32)
                     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+                    dqacc = torch.empty(B, H, S, D, device=dev, dtype=torch.float32)
 
                     def ours_fwd():
                         return lib(f"attention_bf16_d{D}", q, k, v, o, lse, B, H, S, H, S, *st * 4, scale, wl, wr)
 
-                    def ours_fb():
+                    def ours_fb():   # dQ by atomics
+                        r = [ours_fwd(), lib(f"attention_bwd_pre_dq_atomic_bf16_d{D}", o, do, delta, dqacc, B, H, S,
+                                             *st * 2)]
+                        r.append(lib(f"attention_bwd_dkdv_dq_atomic_bf16_d{D}", q, k, v, do, lse, delta, dk, dv,
+                                     dqacc, B, H, S, H, S, *st * 6, scale, wl, wr))
+                        r.append(lib(f"attention_bwd_post_bf16_d{D}", dqacc, dq, B, H, S, *st))
+                        return r
+
+                    def ours_fb_det():   # the deterministic backward
                         r = [ours_fwd(), lib(f"attention_bwd_pre_bf16_d{D}", o, do, delta, B, H, S, *st * 2)]
                         r.append(lib(f"attention_bwd_dkdv_bf16_d{D}", q, k, v, do, lse, delta, dk, dv, B, H, S, H, S,
                                      *st * 6, scale, wl, wr))
@@ -200,29 +211,33 @@ def bench(libs):
                         notes[label] = f"WRONG forward: return code {rc}, rel diff to SDPA O {err:.1e}"
                         continue
                     fb["fwd"][label] = time_ms(ours_fwd)
-                    try:   # forward + backward: checked, then timed
-                        rc = ours_fb()
-                        torch.cuda.synchronize()
-                    except (AttributeError, RuntimeError) as e:
-                        notes[label] = "backward: " + str(e).splitlines()[0][:160]
-                        continue
-                    errs = [rel(a, b) for a, b in zip((dq, dk, dv), ref[1:])]
-                    notes[label + " check"] += f", dQ {errs[0]:.1e}, dK {errs[1]:.1e}, dV {errs[2]:.1e}"
-                    if any(rc) or not max(errs) < 2e-2:
-                        notes[label] = f"WRONG backward: return codes {rc}, rel diff to SDPA dQ {errs[0]:.1e}, " \
-                                       f"dK {errs[1]:.1e}, dV {errs[2]:.1e}"
-                        continue
-                    fb["fwd+bwd"][label] = time_ms(ours_fb)
+                    for lab, fn in ((label, ours_fb), (label + "-det", ours_fb_det)):
+                        for x in (dq, dk, dv):
+                            x.fill_(float("nan"))
+                        try:   # forward + backward: checked, then timed
+                            rc = fn()
+                            torch.cuda.synchronize()
+                        except (AttributeError, RuntimeError) as e:
+                            notes[lab] = "backward: " + str(e).splitlines()[0][:160]
+                            continue
+                        errs = [rel(a, b) for a, b in zip((dq, dk, dv), ref[1:])]
+                        notes[lab + " check"] = (notes[lab + " check"] + "," if lab == label else "rel diff to SDPA:") \
+                            + f" dQ {errs[0]:.1e}, dK {errs[1]:.1e}, dV {errs[2]:.1e}"
+                        if any(rc) or not max(errs) < 2e-2:
+                            notes[lab] = f"WRONG backward: return codes {rc}, rel diff to SDPA dQ {errs[0]:.1e}, " \
+                                         f"dK {errs[1]:.1e}, dV {errs[2]:.1e}"
+                            continue
+                        fb["fwd+bwd"][lab] = time_ms(fn)
                 for ps, mult in (("fwd", 1.0), ("fwd+bwd", 3.5)):
                     ms = {n: t[0] for n, t in fb[ps].items()}
                     rows.append({"D": D, "S": S, "B": B, "H": H, "mask": "causal" if causal else "full", "pass": ps,
                                  "flop": flops * mult, "ms": ms, "spread": {n: t[1] for n, t in fb[ps].items()},
                                  "tflops": {n: flops * mult / t / 1e9 for n, t in ms.items()},
                                  "notes": notes if ps == "fwd" else {}})
-                print(progress(rows[-2:], [lab for lab, _ in libs]), flush=True)
+                print(progress(rows[-2:], labels), flush=True)
                 del q, k, v, do
     return {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "dtype": "bf16",
-            "date": datetime.date.today().isoformat(), "labels": [lab for lab, _ in libs], "rows": rows}
+            "date": datetime.date.today().isoformat(), "labels": labels, "rows": rows}
 
 
 def main():

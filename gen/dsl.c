@@ -695,6 +695,24 @@ static int k_store(lua_State *l) {
   return 0;
 }
 
+/* k:atomic_add(view, value): view += value, element by element, atomically
+** (other blocks may add to the same elements); f32 tensors only. */
+static int k_atomic_add(lua_State *l) {
+  name_locals();
+  View *v = arg_view(2);
+  Expr *val = arg_expr(3, "the added value");
+  if (v->t->dt != DT_F32)
+    dsl_error("k:atomic_add adds to f32 tensors only, but %s is %s; accumulate in an f32 tensor and convert it "
+              "afterwards", v->t->name, ltI_dtypes[v->t->dt].name);
+  if (!val->weak && val->dt != DT_F32)
+    dsl_error("k:atomic_add's value is %s; it must be f32 like the tensor: cast it with :cast(\"f32\")",
+              ltI_dtypes[val->dt].name);
+  do_store(v, val);
+  cur_block()->last->atomic = 1;
+  (void)l;
+  return 0;
+}
+
 static Sym *arg_frag(int idx, const char *what) {
   Handle *h = to_handle(idx);
   if (!h || h->kind != H_EXPR || h->e->kind != E_SYM || h->e->sym->kind != SYM_FRAG)
@@ -1225,7 +1243,7 @@ static void build_params(void) {
 
 static const luaL_Reg k_methods[] = {
   {"grid", k_grid}, {"fragment", k_fragment}, {"shared", k_shared}, {"load", k_load},
-  {"store", k_store}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
+  {"store", k_store}, {"atomic_add", k_atomic_add}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
   {"reduce_sum", k_reduce_sum}, {"reduce_max", k_reduce_max}, {"reduce_min", k_reduce_min},
   {"iota", k_iota}, {"serial", k_serial}, {"pipelined", k_pipelined}, {"when", k_when},
   {"gemm", k_gemm}, {NULL, NULL},

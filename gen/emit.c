@@ -37,6 +37,7 @@ typedef struct E {
   const Stmt *fused;    /* a statement already emitted inside the load before it */
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
+  int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -173,13 +174,13 @@ static const char *reg_index(const Ctx *c, const int shape[2]) {
 /* Row and column, inside the tile, of the context's current element. */
 static const char *tile_row(const Ctx *c) {
   if (c->shape[0] != c->l->rows) return NULL;
-  if (c->l->mma) return sum(term(c->ri, c->l->rstride), "row0");
+  if (c->l->mma) return sum(term(c->ri, c->l->rstride), c->l->row0);
   return sum(term(c->ri, c->l->tr), c->l->ty);
 }
 
 static const char *tile_col(const Ctx *c) {
   if (c->shape[1] != c->l->cols) return NULL;
-  if (c->l->mma) return sum(sum(term(c->ci, c->l->cstride), "col0"), c->vi);
+  if (c->l->mma) return sum(sum(term(c->ci, c->l->cstride), c->l->col0), c->vi);
   return sum(term(sum(term(c->ci, c->l->tc), c->l->tx), c->l->vec), c->vi);
 }
 
@@ -588,8 +589,8 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) base = sum(base, mul64(e, o, t->strides[d]));
   }
   if (store && l->mma) {   /* replicated copies of a slice: one thread stores */
-    if (shape[0] == 1 && l->rows > 1) ok = all_of(ok, "row0 == 0");
-    if (shape[1] == 1 && l->cols > 1) ok = all_of(ok, "col0 == 0");
+    if (shape[0] == 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->row0));
+    if (shape[1] == 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->col0));
   } else if (store) {
     if (shape[0] == 1 && l->tr > 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->ty));
     if (shape[1] == 1 && l->tc > 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->tx));
@@ -641,6 +642,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   ** start left of the tensor (gc < 0) goes element by element; kernels
   ** without a matrix instruction keep that test off the zero-fill path (their
   ** accumulators take every register: f32 GELU tn spilled with it). */
+  int vec_io = V > 1 && unit_stride && gpu(e) && bytes >= 4 && !e->atomic;   /* 16-byte pieces where they fit */
   int zfill = sh && sh->stages > 1 && e->t->async_copy && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
   if (zfill) {
@@ -656,7 +658,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     e->depth--;
     line(e, "} else {");
     e->depth++;
-  } else if (V > 1 && unit_stride && gpu(e) && bytes >= 4) {
+  } else if (vec_io) {
     const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
     int pieces = bytes >= 16 ? bytes / 16 : 1;
     int align = bytes >= 16 ? 16 : bytes;
@@ -705,14 +707,15 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     else line(e, "%s[%s] = %s;", dst->name, reg_index(&ce, dst->shape), x);
   } else {
     const char *x = to_storage(e, t->dt, etext(e, val, &ce));
-    if (elem_ok) line(e, "if (%s) %s = %s;", elem_ok, elem_ptr, x);
-    else line(e, "%s = %s;", elem_ptr, x);
+    const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : ltU_fmt("%s = %s", elem_ptr, x);
+    if (elem_ok) line(e, "if (%s) %s;", elem_ok, put);
+    else line(e, "%s;", put);
   }
   if (V > 1) {
     e->depth--;
     line(e, "}");
   }
-  if (zfill || (V > 1 && unit_stride && gpu(e) && bytes >= 4)) {
+  if (zfill || vec_io) {
     e->depth--;
     line(e, "}");
   }
@@ -918,12 +921,14 @@ static const char *ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, 
 /* ldmatrix of a warp's A fragments (a shared tile) for the 16 of K from
 ** k0: into frag[mi] ("As_frag[1]" names one set of a double buffer). */
 static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, const char *frag) {
+  const char *wrow = s->dst->layout->wrow;
   open_for(e, "mi", MI, 1);
   if (!s->trans_a) {
-    const char *at = ldsm_at(e, a, "warp_row + mi * 16 + (lane & 15)", k0, "(lane >> 4) * 8");
+    const char *at = ldsm_at(e, a, ltU_fmt("%s + mi * 16 + (lane & 15)", wrow), k0, "(lane >> 4) * 8");
     lane_line(e, "lt_ldmatrix_x4(%s[mi], &%s);", frag, at);
   } else {
-    const char *at = ldsm_at(e, a, from_k(k0, "(lane & 7) + (lane >> 4) * 8"), "warp_row + mi * 16", "(lane >> 3 & 1) * 8");
+    const char *at = ldsm_at(e, a, from_k(k0, "(lane & 7) + (lane >> 4) * 8"), ltU_fmt("%s + mi * 16", wrow),
+                             "(lane >> 3 & 1) * 8");
     lane_line(e, "lt_ldmatrix_x4_trans(%s[mi], &%s);", frag, at);
   }
   close_for(e);
@@ -932,12 +937,14 @@ static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, co
 /* ldmatrix.x4 of two n8 B tiles (ni, ni + 1) for the 16 of K from k0 into
 ** t[4]; the caller has opened the ni loop (step 2). */
 static void ldsm_b_pair(E *e, const Stmt *s, const Sym *b, const char *k0) {
+  const char *wcol = s->dst->layout->wcol;
   line(e, "uint32_t t[4];");
   if (!s->trans_b) {
-    const char *at = ldsm_at(e, b, from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"), "warp_col + ni * 8", "(lane >> 4) * 8");
+    const char *at = ldsm_at(e, b, from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"), ltU_fmt("%s + ni * 8", wcol),
+                             "(lane >> 4) * 8");
     lane_line(e, "lt_ldmatrix_x4_trans(t, &%s);", at);
   } else {
-    const char *at = ldsm_at(e, b, "warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8", k0, "(lane >> 3 & 1) * 8");
+    const char *at = ldsm_at(e, b, ltU_fmt("%s + ni * 8 + (lane & 7) + (lane >> 4) * 8", wcol), k0, "(lane >> 3 & 1) * 8");
     lane_line(e, "lt_ldmatrix_x4(t, &%s);", at);
   }
 }
@@ -970,6 +977,17 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *a
 static int ring_form(const Stmt *s) {
   const Layout *l = s->dst->layout;
   return l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
+}
+
+/* Does a later gemm of s's block in the double-buffered form declare a
+** fragment array of the same name (one of its operands is one of s's)?
+** Then s's go in a scope of their own. */
+static int ring_names_again(const Stmt *s) {
+  for (const Stmt *x = s->next; x; x = x->next)
+    if (x->kind == S_GEMM && ring_form(x) &&
+        (x->shared == s->shared || x->shared == s->shared_b || x->shared_b == s->shared || x->shared_b == s->shared_b))
+      return 1;
+  return 0;
 }
 
 /* The double-buffered form's fragment registers: two sets, one per
@@ -1026,11 +1044,20 @@ static void ring_step(E *e, const Stmt *s, int BK, const char *across) {
 ** 16 of K is issued before the mmas of this one, so its latency hides
 ** behind them (the asm statements keep their order). */
 static void gemm_mma_sync_ring(E *e, Stmt *s, int BK) {
+  int scoped = ring_names_again(s);
+  if (scoped) {
+    line(e, "{");
+    e->depth++;
+  }
   ring_frags(e, s);
   ring_load(e, s, "0", "0");
   open_for(e, "kk", BK, 16);
   ring_step(e, s, BK, NULL);
   close_for(e);
+  if (scoped) {
+    e->depth--;
+    line(e, "}");
+  }
 }
 
 /* mma.sync m16n8k16: the warp's A fragments for 16 of K (ldmatrix, or
@@ -1103,12 +1130,12 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
   if (ldsm_b) {   /* matrices: columns ni by k 0-3 and k 4-7, then columns ni + 1 */
     open_for(e, "ni", NI, 2);
     line(e, "uint32_t t[4];");
-    const char *at = ldsm_at(e, b, "warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8", "kk", "(lane >> 3 & 1) * 4");
+    const char *at = ldsm_at(e, b, ltU_fmt("%s + ni * 8 + (lane & 7) + (lane >> 4) * 8", l->wcol), "kk", "(lane >> 3 & 1) * 4");
     lane_line(e, "lt_ldmatrix_x4(t, &%s);", at);
     line(e, "for (int x = 0; x < 4; ++x) %s_frag[ni + x / 2][x %% 2] = lt_tf32(__uint_as_float(t[x]));", b->name);
   } else {
     open_for(e, "ni", NI, 1);
-    lane_line(e, "const int r = kk + lane %% 4, c = warp_col + ni * 8 + lane / 4;");
+    lane_line(e, "const int r = kk + lane %% 4, c = %s + ni * 8 + lane / 4;", l->wcol);
     line(e, "%s_frag[ni][0] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r", "c"));
     line(e, "%s_frag[ni][1] = lt_tf32(%s);", b->name, op_at(e, b, s->trans_b, "r + 4", "c"));
   }
@@ -1117,11 +1144,11 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
   open_for(e, "mi", MI, 1);
   line(e, "uint32_t %s_frag[4];", a->name);
   if (!s->trans_a) {   /* matrices: rows 0-7 and 8-15 by k 0-3, then by k 4-7 */
-    const char *at = ldsm_at(e, a, "warp_row + mi * 16 + (lane & 15)", "kk", "(lane >> 4) * 4");
+    const char *at = ldsm_at(e, a, ltU_fmt("%s + mi * 16 + (lane & 15)", l->wrow), "kk", "(lane >> 4) * 4");
     lane_line(e, "lt_ldmatrix_x4(%s_frag, &%s);", a->name, at);
     line(e, "for (int x = 0; x < 4; ++x) %s_frag[x] = lt_tf32(__uint_as_float(%s_frag[x]));", a->name, a->name);
   } else {
-    lane_line(e, "const int r = warp_row + mi * 16 + lane / 4, c = kk + lane %% 4;");
+    lane_line(e, "const int r = %s + mi * 16 + lane / 4, c = kk + lane %% 4;", l->wrow);
     static const char *const ar[4] = {"r", "r + 8", "r", "r + 8"}, *const ac[4] = {"c", "c", "c + 4", "c + 4"};
     for (int i = 0; i < 4; i++) line(e, "%s_frag[%d] = lt_tf32(%s);", a->name, i, sh_at(e, a, ac[i], ar[i]));
   }
@@ -1169,10 +1196,10 @@ static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
     close_for(e);
   } else {
     gather(e, a, s->trans_a, ltU_fmt("%s_frag", a->name), MI, per, "mi",
-           ltU_fmt("warp_row + mi * %d + %s", l->im, row), kx);
+           ltU_fmt("%s + mi * %d + %s", l->wrow, l->im, row), kx);
   }
   gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni",
-         ltU_fmt("warp_col + ni * %d + %s", l->in, row), kx);
+         ltU_fmt("%s + ni * %d + %s", l->wcol, l->in, row), kx);
   open_for(e, "mi", MI, 1);
   open_for(e, "ni", NI, 1);
   if (m == MMA_WMMA) {   /* lane l holds rows 16 mi + 2 v + l / 16 (v = 0..7) of column 16 ni + l % 16 */
@@ -1554,7 +1581,9 @@ static void stmt(E *e, Stmt *s) {
     }
     break;
   case S_STORE:
+    e->atomic = s->atomic;
     load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
+    e->atomic = 0;
     break;
   case S_G2S:
     load_store(e, s->view, NULL, NULL, s->other, s->shared, NULL, NULL);
@@ -1680,7 +1709,15 @@ static const char *launcher_proto(const E *e, const char *name, Sym **ps, int n)
   return b.p;
 }
 
-/* The per-thread coordinates of a gemm accumulator's layout (mma.c). */
+/* Does an accumulator layout from l up to o use o's row0 (col: col0) name? */
+static int named_before(const Layout *l, const Layout *o, int col) {
+  for (; l != o; l = l->next)
+    if (l->mma && !strcmp(col ? l->col0 : l->row0, col ? o->col0 : o->row0)) return 1;
+  return 0;
+}
+
+/* The per-thread coordinates of the gemm accumulators' layouts (mma.c):
+** the first layout's, then those of the layouts with names of their own. */
 static void thread_coords(E *e, const Layout *l) {
   Kernel *k = e->k;
   int W = e->t->warp, wn = k->warps_n, wm = k->warps_m;
@@ -1701,6 +1738,19 @@ static void thread_coords(E *e, const Layout *l) {
        ltP_mma_name(l->mma), l->rstride, l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
   line(e, "const int row0 = warp_row + %s;", r0);
   line(e, "const int col0 = warp_col + %s;", c0);
+  for (const Layout *o = l->next; o; o = o->next) {   /* the other rows / columns, once each */
+    if (!o->mma) continue;
+    if (!named_before(l, o, 0)) {
+      line(e, "/* the %d-row accumulators: their warp's rows from %s, this thread's from %s */", o->rows, o->wrow,
+           o->row0);
+      line(e, "const int %s = tid / %d * %d, %s = %s + %s;", o->wrow, W * wn, o->wtm, o->row0, o->wrow, r0);
+    }
+    if (!named_before(l, o, 1)) {
+      line(e, "/* the %d-column accumulators: their warp's columns from %s, this thread's from %s */", o->cols,
+           o->wcol, o->col0);
+      line(e, "const int %s = tid / %d %% %d * %d, %s = %s + %s;", o->wcol, W, wn, o->wtn, o->col0, o->wcol, c0);
+    }
+  }
 }
 
 static void emit_kernel(E *e, Sym **ps, int n) {

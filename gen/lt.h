@@ -144,7 +144,7 @@ typedef enum {
   S_FRAG,       /* declare mutable fragment dst, val = initial value or NULL */
   S_ASSIGN,     /* dst (fragment) = val */
   S_LOAD,       /* dst = view, masked: other */
-  S_STORE,      /* view = val, masked */
+  S_STORE,      /* view = val, masked (atomic: view += val) */
   S_REDUCE,     /* dst = reduce(op, val, axis) */
   S_SLOAD,      /* dst (fragment) = shared tile src */
   S_SSTORE,     /* shared tile dst2 = val (fragment expression) */
@@ -187,6 +187,7 @@ struct Stmt {
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */
+  int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
   Block body, orelse;
   Stmt *next;
 };
@@ -291,6 +292,10 @@ struct Layout {
   MmaKind mma;
   int rstride, cstride;
   int wtm, wtn;         /* warp tile */
+  /* The names of the thread's coordinates in the text: its warp's first
+  ** row and column, and its own (warp_row, warp_col, row0, col0; mma.c
+  ** gives an accumulator shape split differently names of its own). */
+  const char *wrow, *wcol, *row0, *col0;
   int im, in;           /* instruction tile: rows, cols of one instruction's result */
   int family;           /* register tiles live in it (else: a layout for copies only) */
 };

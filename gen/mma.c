@@ -2,10 +2,10 @@
 ** mma.c: the plan of a kernel's gemm: which matrix instruction, how the
 ** warps split the accumulator, and the accumulator's register layout.
 **
-** A kernel's k:gemm statements share one accumulator (an f32 fragment
-** [BM, BN]).  The warps of the block form a warps_m x warps_n grid over it;
-** each warp owns a warp tile [BM / warps_m, BN / warps_n] made of
-** instruction tiles.  The accumulator's layout (struct Layout in lt.h) is
+** A kernel's k:gemm statements share one warp grid: the warps of the
+** block form a warps_m x warps_n grid over each accumulator (an f32
+** fragment [BM, BN]), and each warp owns a warp tile [BM / warps_m,
+** BN / warps_n] of it, made of instruction tiles.  The accumulator's layout (struct Layout in lt.h) is
 ** the instruction's result layout, so the epilogue (bias, activation, the
 ** store) works on the registers where the instruction left them:
 **
@@ -210,6 +210,22 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   return l;
 }
 
+/* Names each accumulator layout's coordinates.  The first layout's are
+** warp_row, warp_col, row0 and col0.  The warps split every accumulator
+** the same way (warps_m x warps_n), so an accumulator of other rows has
+** other warp rows only where warps_m > 1: it then gets warp_row_R and
+** row0_R (R its rows); likewise columns, warp_col_C and col0_C. */
+static void name_coords(Kernel *k) {
+  const Layout *p = k->layouts;
+  for (Layout *l = k->layouts; l; l = l->next) {
+    int own_r = k->warps_m > 1 && l->rows != p->rows, own_c = k->warps_n > 1 && l->cols != p->cols;
+    l->wrow = own_r ? ltU_fmt("warp_row_%d", l->rows) : "warp_row";
+    l->row0 = own_r ? ltU_fmt("row0_%d", l->rows) : "row0";
+    l->wcol = own_c ? ltU_fmt("warp_col_%d", l->cols) : "warp_col";
+    l->col0 = own_c ? ltU_fmt("col0_%d", l->cols) : "col0";
+  }
+}
+
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
 ** instruction and one warp grid for all, a layout per accumulator shape,
 ** and the way each register operand reaches the instruction. */
@@ -227,12 +243,7 @@ void ltP_mma(Kernel *k, const Target *t) {
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
     }
     for (int i = 0; i < n; i++) (*sites[i].link)->dst->layout = acc_layout(k, t, *sites[i].link, m);
-    for (Layout *a = k->layouts; a; a = a->next)   /* one row0 / col0 for all accumulators */
-      for (Layout *b = a->next; b; b = b->next)
-        if ((a->rows != b->rows && k->warps_m > 1) || (a->cols != b->cols && k->warps_n > 1))
-          ltU_error(k->gemm->line, "gemm accumulators [%d, %d] and [%d, %d] split differently over the %d x %d "
-                                   "warps; give them one shape along each split axis, or use warps = {%d, 1}",
-                    a->rows, a->cols, b->rows, b->cols, k->warps_m, k->warps_n, k->threads / t->warp);
+    name_coords(k);
   }
   k->mma = m;
   for (int i = 0; i < n; i++)

@@ -125,6 +125,9 @@ static inline __attribute__((unused)) float lt_exp2(float x) {
   float y = exp2f(x);
   return y < 1.17549435e-38f ? 0.0f : y;
 }
+/* k:atomic_add: the block's threads are fibers of one OS thread and the
+** blocks run one after another, so nothing interleaves with the add. */
+static inline __attribute__((unused)) void lt_atomic_add(float *p, float v) { *p += v; }
 
 /* ------------------------------------------------------------------ */
 /* MFMA (wave64) and WMMA (wave32)                                      */

@@ -18,14 +18,16 @@ local LOG2E = 1.4426950408889634
 return tile.kernel {
   name = "attention_bwd_dkdv",
   doc = "FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true } },
-  config = { BM = 64, BN = 64, stages = 2, threads = 128 },
-  -- runtime/tune.lua's search space.  Each warp owns BN / (threads / 32)
-  -- key rows of dK and dV (16 or 32); BM queries a step (half that at D =
-  -- 128).  The tuner leaves out the configs that spill.
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true },
+               dq_atomic = { false, true } },
+  config = { BM = 64, BN = 64, WN = 1, stages = 2, threads = 128 },
+  -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
+  -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
+  -- step (half that at D = 128; BN with dq_atomic).  The tuner leaves out the
+  -- configs that spill.
   tune = {
-    space = { threads = { 128, 256 }, BN = { 64, 128 }, BM = { 32, 64, 128 } },
-    constraint = function(c) return c.BN // (c.threads // 32) >= 16 end,
+    space = { threads = { 128, 256 }, BN = { 32, 64, 128 }, BM = { 32, 64, 128 }, WN = { 1, 2 } },
+    constraint = function(c) return c.BN // (c.threads // 32 // c.WN) >= 16 end,
     shapes = { { B = 4, Hq = 16, Sq = 4096, Hkv = 16, Sk = 4096 } },
     check_shapes = { { B = 1, Hq = 2, Sq = 67, Hkv = 1, Sk = 67 }, { B = 2, Hq = 2, Sq = 300, Hkv = 2, Sk = 257 } },
     scalars = { scale = 0.125, softcap = 30, window_left = -1, window_right = -1 },
@@ -45,6 +47,7 @@ return tile.kernel {
       scale = tile.scalar("f32"),
     }
     if v.softcap then ps.softcap = tile.scalar("f32") end
+    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }) end
     ps.window_left = tile.scalar("i32")
     ps.window_right = tile.scalar("i32")
     return ps
@@ -52,9 +55,16 @@ return tile.kernel {
   body = function(k, p, c, v)
     local D = tonumber(v.hdim:sub(2))
     local BN = c.BN
+    -- dq_atomic at D = 128 on AMD: half the keys, so K, V, Q and dO fit in the 64 KB of LDS
+    if v.dq_atomic and D >= 128 and k.target:sub(1, 3) == "gfx" then BN = BN // 2 end
+    -- WN warps across the columns (P^T and dS^T then reach their gemms through
+    -- shared memory), more where the rows would leave a warp under 16 of them
+    local WN = c.WN
+    while BN // (c.threads // k.warp // WN) < 16 do WN = WN * 2 end
     -- d128: half the queries per step, so dK, dV, S^T and dP^T fit in registers
-    -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB)
-    local BM = D >= 128 and c.BM // 2 or c.BM
+    -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB);
+    -- dq_atomic: BM = BN, as dQ's accumulator [BM, D] shares the warps' rows with dK's [BN, D]
+    local BM = v.dq_atomic and BN or D >= 128 and c.BM // 2 or c.BM
     local nkb = tile.cdiv(p.Sk, BN)
     local pid, bh = k:grid(nkb, p.B * p.Hkv)
     local kb = nkb - 1 - pid
@@ -83,7 +93,7 @@ return tile.kernel {
         k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         local st = k:fragment("f32", { BN, BM }, 0)
-        k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
         local dpt = k:fragment("f32", { BN, BM }, 0)
         k:gemm(Vs, dOs, dpt, { transpose_b = true })
         local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
@@ -112,6 +122,12 @@ return tile.kernel {
           local dst = st * (dpt - delta)
           if v.softcap then dst = dst * (1 - t * t) end
           k:gemm(dst:cast(v.dtype), Qs, dk)
+          if v.dq_atomic then
+            -- dQ += scale * dS K for this query block, added into dQacc by every key block
+            local dq = k:fragment("f32", { BM, D }, 0)
+            k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+            k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+          end
         end
         local qend = (j + 1) * BM
         local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),

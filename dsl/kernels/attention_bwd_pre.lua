@@ -1,5 +1,7 @@
 -- attention_bwd_pre.lua: the first step of the FlashAttention-2 backward pass,
 -- Delta[b, h, i] = sum over d of dO[b, h, i, d] * O[b, h, i, d], in f32.
+-- The dq_atomic variants also clear dQacc, the f32 sum that
+-- attention_bwd_dkdv's dq_atomic variants add dQ into.
 --
 -- One program per BM query rows of one (batch, head); each thread multiplies
 -- the elements it holds and the row sums meet across the threads.
@@ -7,16 +9,18 @@ local tile = require "tile"
 
 return tile.kernel {
   name = "attention_bwd_pre",
-  doc = "FlashAttention-2 backward, step 1: Delta = rowsum(dO * O) in f32.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128", "d256" } },
+  doc = "FlashAttention-2 backward, step 1: Delta = rowsum(dO * O) in f32 (dq_atomic: and dQacc = 0).",
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128", "d256" }, dq_atomic = { false, true } },
   config = { BM = 32, threads = 128 },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
-    return {
+    local ps = {
       O = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sob", "soh", "sos", 1 }),
       dO = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdob", "sdoh", "sdos", 1 }),
       Delta = tile.tensor("f32", { "B", "Hq", "Sq", 1 }),   -- [B, Hq, Sq], as one column
     }
+    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }) end
+    return ps
   end,
   body = function(k, p, c, v)
     local D = tonumber(v.hdim:sub(2))
@@ -25,5 +29,6 @@ return tile.kernel {
     local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
     local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
     k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+    if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
   end,
 }

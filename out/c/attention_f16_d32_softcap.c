@@ -53,6 +53,8 @@ static inline int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline int lt_imin(int a, int b) { return a < b ? a : b; }
 static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* k:atomic_add: the launcher runs the blocks one after another. */
+static inline void lt_atomic_add(float *p, float v) { *p += v; }
 
 /* One block of attention_f16_d32_softcap: what one GPU block computes, with one thread. */
 static void attention_f16_d32_softcap_block(int pid, int bh, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, lt_f16 *restrict O, float *restrict LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)

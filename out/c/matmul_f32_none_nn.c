@@ -53,6 +53,8 @@ static inline int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline int lt_imin(int a, int b) { return a < b ? a : b; }
 static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* k:atomic_add: the launcher runs the blocks one after another. */
+static inline void lt_atomic_add(float *p, float v) { *p += v; }
 
 /* One block of matmul_f32_none_nn: what one GPU block computes, with one thread. */
 static void matmul_f32_none_nn_block(int pid, int b, const float *restrict C0, const float *restrict A, const float *restrict B, float *restrict C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)

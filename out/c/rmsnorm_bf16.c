@@ -53,6 +53,8 @@ static inline int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline int lt_imin(int a, int b) { return a < b ? a : b; }
 static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* k:atomic_add: the launcher runs the blocks one after another. */
+static inline void lt_atomic_add(float *p, float v) { *p += v; }
 
 /* One block of rmsnorm_bf16: what one GPU block computes, with one thread. */
 static void rmsnorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf16 *restrict W, lt_bf16 *restrict Y, int R, int C, float eps)

@@ -37,6 +37,9 @@ LT_FN float lt_exp2(float x) { return __builtin_amdgcn_exp2f(x); }
 #else
 LT_FN float lt_exp2(float x) { return exp2f(x); }
 #endif
+/* *p += v in global memory, atomically (k:atomic_add): the hardware's f32
+** add (global_atomic_add_f32) where the target has one, not a CAS loop. */
+LT_FN void lt_atomic_add(float *p, float v) { unsafeAtomicAdd(p, v); }
 
 /* __syncthreads as current HIP defines it, spelled with clang builtins so
 ** the file does not depend on the version of the HIP headers. */

@@ -37,6 +37,9 @@ LT_FN float lt_exp2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+/* *p += v in global memory, atomically (k:atomic_add); the result is not
+** used, so this is one RED.ADD.F32. */
+LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
 /* Tensor-core helpers (PTX, sm_80 and later). */
 

@@ -400,13 +400,31 @@ typedef int (*DqCapFn)(const void *, const void *, const void *, const void *, c
                        int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, float, int, int, void *);
 
-enum { K_FWD, K_PRE, K_DKDV, K_DQ };   /* the four kernels */
+/* The dQ-by-atomics path: pre also clears dQacc, dkdv adds dQ into it,
+** post converts it. */
+typedef int (*PreAFn)(const void *, const void *, void *, void *, int, int, int, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, int64_t, void *);
+typedef int (*DkdvAFn)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                       void *, void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, float, int, int, void *);
+typedef int (*DkdvACapFn)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                          void *, void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                          int64_t, int64_t, int64_t, float, float, int, int, void *);
+typedef int (*PostFn)(const void *, void *, int, int, int, int64_t, int64_t, int64_t, void *);
 
-/* One (dtype, head dim, softcap) set of launchers; NULL where absent. */
+enum { K_FWD, K_PRE, K_DKDV, K_DQ, K_PREA, K_DKDVA, K_POST };   /* the seven kernels */
+
+/* One (dtype, head dim, softcap) set of launchers; NULL where absent.  The
+** backward runs two ways: pre, dkdv, dq (deterministic), and prea, dkdva,
+** post (dQ by atomics). */
 typedef struct Set {
   int dt, D, cap;
   const char *fwd_name, *pre_name, *dkdv_name, *dq_name;
   AnyFn fwd, pre, dkdv, dq;
+  const char *prea_name, *dkdva_name, *post_name;
+  AnyFn prea, dkdva, post;
 } Set;
 
 enum { BHSD, BSHD, GAPS, ODD };   /* memory layouts of the cases */
@@ -622,9 +640,11 @@ static void check_delta(Result *r, const float *delta, const void *O, const void
       }
 }
 
-/* Backward of set s on case c: pre, then dkdv and dq, from the reference's
-** O (rounded) and LSE; checks Delta, dQ, dK, dV, their gaps and tails. */
-static void run_backward(const Set *s, const Case *c) {
+/* Backward of set s on case c: pre, then dkdv and dq (atomic: prea, dkdva
+** and post, through an f32 dQacc that prea must clear), from the
+** reference's O (rounded) and LSE; checks Delta, dQ, dK, dV, their gaps
+** and tails. */
+static void run_backward(const Set *s, const Case *c, int atomic) {
   Prob p = problem(s, c);
   int dt = s->dt, D = s->D;
   Lay lq = layout(c->lay, 0, p.B, p.Hq, p.Sq, D), lk = layout(c->lay, 1, p.B, p.Hkv, p.Sk, D);
@@ -651,16 +671,35 @@ static void run_backward(const Set *s, const Case *c) {
   for (int i = 0; i < 6; i++) copies[i] = dup(ins[i], bytes[i]);
   float *Delta = poisoned(F32, nr + 16);
   void *dQ = poisoned(dt, ldq.n), *dK = poisoned(dt, ldk.n), *dV = poisoned(dt, ldv.n);
+  float *dQacc = atomic ? poisoned(F32, nq) : NULL;
   Result r = {0};
   char label[300], name[120];
-  snprintf(name, sizeof name, "attention_bwd_{pre,dkdv,dq}_%s_d%d%s", dname[dt], D, s->cap ? "_softcap" : "");
+  if (atomic)
+    snprintf(name, sizeof name, "attention_bwd_{pre,dkdv}_dq_atomic_%s_d%d%s + post", dname[dt], D,
+             s->cap ? "_softcap" : "");
+  else
+    snprintf(name, sizeof name, "attention_bwd_{pre,dkdv,dq}_%s_d%d%s", dname[dt], D, s->cap ? "_softcap" : "");
   case_label(label, sizeof label, name, "bwd", c);
-  int rc = ((PreFn)s->pre)(O, dO, Delta, p.B, p.Hq, p.Sq, lo.sb, lo.sh, lo.ss, ldo.sb, ldo.sh, ldo.ss, NULL);
-  if (rc != 0) fail(&r, "%s returned %d", s->pre_name, rc);
+  int rc = atomic ? ((PreAFn)s->prea)(O, dO, Delta, dQacc, p.B, p.Hq, p.Sq, lo.sb, lo.sh, lo.ss, ldo.sb, ldo.sh,
+                                      ldo.ss, NULL)
+                  : ((PreFn)s->pre)(O, dO, Delta, p.B, p.Hq, p.Sq, lo.sb, lo.sh, lo.ss, ldo.sb, ldo.sh, ldo.ss, NULL);
+  if (rc != 0) fail(&r, "%s returned %d", atomic ? s->prea_name : s->pre_name, rc);
   check_delta(&r, Delta, O, dO, dt, &lo, &ldo, p.B, p.Hq, p.Sq, D);
   check_tail(&r, "Delta", Delta, nr, 16);
   void *delta_copy = dup(Delta, nr * sizeof(float));
-  if (!r.bad) {
+  if (!r.bad && atomic) {
+    float sc = (float)p.scale, cap = (float)p.cap;
+    rc = s->cap ? ((DkdvACapFn)s->dkdva)(Q, K, V, dO, LSE, Delta, dK, dV, dQacc, p.B, p.Hq, p.Sq, p.Hkv, p.Sk, lq.sb,
+                                         lq.sh, lq.ss, lk.sb, lk.sh, lk.ss, lv.sb, lv.sh, lv.ss, ldo.sb, ldo.sh,
+                                         ldo.ss, ldk.sb, ldk.sh, ldk.ss, ldv.sb, ldv.sh, ldv.ss, sc, cap, p.wl, p.wr,
+                                         NULL)
+                : ((DkdvAFn)s->dkdva)(Q, K, V, dO, LSE, Delta, dK, dV, dQacc, p.B, p.Hq, p.Sq, p.Hkv, p.Sk, lq.sb,
+                                      lq.sh, lq.ss, lk.sb, lk.sh, lk.ss, lv.sb, lv.sh, lv.ss, ldo.sb, ldo.sh, ldo.ss,
+                                      ldk.sb, ldk.sh, ldk.ss, ldv.sb, ldv.sh, ldv.ss, sc, p.wl, p.wr, NULL);
+    if (rc != 0) fail(&r, "%s returned %d", s->dkdva_name, rc);
+    rc = ((PostFn)s->post)(dQacc, dQ, p.B, p.Hq, p.Sq, ldq.sb, ldq.sh, ldq.ss, NULL);
+    if (rc != 0) fail(&r, "%s returned %d", s->post_name, rc);
+  } else if (!r.bad) {
     float sc = (float)p.scale, cap = (float)p.cap;
     rc = s->cap ? ((DkdvCapFn)s->dkdv)(Q, K, V, dO, LSE, Delta, dK, dV, p.B, p.Hq, p.Sq, p.Hkv, p.Sk, lq.sb, lq.sh,
                                        lq.ss, lk.sb, lk.sh, lk.ss, lv.sb, lv.sh, lv.ss, ldo.sb, ldo.sh, ldo.ss, ldk.sb,
@@ -690,13 +729,14 @@ static void run_backward(const Set *s, const Case *c) {
     check_gaps(&r, "dV", dV, dt, &ldv, p.B, p.Hkv, p.Sk, D);
     for (int i = 0; i < 6; i++)
       if (memcmp(ins[i], copies[i], bytes[i])) fail(&r, "an input (Q, K, V, dO, O or LSE) was modified");
-    if (memcmp(Delta, delta_copy, nr * sizeof(float))) fail(&r, "Delta was modified by dkdv or dq");
+    if (memcmp(Delta, delta_copy, nr * sizeof(float))) fail(&r, "Delta was modified by dkdv, dq or post");
     free(dq), free(dk), free(dv);
     for (int i = 0; i < 6; i++) free(m[i]);
   }
   report(label, &r);
   for (int i = 0; i < 6; i++) free(ins[i]), free(copies[i]);
   free(q), free(k), free(v), free(dout), free(o), free(lse), free(Delta), free(delta_copy), free(dQ), free(dK), free(dV);
+  free(dQacc);
 }
 
 /* pre alone (for a pre whose dkdv / dq are not there): Delta on random O, dO. */
@@ -727,7 +767,7 @@ static void run_bad_args(const Set *s, int with_pre) {
   for (int i = 0; i < 16; i++) f[i] = 1;
   int64_t a = 4 * D, c = D;   /* [1, 1, 4, D] */
   char label[200];
-  for (int kind = K_FWD; kind <= K_DQ; kind++) {
+  for (int kind = K_FWD; kind <= K_POST; kind++) {
     int r1 = 0, r2 = 0;   /* a null pointer, a zero size */
     const char *name = NULL;
     if (kind == K_FWD && s->fwd) {
@@ -769,6 +809,27 @@ static void run_bad_args(const Set *s, int with_pre) {
         r2 = ((DqFn)s->dq)(x, x, x, x, f, f, y, 0, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0,
                            NULL);
       }
+    } else if (kind == K_PREA && s->prea && with_pre) {
+      name = s->prea_name;
+      r1 = ((PreAFn)s->prea)(x, x, g, NULL, 1, 1, 4, a, a, c, a, a, c, NULL);
+      r2 = ((PreAFn)s->prea)(x, x, g, g, 0, 1, 4, a, a, c, a, a, c, NULL);
+    } else if (kind == K_DKDVA && s->dkdva) {
+      name = s->dkdva_name;
+      if (s->cap) {
+        r1 = ((DkdvACapFn)s->dkdva)(x, x, x, x, f, f, y, y2, NULL, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c,
+                                    a, a, c, a, a, c, 1, 5, -1, 0, NULL);
+        r2 = ((DkdvACapFn)s->dkdva)(x, x, x, x, f, f, y, y2, g, 1, 1, 4, 1, 0, a, a, c, a, a, c, a, a, c, a, a, c, a,
+                                    a, c, a, a, c, 1, 5, -1, 0, NULL);
+      } else {
+        r1 = ((DkdvAFn)s->dkdva)(x, x, x, x, f, f, y, y2, NULL, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a,
+                                 a, c, a, a, c, 1, -1, 0, NULL);
+        r2 = ((DkdvAFn)s->dkdva)(x, x, x, x, f, f, y, y2, g, 1, 1, 4, 1, 0, a, a, c, a, a, c, a, a, c, a, a, c, a, a,
+                                 c, a, a, c, 1, -1, 0, NULL);
+      }
+    } else if (kind == K_POST && s->post && with_pre) {
+      name = s->post_name;
+      r1 = ((PostFn)s->post)(NULL, y, 1, 1, 4, a, a, c, NULL);
+      r2 = ((PostFn)s->post)(g, y, 1, 0, 4, a, a, c, NULL);
     }
     if (!name) continue;
     Result r = {0};
@@ -801,18 +862,27 @@ static void add(const char *name, int kind, int dt, int D, int cap, AnyFn fn) {
 #define DKDV_CAP(fn, dt, D) add(#fn, K_DKDV, dt, D, 1, (AnyFn)(DkdvCapFn){fn});
 #define DQ(fn, dt, D) add(#fn, K_DQ, dt, D, 0, (AnyFn)(DqFn){fn});
 #define DQ_CAP(fn, dt, D) add(#fn, K_DQ, dt, D, 1, (AnyFn)(DqCapFn){fn});
+#define PREA(fn, dt, D) add(#fn, K_PREA, dt, D, 0, (AnyFn)(PreAFn){fn});
+#define DKDVA(fn, dt, D) add(#fn, K_DKDVA, dt, D, 0, (AnyFn)(DkdvAFn){fn});
+#define DKDVA_CAP(fn, dt, D) add(#fn, K_DKDVA, dt, D, 1, (AnyFn)(DkdvACapFn){fn});
+#define POST(fn, dt, D) add(#fn, K_POST, dt, D, 0, (AnyFn)(PostFn){fn});
 #define BAD(fn) if (nbad < 64) bad_names[nbad++] = #fn;
 
-/* The set of (dt, D, cap) from the entries; pre is shared by cap 0 and 1. */
+/* The set of (dt, D, cap) from the entries; pre, prea and post are shared
+** by cap 0 and 1. */
 static Set find_set(int dt, int D, int cap) {
-  Set s = {dt, D, cap, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  Set s = {dt, D, cap, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   for (int i = 0; i < nentries; i++) {
     const Entry *e = &entries[i];
-    if (e->dt != dt || e->D != D || (e->kind != K_PRE && e->cap != cap)) continue;
+    int shared = e->kind == K_PRE || e->kind == K_PREA || e->kind == K_POST;
+    if (e->dt != dt || e->D != D || (!shared && e->cap != cap)) continue;
     if (e->kind == K_FWD) s.fwd = e->fn, s.fwd_name = e->name;
     if (e->kind == K_PRE) s.pre = e->fn, s.pre_name = e->name;
     if (e->kind == K_DKDV) s.dkdv = e->fn, s.dkdv_name = e->name;
     if (e->kind == K_DQ) s.dq = e->fn, s.dq_name = e->name;
+    if (e->kind == K_PREA) s.prea = e->fn, s.prea_name = e->name;
+    if (e->kind == K_DKDVA) s.dkdva = e->fn, s.dkdva_name = e->name;
+    if (e->kind == K_POST) s.post = e->fn, s.post_name = e->name;
   }
   return s;
 }
@@ -823,7 +893,9 @@ static void run_set(const Set *s, int stop_at_first_failure, int with_pre) {
   for (int c = 0; c < NCASES && !(stop_at_first_failure && quiet_fails); c++)
     if (s->fwd) run_forward(s, &cases[c]);
   for (int c = 0; c < NCASES && !(stop_at_first_failure && quiet_fails); c++)
-    if (s->pre && s->dkdv && s->dq) run_backward(s, &cases[c]);
+    if (s->pre && s->dkdv && s->dq) run_backward(s, &cases[c], 0);
+  for (int c = 0; c < NCASES && !(stop_at_first_failure && quiet_fails); c++)
+    if (s->prea && s->dkdva && s->post) run_backward(s, &cases[c], 1);
   if (!(stop_at_first_failure && quiet_fails)) run_bad_args(s, with_pre);
 }
 
@@ -924,6 +996,14 @@ int main(void) {
           failures++;
           s.dkdv = s.dq = NULL;
         }
+        int some_a = s.prea || s.dkdva, all_a = s.prea && s.dkdva && s.post;
+        if (some_a && !all_a && s.dkdva) {
+          printf("FAIL cpu attention %s d%d%s: the atomic-dQ backward is incomplete (pre %s, dkdv %s, post %s)\n",
+                 dname[dt], D, cap ? " softcap" : "", s.prea ? "there" : "missing", s.dkdva ? "there" : "missing",
+                 s.post ? "there" : "missing");
+          failures++;
+        }
+        if (!all_a) s.prea = s.dkdva = s.post = NULL;
         run_set(&s, 0, all && !pre_used);
         pre_used |= all;
       }

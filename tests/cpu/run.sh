@@ -21,7 +21,8 @@ wait
   done
   echo ""
 } > $b/matmul_list.h
-# the attention launchers, one FWD[_CAP] / PRE / DKDV[_CAP] / DQ[_CAP](fn, dtype, D) line each
+# the attention launchers, one FWD[_CAP] / PRE / DKDV[_CAP] / DQ[_CAP] / PREA / DKDVA[_CAP] / POST(fn, dtype, D)
+# line each (the A kinds: the dq_atomic variants)
 # (BAD(fn) for a name outside the ABI); none at all is one SKIP or FAIL line of attention.c
 {
   [ -f dsl/kernels/attention.lua ] && echo "#define ATTN_KERNEL_FILE 1"
@@ -30,13 +31,17 @@ wait
   for h in out/c/attention_*.h; do
     [ -e "$h" ] || continue
     n=$(basename "$h" .h)
-    if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq)_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$ ]] &&
-       ! [[ ${BASH_REMATCH[2]} = pre && -n ${BASH_REMATCH[5]} ]]; then
-      k=${BASH_REMATCH[2]:-fwd}
-      echo "  $(echo $k | tr a-z A-Z)${BASH_REMATCH[5]:+_CAP}($n, $(echo ${BASH_REMATCH[3]} | tr a-z A-Z), ${BASH_REMATCH[4]}) \\"
-    else
-      echo "  BAD($n) \\"
+    k=bad cap=
+    if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$ ]]; then
+      k=${BASH_REMATCH[2]:-fwd}${BASH_REMATCH[3]:+a} cap=${BASH_REMATCH[6]:+_cap}
+      dt=$(echo ${BASH_REMATCH[4]} | tr a-z A-Z) d=${BASH_REMATCH[5]}
     fi
+    # pre and post take no softcap; of the dq_atomic variants, pre and dkdv
+    case $k$cap in
+      fwd|fwd_cap|pre|prea|dkdv|dkdv_cap|dkdva|dkdva_cap|dq|dq_cap|post)
+        echo "  $(echo $k$cap | tr a-z A-Z)($n, $dt, $d) \\" ;;
+      *) echo "  BAD($n) \\" ;;
+    esac
   done
   echo ""
 } > $b/attention_list.h

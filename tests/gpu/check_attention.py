@@ -108,19 +108,21 @@ def skip(label, why):
 # ---------------------------------------------------------------------------
 # variants
 
-NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq)_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$")
+NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$")
 hdir = args.headers or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "out", args.target)
 names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h")))
-sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ...}
-pres = {}   # (dt, D) -> the pre launcher (shared by cap and no cap)
+sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ..., "dkdva": ...}
+pres = {}   # (dt, D) -> {"pre": ..., "prea": ..., "post": ...} (shared by cap and no cap)
 for n in names:
     m = NAME.match(n)
-    if not m or (m.group(1) == "pre" and m.group(4)):
+    kind = m and (m.group(1) or "fwd") + ("a" if m.group(2) else "")
+    if not m or kind not in ("fwd", "pre", "dkdv", "dq", "prea", "dkdva", "post") or (
+            kind in ("pre", "prea", "post") and m.group(5)):
         record(False, f"{args.target} {n}", "the name does not follow the ABI (docs/attention.md)")
         continue
-    kind, dt, D, cap = m.group(1) or "fwd", m.group(2), int(m.group(3)), bool(m.group(4))
-    if kind == "pre":
-        pres[(dt, D)] = n
+    dt, D, cap = m.group(3), int(m.group(4)), bool(m.group(5))
+    if kind in ("pre", "prea", "post"):
+        pres.setdefault((dt, D), {})[kind] = n
     else:
         sets.setdefault((dt, D, cap), {})[kind] = n
 if not names:
@@ -303,9 +305,18 @@ def run_forward(name, dt, D, cap, c):
     record(not why, label + ("" if why else f" (error <= {worst:.2f} of the bound, rel {rel:.1e})"), why)
 
 
-def bwd_call(names, cap, scale, softcap, Q, K, V, dO, lse, delta, dQ, dK, dV, B, Hq, Sq, Hkv, Sk, wl, wr):
-    """dkdv then dq; their return codes."""
+def bwd_call(names, cap, scale, softcap, Q, K, V, dO, lse, delta, dQ, dK, dV, B, Hq, Sq, Hkv, Sk, wl, wr,
+             dqacc=None):
+    """dkdv then dq; their return codes.  With dqacc (cleared by prea): the
+    dq_atomic dkdv, then post."""
     tail = [scale] + ([softcap] if cap else []) + [wl, wr]
+    if dqacc is not None:
+        r1 = lib(names["dkdva"], Q.store, K.store, V.store, dO.store, lse, delta, dK.store, dV.store, dqacc, B, Hq, Sq,
+                 Hkv, Sk, *Q.strides(), *K.strides(), *V.strides(), *dO.strides(), *dK.strides(), *dV.strides(), *tail)
+        r2 = lib(names["post"], dqacc, dQ.store, B, Hq, Sq, *dQ.strides())
+        if DEV == "cuda":
+            torch.cuda.synchronize()
+        return r1, r2
     r1 = lib(names["dkdv"], Q.store, K.store, V.store, dO.store, lse, delta, dK.store, dV.store, B, Hq, Sq, Hkv, Sk,
              *Q.strides(), *K.strides(), *V.strides(), *dO.strides(), *dK.strides(), *dV.strides(), *tail)
     r2 = lib(names["dq"], Q.store, K.store, V.store, dO.store, lse, delta, dQ.store, B, Hq, Sq, Hkv, Sk,
@@ -315,7 +326,7 @@ def bwd_call(names, cap, scale, softcap, Q, K, V, dO, lse, delta, dQ, dK, dV, B,
     return r1, r2
 
 
-def run_backward(names, dt, D, cap, c, twice):
+def run_backward(names, dt, D, cap, c, twice, atomic=False):
     _, B, Hq, Hkv, Sq, Sk, wl, wr, lay, _ = c
     scale, softcap = problem(cap, c, D)
     Q, K, V = T(lay, 0, B, Hq, Sq, D, dt), T(lay, 1, B, Hkv, Sk, D, dt), T(lay, 2, B, Hkv, Sk, D, dt)
@@ -329,19 +340,27 @@ def run_backward(names, dt, D, cap, c, twice):
     dQ, dK, dV = (T(lay, 5, B, Hq, Sq, D, dt, True), T(lay, 6, B, Hkv, Sk, D, dt, True),
                   T(lay, 7, B, Hkv, Sk, D, dt, True))
     ins = [x.store.clone() for x in (Q, K, V, dO, O)] + [lse.clone()]
-    label = case_label(f"attention_bwd_{{pre,dkdv,dq}}_{dt}_d{D}{'_softcap' if cap else ''}", "bwd", c)
-    rc = lib(names["pre"], O.store, dO.store, delta, B, Hq, Sq, *O.strides(), *dO.strides())
+    sfx = f"{dt}_d{D}{'_softcap' if cap else ''}"
+    label = case_label(f"attention_bwd_{{pre,dkdv}}_dq_atomic_{sfx} + post" if atomic else
+                       f"attention_bwd_{{pre,dkdv,dq}}_{sfx}", "bwd", c)
+    dqacc = torch.full((nr * D,), float("nan"), device=DEV, dtype=torch.float32) if atomic else None
+    if atomic:
+        rc = lib(names["prea"], O.store, dO.store, delta, dqacc, B, Hq, Sq, *O.strides(), *dO.strides())
+    else:
+        rc = lib(names["pre"], O.store, dO.store, delta, B, Hq, Sq, *O.strides(), *dO.strides())
     if DEV == "cuda":
         torch.cuda.synchronize()
     if rc != 0:
-        return record(False, label, f"{names['pre']} returned {rc}")
+        return record(False, label, f"{names['prea' if atomic else 'pre']} returned {rc}")
     why = check_delta(delta, O, dO, nr)
     if why:
         return record(False, label, why)
     delta_copy = delta.clone()
-    r1, r2 = bwd_call(names, cap, scale, softcap, Q, K, V, dO, lse, delta, dQ, dK, dV, B, Hq, Sq, Hkv, Sk, wl, wr)
+    r1, r2 = bwd_call(names, cap, scale, softcap, Q, K, V, dO, lse, delta, dQ, dK, dV, B, Hq, Sq, Hkv, Sk, wl, wr,
+                      dqacc)
     if r1 or r2:
-        return record(False, label, f"{names['dkdv']} returned {r1}, {names['dq']} returned {r2}")
+        k1, k2 = ("dkdva", "post") if atomic else ("dkdv", "dq")
+        return record(False, label, f"{names[k1]} returned {r1}, {names[k2]} returned {r2}")
     worst_all, rel_all = 0.0, 0.0
     for tn, X, key in (("dQ", dQ, "q"), ("dK", dK, "k"), ("dV", dV, "v")):
         worst, at, got, want, tol, rel = bound_ratio(X.v, r["d" + key], r["m" + key], r["n" + key], dt)
@@ -353,9 +372,9 @@ def run_backward(names, dt, D, cap, c, twice):
     if not why and not all(torch.equal(a, x) for a, x in zip(ins, [x.store for x in (Q, K, V, dO, O)] + [lse])):
         why = "an input (Q, K, V, dO, O or LSE) was modified"
     if not why and not torch.equal(delta_copy[:nr], delta[:nr]):
-        why = "Delta was modified by dkdv or dq"
+        why = "Delta was modified by dkdv, dq or post"
     record(not why, label + ("" if why else f" (error <= {worst_all:.2f} of the bound, rel {rel_all:.1e})"), why)
-    if twice and not why:   # deterministic: a second run gives the same bits
+    if twice and not why and not atomic:   # deterministic: a second run gives the same bits
         first = [x.store.clone() for x in (dQ, dK, dV)]
         for x in (dQ, dK, dV):
             x.store.fill_(float("nan"))
@@ -403,9 +422,12 @@ def run_bad_args(names, dt, D, cap, with_pre):
         "pre": lambda z, n: lib(names["pre"], x, z, f, 1, 1, n, *st * 2),
         "dkdv": lambda z, n: lib(names["dkdv"], x, x, x, x, f, z, y, y.clone(), 1, 1, n, 1, 4, *st * 6, *tail),
         "dq": lambda z, n: lib(names["dq"], x, x, x, x, f, z, y, 1, 1, n, 1, 4, *st * 5, *tail),
+        "prea": lambda z, n: lib(names["prea"], x, x, f, z, 1, 1, n, *st * 2),
+        "dkdva": lambda z, n: lib(names["dkdva"], x, x, x, x, f, f, y, y.clone(), z, 1, 1, n, 1, 4, *st * 6, *tail),
+        "post": lambda z, n: lib(names["post"], z, y, 1, 1, n, *st),
     }
     for kind, call in calls.items():
-        if kind not in names or (kind == "pre" and not with_pre):
+        if kind not in names or (kind in ("pre", "prea", "post") and not with_pre):
             continue
         r1, r2 = call(None, 4), call(x, 0)
         if DEV == "cuda":
@@ -448,13 +470,13 @@ def main():
     try:
         selftest_reference()
         for dt, D in sorted({(k[0], k[1]) for k in sets} | set(pres)):
-            pre, pre_used, pre_bad_args = pres.get((dt, D)), False, False
+            shared, pre_used, pre_bad_args = pres.get((dt, D), {}), False, False
+            pre = shared.get("pre")
             for cap in (False, True):
                 names = dict(sets.get((dt, D, cap), {}))
                 if not names:
                     continue
-                if pre:
-                    names["pre"] = pre
+                names.update(shared)
                 missing = [n for n in names.values() if not hasattr(lib.lib, n)]
                 if missing:
                     record(False, f"{args.target} attention {dt} d{D}{' softcap' if cap else ''}",
@@ -468,9 +490,16 @@ def main():
                 for c in CASES:
                     if "fwd" in names:
                         run_forward(names["fwd"], dt, D, cap, c)
+                full_a = all(k in names for k in ("prea", "dkdva", "post"))
+                if "dkdva" in names and not full_a:
+                    record(False, f"{args.target} attention {dt} d{D}{' softcap' if cap else ''}",
+                           "the atomic-dQ backward is incomplete: " + ", ".join(
+                               f"{k} {'there' if k in names else 'missing'}" for k in ("prea", "dkdva", "post")))
                 for i, c in enumerate(CASES):
                     if full:
                         run_backward(names, dt, D, cap, c, twice=i == 1)
+                    if full_a:
+                        run_backward(names, dt, D, cap, c, twice=False, atomic=True)
                 pre_used |= full
                 run_bad_args(names, dt, D, cap, with_pre=full and not pre_bad_args)
                 pre_bad_args |= full

@@ -53,6 +53,8 @@ static inline int lt_imax(int a, int b) { return a > b ? a : b; }
 static inline int lt_imin(int a, int b) { return a < b ? a : b; }
 static inline int lt_iabs(int a) { return a < 0 ? -a : a; }
 static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* k:atomic_add: the launcher runs the blocks one after another. */
+static inline void lt_atomic_add(float *p, float v) { *p += v; }
 
 /* One block of index_math: what one GPU block computes, with one thread. */
 static void index_math_block(int bm, int bn, const int *restrict A, int *restrict O, float *restrict F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)

@@ -37,6 +37,9 @@ LT_FN float lt_exp2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+/* *p += v in global memory, atomically (k:atomic_add); the result is not
+** used, so this is one RED.ADD.F32. */
+LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
 /* One block (64 threads) of index_math. */
 __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ A, int *__restrict__ O, float *__restrict__ F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)

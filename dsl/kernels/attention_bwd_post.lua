@@ -1,0 +1,26 @@
+-- attention_bwd_post.lua: the last step of the FlashAttention-2 backward pass
+-- with dQ by atomics: dQ = dQacc, the f32 sum attention_bwd_dkdv's
+-- dq_atomic variants added into (scale included), in dQ's dtype and
+-- strides.  One program per BM query rows of one (batch, head).
+local tile = require "tile"
+
+return tile.kernel {
+  name = "attention_bwd_post",
+  doc = "FlashAttention-2 backward with atomic dQ, last step: dQ = dQacc in dQ's dtype.",
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" } },
+  config = { BM = 32, threads = 128 },
+  params = function(v)
+    local D = tonumber(v.hdim:sub(2))
+    return {
+      dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }),
+      dQ = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdqb", "sdqh", "sdqs", 1 }),
+    }
+  end,
+  body = function(k, p, c, v)
+    local D = tonumber(v.hdim:sub(2))
+    local qb, bh = k:grid(tile.cdiv(p.Sq, c.BM), p.B * p.Hq)
+    local b, h = bh // p.Hq, bh % p.Hq
+    local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+    k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  end,
+}
