@@ -4,9 +4,10 @@ run, bf16.
 
 Grid: 16K tokens per batch (B = 16384 / S), model dim 2048 (H = 2048 / D),
 D in {64, 128}, S in {1K, 4K, 16K}, causal and full; forward, and forward +
-backward (ours: forward, then the backward with dQ by atomics as FA2 does
-it: pre (dq_atomic), dkdv (dq_atomic), post; LABEL-det is the deterministic
-backward: pre, dkdv, dq; SDPA: the forward and torch.autograd.grad of it).  Q, K, V, dO live in [B, S, H, D] memory; SDPA
+backward (ours: forward, then the deterministic backward: pre, dkdv, dq;
+LABEL-atomic: the backward with dQ by atomics, as FA2 does it: pre and dkdv
+of the dq_atomic variants, then post; SDPA: the forward and
+torch.autograd.grad of it).  Q, K, V, dO live in [B, S, H, D] memory; SDPA
 gets them as [B, H, S, D] views, our launchers through strides.
 FLOPs: forward 4 B H S^2 D (halved when causal), forward + backward 3.5x that.
 Before a point is timed, our O (and dQ, dK, dV) are checked once against
@@ -133,7 +134,7 @@ def bench(libs):
         return ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30)).item()
 
     rows = []
-    labels = [x for lab, _ in libs for x in (lab, lab + "-det")]
+    labels = [x for lab, _ in libs for x in (lab, lab + "-atomic")]
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
     for D in (64, 128):
         for S in (1024, 4096, 16384):
@@ -179,7 +180,7 @@ def bench(libs):
                     def ours_fwd():
                         return lib(f"attention_bf16_d{D}", q, k, v, o, lse, B, H, S, H, S, *st * 4, scale, wl, wr)
 
-                    def ours_fb():   # dQ by atomics
+                    def ours_fb_atomic():   # dQ by atomics
                         r = [ours_fwd(), lib(f"attention_bwd_pre_dq_atomic_bf16_d{D}", o, do, delta, dqacc, B, H, S,
                                              *st * 2)]
                         r.append(lib(f"attention_bwd_dkdv_dq_atomic_bf16_d{D}", q, k, v, do, lse, delta, dk, dv,
@@ -187,7 +188,7 @@ def bench(libs):
                         r.append(lib(f"attention_bwd_post_bf16_d{D}", dqacc, dq, B, H, S, *st))
                         return r
 
-                    def ours_fb_det():   # the deterministic backward
+                    def ours_fb():   # the deterministic backward
                         r = [ours_fwd(), lib(f"attention_bwd_pre_bf16_d{D}", o, do, delta, B, H, S, *st * 2)]
                         r.append(lib(f"attention_bwd_dkdv_bf16_d{D}", q, k, v, do, lse, delta, dk, dv, B, H, S, H, S,
                                      *st * 6, scale, wl, wr))
@@ -211,7 +212,7 @@ def bench(libs):
                         notes[label] = f"WRONG forward: return code {rc}, rel diff to SDPA O {err:.1e}"
                         continue
                     fb["fwd"][label] = time_ms(ours_fwd)
-                    for lab, fn in ((label, ours_fb), (label + "-det", ours_fb_det)):
+                    for lab, fn in ((label, ours_fb), (label + "-atomic", ours_fb_atomic)):
                         for x in (dq, dk, dv):
                             x.fill_(float("nan"))
                         try:   # forward + backward: checked, then timed

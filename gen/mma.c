@@ -5,9 +5,10 @@
 ** A kernel's k:gemm statements share one warp grid: the warps of the
 ** block form a warps_m x warps_n grid over each accumulator (an f32
 ** fragment [BM, BN]), and each warp owns a warp tile [BM / warps_m,
-** BN / warps_n] of it, made of instruction tiles.  The accumulator's layout (struct Layout in lt.h) is
-** the instruction's result layout, so the epilogue (bias, activation, the
-** store) works on the registers where the instruction left them:
+** BN / warps_n] of it, made of instruction tiles.  The accumulator's
+** layout (struct Layout in lt.h) is the instruction's result layout, so
+** the epilogue (bias, activation, the store) works on the registers where
+** the instruction left them:
 **
 **   mma.sync m16n8k16   lane l holds rows l/4 + 8i, columns 2(l%4) + 8j + {0,1}
 **   (and m16n8k8 tf32, the same result layout)

@@ -55,8 +55,10 @@ return tile.kernel {
   body = function(k, p, c, v)
     local D = tonumber(v.hdim:sub(2))
     local BN = c.BN
-    -- dq_atomic at D = 128 on AMD: half the keys, so K, V, Q and dO fit in the 64 KB of LDS
-    if v.dq_atomic and D >= 128 and k.target:sub(1, 3) == "gfx" then BN = BN // 2 end
+    -- dq_atomic at D = 128: half the keys on AMD, so K, V, Q and dO fit in the
+    -- 64 KB of LDS, and under 8 warps, which cannot hold dK, dV and dQ of 64
+    -- keys in registers (sm80: 196 bytes of spills)
+    if v.dq_atomic and D >= 128 and (k.target:sub(1, 3) == "gfx" or c.threads < 256) then BN = BN // 2 end
     -- WN warps across the columns (P^T and dS^T then reach their gemms through
     -- shared memory), more where the rows would leave a warp under 16 of them
     local WN = c.WN

@@ -59,273 +59,273 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_bwd_dkdv_dq_atomic_bf16_d128_softcap: what one GPU block computes, with one thread. */
 static void attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_block(int pid, int bh, const lt_bf16 *restrict Q, const lt_bf16 *restrict K, const lt_bf16 *restrict V, const lt_bf16 *restrict dO, const float *restrict LSE, const float *restrict Delta, lt_bf16 *restrict dK, lt_bf16 *restrict dV, float *restrict dQacc, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
 {
-  lt_bf16 Ks[64][128];
-  lt_bf16 Vs[64][128];
-  lt_bf16 Qs[64][128];
-  lt_bf16 dOs[64][128];
-  lt_bf16 st_sh[64][64];
-  // attention_bwd_dkdv.lua:68: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:70: local kb = nkb - 1 - pid
+  lt_bf16 Ks[32][128];
+  lt_bf16 Vs[32][128];
+  lt_bf16 Qs[32][128];
+  lt_bf16 dOs[32][128];
+  lt_bf16 st_sh[32][32];
+  // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 32 - 1) / 32;
+  // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:71: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:72: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:74: local k0 = kb * BN
-  const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:75: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:76: local k0 = kb * BN
+  const int k0 = kb * 32;
+  // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:77: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:78: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 32 - 1) / 32;
+  // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
-  const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:79: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
-  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:80: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
-  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:86: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  const int hi_q = k0 + 32 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
+  // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
+  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-    for (int ri = 0; ri < 64; ++ri) {
+    for (int ri = 0; ri < 32; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int gr = kb * 64 + ri;
+        const int gr = kb * 32 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
         Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 128 ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
-  // attention_bwd_dkdv.lua:87: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-    for (int ri = 0; ri < 64; ++ri) {
+    for (int ri = 0; ri < 32; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int gr = kb * 64 + ri;
+        const int gr = kb * 32 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
         Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 128 ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
-  // attention_bwd_dkdv.lua:88: local dk = k:fragment("f32", { BN, D }, 0)
-  float dk[8192];
-  for (int ri = 0; ri < 64; ++ri) {
+  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  float dk[4096];
+  for (int ri = 0; ri < 32; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       dk[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:89: local dv = k:fragment("f32", { BN, D }, 0)
-  float dv[8192];
-  for (int ri = 0; ri < 64; ++ri) {
+  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  float dv[4096];
+  for (int ri = 0; ri < 32; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       dv[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:90: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:91: local h = hk * group + g
+    // attention_bwd_dkdv.lua:93: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:92: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:93: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-        for (int ri = 0; ri < 64; ++ri) {
+        for (int ri = 0; ri < 32; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
-            const int gr = j * 64 + ri;
+            const int gr = j * 32 + ri;
             const int gc = ci;
             const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
             Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 128 ? ptr[0] : lt_f32_to_bf16(0.0f);
           }
         }
       }
-      // attention_bwd_dkdv.lua:94: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-        for (int ri = 0; ri < 64; ++ri) {
+        for (int ri = 0; ri < 32; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
-            const int gr = j * 64 + ri;
+            const int gr = j * 32 + ri;
             const int gc = ci;
             const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
             dOs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 128 ? ptr[0] : lt_f32_to_bf16(0.0f);
           }
         }
       }
-      // attention_bwd_dkdv.lua:95: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[4096];
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          st[ri * 64 + ci] = 0.0f;
+      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[1024];
+      for (int ri = 0; ri < 32; ++ri) {
+        for (int ci = 0; ci < 32; ++ci) {
+          st[ri * 32 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:96: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       for (int kk = 0; kk < 128; ++kk) {
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st[ri * 64 + ci] += lt_bf16_to_f32(Ks[ri][kk]) * lt_bf16_to_f32(Qs[ci][kk]);
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st[ri * 32 + ci] += lt_bf16_to_f32(Ks[ri][kk]) * lt_bf16_to_f32(Qs[ci][kk]);
           }
         }
       }
-      // attention_bwd_dkdv.lua:97: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[4096];
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          dpt[ri * 64 + ci] = 0.0f;
+      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[1024];
+      for (int ri = 0; ri < 32; ++ri) {
+        for (int ci = 0; ci < 32; ++ci) {
+          dpt[ri * 32 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:98: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       for (int kk = 0; kk < 128; ++kk) {
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            dpt[ri * 64 + ci] += lt_bf16_to_f32(Vs[ri][kk]) * lt_bf16_to_f32(dOs[ci][kk]);
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            dpt[ri * 32 + ci] += lt_bf16_to_f32(Vs[ri][kk]) * lt_bf16_to_f32(dOs[ci][kk]);
           }
         }
       }
-      // attention_bwd_dkdv.lua:99: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[64];
-      float lse2[64];
+      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+      float t21[32];
+      float lse2[32];
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        for (int ci = 0; ci < 64; ++ci) {
-          const int gc = j * 64 + ci;
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gc = j * 32 + ci;
           const float *ptr = base + gc;
           t21[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
           lse2[ci] = t21[ci] * 1.442695f;
         }
       }
-      // attention_bwd_dkdv.lua:100: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[64];
+      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+      float delta[32];
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        for (int ci = 0; ci < 64; ++ci) {
-          const int gc = j * 64 + ci;
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gc = j * 32 + ci;
           const float *ptr = base + gc;
           delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:132: local qend = (j + 1) * BM
-      const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:133: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:136: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
+      const int qend = (j + 1) * 32;
+      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
-        float t[4096];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            t[ri * 64 + ci] = tanhf(st[ri * 64 + ci] * (scale / softcap));
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        float t[1024];
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            t[ri * 32 + ci] = tanhf(st[ri * 32 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st[ri * 64 + ci] = t[ri * 64 + ci] * (softcap * 1.442695f);
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st[ri * 32 + ci] = t[ri * 32 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:113: local key = k:iota({ BN, 1 }, 1)
-        int key[64];
-        for (int ri = 0; ri < 64; ++ri) {
+        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
+        int key[32];
+        for (int ri = 0; ri < 32; ++ri) {
           key[ri] = ri;
         }
-        // attention_bwd_dkdv.lua:114: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-        int row[64];
-        for (int ri = 0; ri < 64; ++ri) {
-          row[ri] = key[ri] + (k0 - j * 64 - diag);
+        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        int row[32];
+        for (int ri = 0; ri < 32; ++ri) {
+          row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:115: local lo = tile.where(wr:lt(0), 0, row - wr)
-        int lo[64];
-        for (int ri = 0; ri < 64; ++ri) {
+        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
+        int lo[32];
+        for (int ri = 0; ri < 32; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:116: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-        int hi[64];
-        for (int ri = 0; ri < 64; ++ri) {
-          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        int hi[32];
+        for (int ri = 0; ri < 32; ++ri) {
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:117: local col = k:iota({ BN, BM }, 2)
-        int col[4096];
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            col[ri * 64 + ci] = ci;
-            st[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? st[ri * 64 + ci] : -INFINITY;
+        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
+        int col[1024];
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            col[ri * 32 + ci] = ci;
+            st[ri * 32 + ci] = col[ri * 32 + ci] >= lo[ri] && col[ri * 32 + ci] < hi[ri] ? st[ri * 32 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st[ri * 64 + ci] = exp2f(st[ri * 64 + ci] - lse2[ci]);
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st[ri * 32 + ci] = exp2f(st[ri * 32 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(st[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(st[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dv[ri * 128 + ci] += lt_bf16_to_f32(st_sh[ri][kk]) * lt_bf16_to_f32(dOs[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
-        float dst[4096];
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            dst[ri * 64 + ci] = st[ri * 64 + ci] * (dpt[ri * 64 + ci] - delta[ci]) * (1.0f - t[ri * 64 + ci] * t[ri * 64 + ci]);
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        float dst[1024];
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            dst[ri * 32 + ci] = st[ri * 32 + ci] * (dpt[ri * 32 + ci] - delta[ci]) * (1.0f - t[ri * 32 + ci] * t[ri * 32 + ci]);
           }
         }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dk[ri * 128 + ci] += lt_bf16_to_f32(st_sh[ri][kk]) * lt_bf16_to_f32(Qs[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:127: local dq = k:fragment("f32", { BM, D }, 0)
-        float dq[8192];
-        for (int ri = 0; ri < 64; ++ri) {
+        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        float dq[4096];
+        for (int ri = 0; ri < 32; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             dq[ri * 128 + ci] = 0.0f;
           }
         }
-        // attention_bwd_dkdv.lua:128: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dq[ri * 128 + ci] += lt_bf16_to_f32(st_sh[kk][ri]) * lt_bf16_to_f32(Ks[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
-          for (int ri = 0; ri < 64; ++ri) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
-              const int gr = j * 64 + ri;
+              const int gr = j * 32 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 128 + gc;
               if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq[ri * 128 + ci] * scale);
@@ -333,86 +333,86 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_block(int pid, int bh
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
-        float t_2[4096];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            t_2[ri * 64 + ci] = tanhf(st[ri * 64 + ci] * (scale / softcap));
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        float t_2[1024];
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            t_2[ri * 32 + ci] = tanhf(st[ri * 32 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st[ri * 64 + ci] = t_2[ri * 64 + ci] * (softcap * 1.442695f);
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st[ri * 32 + ci] = t_2[ri * 32 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st[ri * 64 + ci] = exp2f(st[ri * 64 + ci] - lse2[ci]);
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st[ri * 32 + ci] = exp2f(st[ri * 32 + ci] - lse2[ci]);
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(st[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(st[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dv[ri * 128 + ci] += lt_bf16_to_f32(st_sh[ri][kk]) * lt_bf16_to_f32(dOs[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
-        float dst_2[4096];
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            dst_2[ri * 64 + ci] = st[ri * 64 + ci] * (dpt[ri * 64 + ci] - delta[ci]) * (1.0f - t_2[ri * 64 + ci] * t_2[ri * 64 + ci]);
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        float dst_2[1024];
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            dst_2[ri * 32 + ci] = st[ri * 32 + ci] * (dpt[ri * 32 + ci] - delta[ci]) * (1.0f - t_2[ri * 32 + ci] * t_2[ri * 32 + ci]);
           }
         }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dk[ri * 128 + ci] += lt_bf16_to_f32(st_sh[ri][kk]) * lt_bf16_to_f32(Qs[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:127: local dq = k:fragment("f32", { BM, D }, 0)
-        float dq_2[8192];
-        for (int ri = 0; ri < 64; ++ri) {
+        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        float dq_2[4096];
+        for (int ri = 0; ri < 32; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             dq_2[ri * 128 + ci] = 0.0f;
           }
         }
-        // attention_bwd_dkdv.lua:128: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 64 + ci]));
+        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        for (int ri = 0; ri < 32; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            st_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 32 + ci]));
           }
         }
-        for (int kk = 0; kk < 64; ++kk) {
-          for (int ri = 0; ri < 64; ++ri) {
+        for (int kk = 0; kk < 32; ++kk) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
               dq_2[ri * 128 + ci] += lt_bf16_to_f32(st_sh[kk][ri]) * lt_bf16_to_f32(Ks[kk][ci]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
-          for (int ri = 0; ri < 64; ++ri) {
+          for (int ri = 0; ri < 32; ++ri) {
             for (int ci = 0; ci < 128; ++ci) {
-              const int gr = j * 64 + ri;
+              const int gr = j * 32 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 128 + gc;
               if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq_2[ri * 128 + ci] * scale);
@@ -422,26 +422,26 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_block(int pid, int bh
       }
     }
   }
-  // attention_bwd_dkdv.lua:139: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
-    for (int ri = 0; ri < 64; ++ri) {
+    for (int ri = 0; ri < 32; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int gr = kb * 64 + ri;
+        const int gr = kb * 32 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
         if (ok && gr >= 0 && gr < Sk && gc < 128) ptr[0] = lt_f32_to_bf16(dk[ri * 128 + ci] * scale);
       }
     }
   }
-  // attention_bwd_dkdv.lua:140: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
-    for (int ri = 0; ri < 64; ++ri) {
+    for (int ri = 0; ri < 32; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int gr = kb * 64 + ri;
+        const int gr = kb * 32 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
         if (ok && gr >= 0 && gr < Sk && gc < 128) ptr[0] = lt_f32_to_bf16(dv[ri * 128 + ci]);
@@ -458,7 +458,7 @@ int attention_bwd_dkdv_dq_atomic_bf16_d128_softcap(const void *Q, const void *K,
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return 1;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0 || (uintptr_t)dQacc % 4 != 0) return 1;
-  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bh = 0; bh < grid_y; ++bh)

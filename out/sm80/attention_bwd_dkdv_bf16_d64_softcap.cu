@@ -135,29 +135,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Qs[2][64][64];
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 dOs[2][64][64];
-  // attention_bwd_dkdv.lua:68: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:70: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:71: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:72: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:74: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:76: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:75: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:77: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:78: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:79: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:80: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:86: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:87: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:88: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -219,17 +219,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:91: local h = hk * group + g
+    // attention_bwd_dkdv.lua:93: local h = hk * group + g
     const int h_2 = hk * group + g;
     __syncthreads();
-    // attention_bwd_dkdv.lua:92: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:93: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:94: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:93: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:94: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-      // attention_bwd_dkdv.lua:95: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:96: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       uint32_t Ks_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:97: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:98: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       uint32_t Vs_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:99: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[16];
       float lse2[16];
       {
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:100: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
       float delta[16];
       {
         const bool ok = b < B && h_2 < Hq;
@@ -524,15 +524,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:132: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:133: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:136: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
         float t[32];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -554,31 +554,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:113: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:114: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:115: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:116: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:117: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -591,7 +591,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t st_frag[1][4];
@@ -639,7 +639,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -651,7 +651,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t dst_frag[1][4];
@@ -689,9 +689,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
         float t_2[32];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -702,7 +702,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -713,7 +713,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -724,7 +724,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t st_frag[1][4];
@@ -761,7 +761,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -773,7 +773,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t dst_2_frag[1][4];
@@ -814,7 +814,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:139: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -839,7 +839,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:140: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

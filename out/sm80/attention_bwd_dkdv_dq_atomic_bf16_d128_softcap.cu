@@ -119,58 +119,56 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
-  const int warp_col = 0;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [32, 32] accumulator */
+  const int warp_row = tid / 64 * 16;
+  const int warp_col = tid / 32 % 2 * 16;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
+  /* the 128-column accumulators: their warp's columns from warp_col_128, this thread's from col0_128 */
+  const int warp_col_128 = tid / 32 % 2 * 64, col0_128 = warp_col_128 + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Ks)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 16384);
+  __nv_bfloat16 (*Vs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 8192);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Qs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
+  __nv_bfloat16 (*Qs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 16384);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*dOs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 65536);
-  /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*dst_sh)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 98304);
-  /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*dK_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
-  /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*dV_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
-  // attention_bwd_dkdv.lua:68: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:70: local kb = nkb - 1 - pid
+  __nv_bfloat16 (*dOs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 32768);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 49152);
+  // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 32 - 1) / 32;
+  // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:71: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:72: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:74: local k0 = kb * BN
-  const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:75: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:76: local k0 = kb * BN
+  const int k0 = kb * 32;
+  // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:77: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:78: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 32 - 1) / 32;
+  // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
-  const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:79: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
-  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:80: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
-  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:86: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  const int hi_q = k0 + 32 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
+  // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
+  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
     #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 16;
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
@@ -183,13 +181,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       }
     }
   }
-  // attention_bwd_dkdv.lua:87: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
     #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 16;
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
@@ -202,53 +200,53 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       }
     }
   }
-  // attention_bwd_dkdv.lua:88: local dk = k:fragment("f32", { BN, D }, 0)
-  float dk[64];
+  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dk[ri * 32 + ci * 2 + vi] = 0.0f;
+        dk[ri * 16 + ci * 2 + vi] = 0.0f;
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: local dv = k:fragment("f32", { BN, D }, 0)
-  float dv[64];
+  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dv[ri * 32 + ci * 2 + vi] = 0.0f;
+        dv[ri * 16 + ci * 2 + vi] = 0.0f;
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:91: local h = hk * group + g
+    // attention_bwd_dkdv.lua:93: local h = hk * group + g
     const int h_2 = hk * group + g;
     __syncthreads();
-    // attention_bwd_dkdv.lua:92: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:93: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int gr = j * 64 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = j * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
@@ -263,19 +261,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
             }
           }
         }
-        // attention_bwd_dkdv.lua:94: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int gr = j * 64 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = j * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
@@ -299,19 +297,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:93: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int gr = j_next * 64 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = j_next * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
@@ -326,19 +324,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
             }
           }
         }
-        // attention_bwd_dkdv.lua:94: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int gr = j_next * 64 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 4; ++ri) {
+              const int gr = j_next * 32 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
@@ -356,27 +354,27 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       }
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-      // attention_bwd_dkdv.lua:95: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[32];
+      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 16 + ci * 2 + vi] = 0.0f;
+            st[ri * 4 + ci * 2 + vi] = 0.0f;
           }
         }
       }
-      // attention_bwd_dkdv.lua:96: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      uint32_t Ks_frag[2][1][4], Qs_frag[2][2][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 2; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -395,7 +393,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
             lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 2; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -408,38 +406,38 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {st[i], st[i + 1], st[i + 16], st[i + 17]};
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {st[i], st[i + 1], st[i + 4], st[i + 5]};
             lt_mma_16816_bf16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
             st[i] = d[0];
             st[i + 1] = d[1];
-            st[i + 16] = d[2];
-            st[i + 17] = d[3];
+            st[i + 4] = d[2];
+            st[i + 5] = d[3];
           }
         }
       }
-      // attention_bwd_dkdv.lua:97: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[32];
+      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 16 + ci * 2 + vi] = 0.0f;
+            dpt[ri * 4 + ci * 2 + vi] = 0.0f;
           }
         }
       }
-      // attention_bwd_dkdv.lua:98: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
+      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      uint32_t Vs_frag[2][1][4], dOs_frag[2][2][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 2; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -458,7 +456,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
             lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 2; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -471,26 +469,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 16], dpt[i + 17]};
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 4], dpt[i + 5]};
             lt_mma_16816_bf16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
             dpt[i] = d[0];
             dpt[i + 1] = d[1];
-            dpt[i + 16] = d[2];
-            dpt[i + 17] = d[3];
+            dpt[i + 4] = d[2];
+            dpt[i + 5] = d[3];
           }
         }
       }
-      // attention_bwd_dkdv.lua:99: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[16];
-      float lse2[16];
+      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
+      float t21[4];
+      float lse2[4];
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 32 + ci * 8 + col0;
           const float *ptr = base + gc;
           if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
@@ -509,14 +507,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
           }
         }
       }
-      // attention_bwd_dkdv.lua:100: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[16];
+      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
+      float delta[4];
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 32 + ci * 8 + col0;
           const float *ptr = base + gc;
           if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
@@ -531,414 +529,584 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
           }
         }
       }
-      // attention_bwd_dkdv.lua:132: local qend = (j + 1) * BM
-      const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:133: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:136: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
+      const int qend = (j + 1) * 32;
+      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
-        float t[32];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        float t[8];
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 16 + ci * 2 + vi] = tanhf(st[ri * 16 + ci * 2 + vi] * (scale / softcap));
+              t[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = t[ri * 16 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = t[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:113: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:114: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = key[ri] + (k0 - j * 64 - diag);
+          row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:115: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:116: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:117: local col = k:iota({ BN, BM }, 2)
-        int col[32];
+        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
+        int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] >= lo[ri] && col[ri * 4 + ci * 2 + vi] < hi[ri] ? st[ri * 4 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse2[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_bf16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dv[i], dv[i + 1], dv[i + 32], dv[i + 33]};
-                lt_mma_16816_bf16(d, st_frag[mi], b2);
-                dv[i] = d[0];
-                dv[i + 1] = d[1];
-                dv[i + 32] = d[2];
-                dv[i + 33] = d[3];
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
-        float dst[32];
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t[ri * 16 + ci * 2 + vi] * t[ri * 16 + ci * 2 + vi]);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_frag[1][4];
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_frag[mi][0] = lt_pack_bf16x2(dst[i], dst[i + 1]);
-            dst_frag[mi][1] = lt_pack_bf16x2(dst[i + 16], dst[i + 16 + 1]);
-            dst_frag[mi][2] = lt_pack_bf16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[mi][3] = lt_pack_bf16x2(dst[i + 18], dst[i + 18 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dk[i], dk[i + 1], dk[i + 32], dk[i + 33]};
-                lt_mma_16816_bf16(d, dst_frag[mi], b2);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 32] = d[2];
-                dk[i + 33] = d[3];
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:127: local dq = k:fragment("f32", { BM, D }, 0)
-        float dq[64];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dq[ri * 32 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:128: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(dst[ri * 16 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 4 + ci * 2 + vi]));
             }
           }
         }
         __syncthreads();
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_sh_frag[1][4];
+        {
+          uint32_t st_sh_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int r = kk + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(dst_sh_frag[mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
+          for (int ni = 0; ni < 8; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 1; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dq[i], dq[i + 1], dq[i + 32], dq[i + 33]};
-                lt_mma_16816_bf16(d, dst_sh_frag[mi], b2);
-                dq[i] = d[0];
-                dq[i + 1] = d[1];
-                dq[i + 32] = d[2];
-                dq[i + 33] = d[3];
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 16] = d[2];
+                dv[i + 17] = d[3];
               }
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        float dst[8];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t[ri * 4 + ci * 2 + vi] * t[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        __syncthreads();
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst[ri * 4 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 1; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 16] = d[2];
+                dk[i + 17] = d[3];
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        float dq[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dq[ri * 16 + ci * 2 + vi] = 0.0f;
+            }
+          }
+        }
+        __syncthreads();
+        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst[ri * 4 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        uint32_t st_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_frag[0][ni][0] = t[0];
+          Ks_frag[0][ni][1] = t[1];
+          Ks_frag[0][ni + 1][0] = t[2];
+          Ks_frag[0][ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          const int cur = kk / 16 % 2;
+          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+            }
+            #pragma unroll
+            for (int ni = 0; ni < 8; ni += 2) {
+              uint32_t t[4];
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+              lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              Ks_frag[cur ^ 1][ni][0] = t[0];
+              Ks_frag[cur ^ 1][ni][1] = t[1];
+              Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+              Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq[i], dq[i + 1], dq[i + 16], dq[i + 17]};
+              lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
+              dq[i] = d[0];
+              dq[i + 1] = d[1];
+              dq[i + 16] = d[2];
+              dq[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
-              const int gr = j * 64 + ri * 8 + row0;
-              const int gc = ci * 8 + col0;
+            for (int ci = 0; ci < 8; ++ci) {
+              const int gr = j * 32 + ri * 8 + row0;
+              const int gc = ci * 8 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ri * 32 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:104: t = k:fragment("f32", { BN, BM })
-        float t_2[32];
-        // attention_bwd_dkdv.lua:105: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        float t_2[8];
+        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 16 + ci * 2 + vi] = tanhf(st[ri * 16 + ci * 2 + vi] * (scale / softcap));
+              t_2[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
-        // attention_bwd_dkdv.lua:106: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = t_2[ri * 16 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = t_2[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:120: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse2[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:121: k:gemm(st:cast(v.dtype), dOs, dv)
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_bf16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dv[i], dv[i + 1], dv[i + 32], dv[i + 33]};
-                lt_mma_16816_bf16(d, st_frag[mi], b2);
-                dv[i] = d[0];
-                dv[i + 1] = d[1];
-                dv[i + 32] = d[2];
-                dv[i + 33] = d[3];
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:123: if v.softcap then dst = dst * (1 - t * t) end
-        float dst_2[32];
+        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t_2[ri * 16 + ci * 2 + vi] * t_2[ri * 16 + ci * 2 + vi]);
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:124: k:gemm(dst:cast(v.dtype), Qs, dk)
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_2_frag[1][4];
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_2_frag[mi][0] = lt_pack_bf16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[mi][1] = lt_pack_bf16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
-            dst_2_frag[mi][2] = lt_pack_bf16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[mi][3] = lt_pack_bf16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dk[i], dk[i + 1], dk[i + 32], dk[i + 33]};
-                lt_mma_16816_bf16(d, dst_2_frag[mi], b2);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 32] = d[2];
-                dk[i + 33] = d[3];
-              }
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:127: local dq = k:fragment("f32", { BM, D }, 0)
-        float dq_2[64];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dq_2[ri * 32 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:128: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(dst_2[ri * 16 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 4 + ci * 2 + vi]));
             }
           }
         }
         __syncthreads();
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_sh_frag[1][4];
+        {
+          uint32_t st_sh_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int r = kk + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(dst_sh_frag[mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
+          for (int ni = 0; ni < 8; ni += 2) {
             uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 1; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 32], dq_2[i + 33]};
-                lt_mma_16816_bf16(d, dst_sh_frag[mi], b2);
-                dq_2[i] = d[0];
-                dq_2[i + 1] = d[1];
-                dq_2[i + 32] = d[2];
-                dq_2[i + 33] = d[3];
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 16] = d[2];
+                dv[i + 17] = d[3];
               }
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        float dst_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dst_2[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t_2[ri * 4 + ci * 2 + vi] * t_2[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        __syncthreads();
+        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst_2[ri * 4 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 1; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 16] = d[2];
+                dk[i + 17] = d[3];
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        float dq_2[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              dq_2[ri * 16 + ci * 2 + vi] = 0.0f;
+            }
+          }
+        }
+        __syncthreads();
+        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst_2[ri * 4 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        uint32_t st_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_frag[0][ni][0] = t[0];
+          Ks_frag[0][ni][1] = t[1];
+          Ks_frag[0][ni + 1][0] = t[2];
+          Ks_frag[0][ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          const int cur = kk / 16 % 2;
+          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+            }
+            #pragma unroll
+            for (int ni = 0; ni < 8; ni += 2) {
+              uint32_t t[4];
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+              lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              Ks_frag[cur ^ 1][ni][0] = t[0];
+              Ks_frag[cur ^ 1][ni][1] = t[1];
+              Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+              Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 16], dq_2[i + 17]};
+              lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
+              dq_2[i] = d[0];
+              dq_2[i + 1] = d[1];
+              dq_2[i + 16] = d[2];
+              dq_2[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
-              const int gr = j * 64 + ri * 8 + row0;
-              const int gc = ci * 8 + col0;
+            for (int ci = 0; ci < 8; ++ci) {
+              const int gr = j * 32 + ri * 8 + row0;
+              const int gc = ci * 8 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ri * 32 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -947,89 +1115,51 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:139: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
-    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles dK_out lies over */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = kb * 32 + ri * 8 + row0;
+        const int gc = ci * 8 + col0_128;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
+        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
-          *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
-        }
-      }
-      __syncthreads();   /* dK_out is whole */
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdks + (int64_t)(ri * 8) * sdks + tid % 16 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0;
-          __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
-            }
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }
     }
   }
-  // attention_bwd_dkdv.lua:140: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
-    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles dV_out lies over */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = kb * 32 + ri * 8 + row0;
+        const int gc = ci * 8 + col0_128;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
+        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
-          *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
-        }
-      }
-      __syncthreads();   /* dV_out is whole */
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 16 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0;
-          __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
-            }
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
           }
         }
       }
@@ -1044,13 +1174,13 @@ extern "C" int attention_bwd_dkdv_dq_atomic_bf16_d128_softcap(const void *Q, con
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0 || (uintptr_t)dQacc % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 106496 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 106496);
+  /* 51200 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 51200);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_kernel<<<grid, dim3(128), 106496, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_dq_atomic_bf16_d128_softcap_kernel<<<grid, dim3(128), 51200, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -10,19 +10,24 @@ o=build/tests/compile
 mkdir -p $o
 MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bias_tn bf16_none_nn tf32_bias_gelu_tt tf32_none_nt"
 # attention: each kernel once per dtype, head dim and softcap, spread over the
-# four kernels, and the dK/dV kernel at d128 as well (its registers are the
-# tightest).
+# kernels, and the dK/dV kernel at d128 as well (its registers are the
+# tightest), with and without dQ by atomics.
 ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 attention_bwd_pre_bf16_d128
   attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32
-  attention_bwd_dkdv_bf16_d128"
+  attention_bwd_dkdv_bf16_d128 attention_bwd_dkdv_dq_atomic_bf16_d128 attention_bwd_dkdv_dq_atomic_f16_d64
+  attention_bwd_pre_dq_atomic_f16_d64 attention_bwd_post_bf16_d128"
 # Known open defects: files that build but spill.  Their spill FAIL is
 # reported as SKIP with the reason (so every run shows it, and it is not
 # counted as passed); one that stops spilling FAILs until taken off the list.
 # Issue 4: the dK/dV kernel on AMD (two copies of the softmax step, for masked
-# and unmasked blocks, keep LLVM's allocator at its register limits).
+# and unmasked blocks, keep LLVM's allocator at its register limits); its
+# dq_atomic variants spill scalar registers (SGPRs) there too.
 KNOWN="gfx942:attention_bwd_dkdv_f16_d64_softcap gfx1100:attention_bwd_dkdv_f16_d64_softcap
   gfx1100:attention_bwd_dkdv_bf16_d32 gfx90a:attention_bwd_dkdv_bf16_d128 gfx942:attention_bwd_dkdv_bf16_d128
-  gfx1100:attention_bwd_dkdv_bf16_d128"
+  gfx1100:attention_bwd_dkdv_bf16_d128 gfx90a:attention_bwd_dkdv_dq_atomic_bf16_d128
+  gfx942:attention_bwd_dkdv_dq_atomic_bf16_d128 gfx1100:attention_bwd_dkdv_dq_atomic_bf16_d128
+  gfx90a:attention_bwd_dkdv_dq_atomic_f16_d64 gfx942:attention_bwd_dkdv_dq_atomic_f16_d64
+  gfx1100:attention_bwd_dkdv_dq_atomic_f16_d64"
 known() {
   local list=" $(echo $KNOWN) "
   while IFS= read -r l; do
