@@ -676,7 +676,8 @@ static int k_load(lua_State *l) {
   return 1;
 }
 
-static void do_store(View *v, Expr *val) {
+/* Appends the store of val to view v (an S_STORE) and returns it. */
+static Stmt *do_store(View *v, Expr *val) {
   int shape[2];
   ltI_view_shape(v, shape);
   check_fits(val, shape, ltU_fmt("the view of %s", v->t->name));
@@ -686,6 +687,7 @@ static void do_store(View *v, Expr *val) {
   check_scope(st->val);
   if (st->val->dt == DT_BOOL) dsl_error("cannot store a bool value; cast it with :cast(\"%s\")", ltI_dtypes[v->t->dt].name);
   v->t->stored = 1;
+  return st;
 }
 
 static int k_store(lua_State *l) {
@@ -707,8 +709,7 @@ static int k_atomic_add(lua_State *l) {
   if (!val->weak && val->dt != DT_F32)
     dsl_error("k:atomic_add's value is %s; it must be f32 like the tensor: cast it with :cast(\"f32\")",
               ltI_dtypes[val->dt].name);
-  do_store(v, val);
-  cur_block()->last->atomic = 1;
+  do_store(v, val)->atomic = 1;
   (void)l;
   return 0;
 }
