@@ -38,6 +38,8 @@ typedef struct E {
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
+  const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
+                           shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -140,11 +142,25 @@ static void swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
   *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
 }
 
+/* Columns of one panel of shared tile sh: a wgmma operand whose rows
+** are wider than 128 bytes is stored as panels of 128-byte rows (the
+** tile's columns c / 64, each [rows][64]); other tiles are one panel. */
+static int panel_cols(const Sym *sh) {
+  int bytes = sh->shape[1] * ltI_dtypes[sh->dt].bytes;
+  return sh->wgmma && bytes > 128 ? 128 / ltI_dtypes[sh->dt].bytes : sh->shape[1];
+}
+
 /* Element [r][c] of shared tile sh as stored (c already swizzled), in the
-** current stage of a ring. */
+** current stage of a ring; [c / 64][r][c % 64] in a tile of panels. */
 static const char *sh_index(const E *e, const Sym *sh, const char *r, const char *c) {
-  if (sh->stages > 1) return ltU_fmt("%s[%s][%s][%s]", sh->name, e->stage, r, c);
-  return ltU_fmt("%s[%s][%s]", sh->name, r, c);
+  const char *stage = sh->stages > 1 ? ltU_fmt("[%s]", e->stage) : "";
+  int pc = panel_cols(sh);
+  if (pc < sh->shape[1] && !strcmp(c, "0")) return ltU_fmt("%s%s[0][%s][0]", sh->name, stage, r);
+  if (pc < sh->shape[1]) {
+    c = paren(c);
+    return ltU_fmt("%s%s[%s / %d][%s][%s %% %d]", sh->name, stage, c, pc, r, c, pc);
+  }
+  return ltU_fmt("%s%s[%s][%s]", sh->name, stage, r, c);
 }
 
 /* The element (r, c) of shared tile sh: in the current stage of a ring,
@@ -526,7 +542,7 @@ static void staged_store(E *e, const View *v, const Expr *val, const Sym *o, con
   line(e, "if (%s) {   /* the whole tile is inside %s: out through %s, 16 bytes of a row a thread */",
        whole_tile(e, v, cl->vec, has_ok), t->name, o->name);
   e->depth++;
-  line(e, "%s   /* every warp is done with the shared tiles %s lies over */", e->t->barrier, o->name);
+  line(e, "%s   /* every warp is done with the shared tiles %s lies over */", e->barrier, o->name);
   Ctx c = {0};
   int n = open_loops(e, &c, l, shape, 1, 1, 0);
   Ctx ce = c;
@@ -537,7 +553,7 @@ static void staged_store(E *e, const View *v, const Expr *val, const Sym *o, con
   line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", l->vec, to_storage(e, dt, etext(e, val, &ce)));
   line(e, "*(%s *)&%s = h.v;", vt, sh_at(e, o, tile_row(&c), tile_col(&c)));
   close_loops(e, n);
-  line(e, "%s   /* %s is whole */", e->t->barrier, o->name);
+  line(e, "%s   /* %s is whole */", e->barrier, o->name);
   Ctx cc = {0};
   n = open_loops(e, &cc, cl, shape, 1, 1, 0);
   const char *r = or0(tile_row(&cc)), *col = or0(tile_col(&cc)), *c0 = itext(e, v->origin[v->cdim]);
@@ -781,7 +797,7 @@ static void reduce(E *e, Stmt *s) {
   int W = e->t->warp, lo, hi;   /* reduced thread-id bits: [lo, hi) as strides */
   if (l->mma) {   /* the lanes that share a row (ax 1) or a column (ax 0) of the result layout (mma.c) */
     static const int lanes[][2][2] = {   /* [kind][axis] = {lo, hi} */
-      [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_TF32] = {{4, 32}, {1, 4}}, [MMA_MFMA32] = {{1, 32}, {32, 64}},
+      [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_TF32] = {{4, 32}, {1, 4}}, [MMA_WGMMA] = {{4, 32}, {1, 4}}, [MMA_MFMA32] = {{1, 32}, {32, 64}},
       [MMA_MFMA16] = {{1, 16}, {16, 64}}, [MMA_WMMA] = {{16, 32}, {1, 16}},
     };
     lo = lanes[l->mma][ax][0];
@@ -830,7 +846,7 @@ static void reduce(E *e, Stmt *s) {
       e->depth--;
       line(e, "}");
     }
-    line(e, "%s", e->t->barrier);
+    line(e, "%s", e->barrier);
     m = open_loops(e, &k, l, d->shape, 1, 1, 1);
     kept = ax == 1 ? or0(tile_row(&k)) : or0(tile_col(&k));
     const char *at0 = ax == 1 ? ltU_fmt("%s[%s][0]", sc->name, kept) : ltU_fmt("%s[0][%s]", sc->name, kept);
@@ -1060,6 +1076,24 @@ static void gemm_mma_sync_ring(E *e, Stmt *s, int BK) {
   }
 }
 
+/* The warp's A fragments of gemm s for the 16 of K from kk into frag[mi]:
+** packed from its register tile, an mma result (two n8 tiles of that are
+** one k16 A tile), or by ldmatrix from its shared tile. */
+static void a_frags(E *e, const Stmt *s, int MI, const char *ty, const char *frag) {
+  const Sym *a = s->shared ? s->shared : s->areg;
+  if (!s->areg) {
+    ldsm_a(e, s, a, MI, "kk", frag);
+    return;
+  }
+  int nca = a->layout->nc * a->layout->vec;
+  open_for(e, "mi", MI, 1);
+  line(e, "const int i = mi * %d + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane %% 4) */", 2 * nca);
+  const char *at[4] = {"i", ltU_fmt("i + %d", nca), "i + 2", ltU_fmt("i + %d", nca + 2)};
+  for (int r = 0; r < 4; r++)
+    line(e, "%s[mi][%d] = lt_pack_%sx2(%s[%s], %s[%s + 1]);", frag, r, ty, a->name, at[r], a->name, at[r]);
+  close_for(e);
+}
+
 /* mma.sync m16n8k16: the warp's A fragments for 16 of K (ldmatrix, or
 ** packed from a register tile), then one mma per 16x8 instruction tile of
 ** the warp tile.  Both operands in shared memory and B not too wide: the
@@ -1077,17 +1111,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16", *fn = ltU_fmt("lt_mma_16816_%s", ty);
   open_for(e, "kk", BK, 16);
   line(e, "uint32_t %s_frag[%d][4];", a->name, MI);
-  if (s->areg) {   /* a's registers are an mma result: two n8 tiles of it are one k16 A tile */
-    int nca = a->layout->nc * a->layout->vec;
-    open_for(e, "mi", MI, 1);
-    line(e, "const int i = mi * %d + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane %% 4) */", 2 * nca);
-    const char *at[4] = {"i", ltU_fmt("i + %d", nca), "i + 2", ltU_fmt("i + %d", nca + 2)};
-    for (int r = 0; r < 4; r++)
-      line(e, "%s_frag[mi][%d] = lt_pack_%sx2(%s[%s], %s[%s + 1]);", a->name, r, ty, a->name, at[r], a->name, at[r]);
-    close_for(e);
-  } else {
-    ldsm_a(e, s, a, MI, "kk", ltU_fmt("%s_frag", a->name));
-  }
+  a_frags(e, s, MI, ty, ltU_fmt("%s_frag", a->name));
   if (!stream) {
     line(e, "uint32_t %s_frag[%d][2];", b->name, NI);
     ldsm_b(e, s, b, NI, "kk", ltU_fmt("%s_frag", b->name));
@@ -1233,10 +1257,44 @@ static void gemm_fma(E *e, Stmt *s, int BK) {
   line(e, "}");
 }
 
+/* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
+** the accumulator each) multiplies its A fragments, which are the
+** mma.sync ones (a_frags), by B, which the tensor cores read from shared
+** memory through a descriptor: its address, the byte offset of the next
+** 8 rows (SBO, along K) and of the next 64-column panel (LBO, B stored
+** [K, N] only), and the swizzle (mma.c: the tile's own is wgmma's).  All
+** of K's A fragments first, then one wgmma.fence, the wgmmas, commit and
+** wait: the accumulator is whole after it, and B may be overwritten after
+** the next barrier. */
+static void gemm_wgmma(E *e, Stmt *s, int BK) {
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  int row = ltP_wgmma_row(b), N = acc->shape[1];
+  const char *frag = ltU_fmt("%s_frag", a->name);
+  line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
+  open_for(e, "kk", BK, 16);
+  a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
+  close_for(e);
+  line(e, "lt_wgmma_settle(%s);", frag);
+  line(e, "lt_wgmma_settle(%s);", acc->name);
+  line(e, "lt_wgmma_fence();   /* %s and %s are in their registers before the wgmmas read them */", frag, acc->name);
+  open_for(e, "kk", BK, 16);
+  /* B's 16 of K from kk: columns kk.. of its rows ([N, K]: K-major), or its rows kk.. ([K, N]: N-major) */
+  const char *at = s->trans_b ? sh_index(e, b, "0", "kk") : sh_index(e, b, "kk", "0");
+  int lbo = s->trans_b ? 16 : b->shape[0] * 128;
+  line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], lt_wgmma_desc(&%s, %d, %d, %d));", N, ty, !s->trans_b,
+       acc->name, frag, at, lbo, 8 * row, row == 128 ? 1 : row == 64 ? 2 : 3);
+  close_for(e);
+  line(e, "lt_wgmma_commit();");
+  line(e, "lt_wgmma_wait<0>();");
+  line(e, "lt_wgmma_settle(%s);   /* the code below reads %s after the wait, not before */", acc->name, acc->name);
+}
+
 static void gemm(E *e, Stmt *s) {
   const Layout *l = s->dst->layout;
   int BK = s->shared_b->shape[s->trans_b];
-  if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
+  if (l->mma == MMA_WGMMA) gemm_wgmma(e, s, BK);
+  else if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
   else if (l->mma == MMA_TF32) gemm_tf32(e, s, l, BK);
   else if (l->mma) gemm_amd(e, s, l, BK);
   else gemm_fma(e, s, BK);
@@ -1319,7 +1377,7 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g, const Ring *r) {
   const char *v = r->v, *hi = r->hi, *vs = r->vs, *vn = r->vn, *vns = r->vns;
   prologue(e, s, r, 1);   /* (so the stages are constants: fewer registers) */
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for the first iteration have landed */", S - 2);
-  line(e, "%s   /* and everyone's */", e->t->barrier);
+  line(e, "%s   /* and everyone's */", e->barrier);
   line(e, "int %s = 0, %s = %d;   /* the stage read, the stage filled */", vs, vns, S - 1);
   comment(e, g->line);
   ring_frags(e, g);
@@ -1351,7 +1409,7 @@ static void pipelined_gemm(E *e, Stmt *s, Stmt *g, const Ring *r) {
   e->depth++;
   line(e, "lt_cp_async_commit();");
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s + 1 have landed */", S - 2, v);
-  line(e, "%s   /* everyone's have, and all have read stage %s: iteration %s + %d fills it */", e->t->barrier, vs, v, S);
+  line(e, "%s   /* everyone's have, and all have read stage %s: iteration %s + %d fills it */", e->barrier, vs, v, S);
   line(e, "%s = %s == %d ? 0 : %s + 1;", vs, vs, S - 1, vs);
   line(e, "%s = %s == %d ? 0 : %s + 1;", vns, vns, S - 1, vns);
   e->depth--;
@@ -1431,16 +1489,16 @@ static void prefetched(E *e, Stmt *s) {
   e->depth--;
   line(e, "}");
   if (two) {
-    line(e, "%s   /* stage 0 is whole */", e->t->barrier);
+    line(e, "%s   /* stage 0 is whole */", e->barrier);
     line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s ^= 1) {", r.v, r.lo, r.vs, r.v, r.hi, r.v, r.vs);
   } else {
     line(e, "for (int %s = %s; %s < %s; ++%s) {", r.v, r.lo, r.v, r.hi, r.v);
   }
   e->depth++;
   if (!two) {
-    line(e, "%s   /* every warp is done with the tiles */", e->t->barrier);
+    line(e, "%s   /* every warp is done with the tiles */", e->barrier);
     store_regs(e, s, NULL);
-    line(e, "%s   /* the tiles are whole */", e->t->barrier);
+    line(e, "%s   /* the tiles are whole */", e->barrier);
   }
   line(e, "const int %s = %s + 1;", r.vn, r.v);
   line(e, "if (%s < %s) {   /* iteration %s's loads: in flight while this one computes */", r.vn, r.hi, r.vn);
@@ -1459,7 +1517,7 @@ static void prefetched(E *e, Stmt *s) {
     store_regs(e, s, ltU_fmt("%s ^ 1", r.vs));
     e->depth--;
     line(e, "}");
-    line(e, "%s   /* stage %s ^ 1 is whole, and every warp is done with stage %s */", e->t->barrier, r.vs, r.vs);
+    line(e, "%s   /* stage %s ^ 1 is whole, and every warp is done with stage %s */", e->barrier, r.vs, r.vs);
   }
   e->stage = NULL;
   e->depth--;
@@ -1471,7 +1529,9 @@ static void prefetched(E *e, Stmt *s) {
 static int ldsm_gemms(const Stmt *first) {
   int n = 0;
   for (const Stmt *x = first; x; x = x->next) {
-    if (x->kind == S_GEMM && (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32) && x->shared_b) n++;
+    if (x->kind == S_GEMM && x->shared_b &&
+        (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32 || x->dst->layout->mma == MMA_WGMMA))
+      n++;
     if (x->kind == S_IF) {
       int a = ldsm_gemms(x->body.first), b = ldsm_gemms(x->orelse.first);
       n += a > b ? a : b;
@@ -1499,7 +1559,7 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
   e->depth++;
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", S - 2, v);
-  line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->t->barrier, v);
+  line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->barrier, v);
   line(e, "const int %s = %s + %d;", vn, v, S - 1);
   line(e, "const int %s = %s == 0 ? %d : %s - 1;", vns, vs, S - 1, vs);
   line(e, "if (%s < %s) {", vn, hi);
@@ -1627,7 +1687,7 @@ static void stmt(E *e, Stmt *s) {
     line(e, "}");
     break;
   case S_BARRIER:
-    line(e, "%s", e->t->barrier);
+    line(e, "%s", e->barrier);
     break;
   }
 }
@@ -1729,6 +1789,7 @@ static void thread_coords(E *e, const Layout *l) {
   const char *r0, *c0;
   switch (l->mma) {
   case MMA_SYNC:
+  case MMA_WGMMA:
   case MMA_TF32: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
   case MMA_MFMA32: r0 = "lane % 32", c0 = "lane / 32 * 4"; break;
   case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
@@ -1778,12 +1839,21 @@ static void emit_kernel(E *e, Sym **ps, int n) {
     static const char *const axes[] = {"x", "y", "z"};
     for (int i = 0; i < k->ngrid; i++) line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
   }
-  if (k->smem_dynamic) line(e, "extern __shared__ __align__(16) unsigned char lt_smem[];");
+  int align = 16;   /* wgmma operands: their swizzle atom's (smem.c) */
+  for (int i = 0; i < k->nsyms; i++)
+    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->wgmma) align = 1024;
+  if (k->smem_dynamic) line(e, "extern __shared__ __align__(%d) unsigned char lt_smem[];", align);
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
     const char *ty = s->scratch ? ctype(s->dt) : stype(e, s->dt);
     const char *ring = s->stages > 1 ? ltU_fmt("[%d]", s->stages) : "";
+    int pc = panel_cols(s);
+    /* the dimensions after the first: [rows][cols], or [panels][rows][64] */
+    const char *panels = pc < s->shape[1] ? ltU_fmt("[%d]", s->shape[1] / pc) : "";
+    const char *rest = s->stages > 1 ? ltU_fmt("%s[%d][%d]", panels, s->shape[0], pc)
+                       : *panels     ? ltU_fmt("[%d][%d]", s->shape[0], pc)
+                                     : ltU_fmt("[%d]", s->shape[1]);
     if (s->swizzle) {
       int mask, rsh, shift;
       swizzle_of(s, &mask, &rsh, &shift);
@@ -1791,17 +1861,22 @@ static void emit_kernel(E *e, Sym **ps, int n) {
       if (s->over)
         line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r "
                 "stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else if (s->wgmma)
+        line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: ldmatrix reads it without "
+                "conflicts, and wgmma through a descriptor (its %d-byte swizzle)%s */",
+             s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "", key, ltP_wgmma_row(s),
+             *panels ? ltU_fmt(", in panels of %d columns", pc) : "");
       else
         line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is conflict-free */",
              s->name, s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "", key);
     }
     if (k->smem_dynamic)
-      line(e, "%s (*%s)%s[%d] = (%s (*)%s[%d])(lt_smem + %d);", ty, s->name, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "",
-           s->shape[1], ty, s->stages > 1 ? ltU_fmt("[%d]", s->shape[0]) : "", s->shape[1], s->smem_offset);
+      line(e, "%s (*%s)%s = (%s (*)%s)(lt_smem + %d);", ty, s->name, rest, ty, rest, s->smem_offset);
     else if (gpu(e) && s->scratch)
       line(e, "__shared__ %s %s[%d][%d];", ty, s->name, s->shape[0], s->shape[1]);
     else if (gpu(e))
-      line(e, "__shared__ __attribute__((aligned(16))) %s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
+      line(e, "__shared__ __attribute__((aligned(%d))) %s %s%s%s[%d][%d];", s->wgmma ? align : 16, ty, s->name, ring,
+           panels, s->shape[0], pc);
     else
       line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
   }
@@ -2025,6 +2100,7 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   for (int i = 0; i < n; i++) {
     E ei = e;
     ei.k = ks[i];
+    ei.barrier = ks[i]->mma == MMA_WGMMA ? "lt_wgmma_barrier();" : t->barrier;
     Sym *pi[128];
     int npi = params(ks[i], pi);
     ltU_put(&src, "\n");

@@ -101,6 +101,8 @@ struct Sym {
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
   int over;             /* laid over the other shared tiles, which are dead by then (smem.c) */
+  int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
+                           more than 128 bytes stored as 64-column panels (mma.c) */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -162,7 +164,8 @@ typedef enum {
   MMA_MFMA32,     /* v_mfma_f32_32x32x8 (AMD CDNA, wave64) */
   MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
   MMA_WMMA,       /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
-  MMA_TF32        /* mma.sync.m16n8k8 tf32: f32 operands rounded to tf32 (NVIDIA sm80+, opt-in) */
+  MMA_TF32,       /* mma.sync.m16n8k8 tf32: f32 operands rounded to tf32 (NVIDIA sm80+, opt-in) */
+  MMA_WGMMA       /* wgmma.mma_async m64nNk16: A from registers, B by descriptor (NVIDIA sm90a) */
 } MmaKind;
 
 typedef struct Block {
@@ -256,6 +259,7 @@ typedef struct Target {
   MmaKind mma;              /* matrix instruction for f16/bf16 gemm */
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
+  int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
@@ -313,6 +317,7 @@ Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */
 const Layout *ltP_mma_layout(const Kernel *k);    /* the first accumulator's, or NULL */
+int ltP_wgmma_row(const Sym *sh);                 /* row bytes of wgmma's swizzle atom (mma.c) */
 const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);
@@ -345,6 +350,7 @@ extern const char ltX_cuda[];       /* templates/cuda.h */
 extern const char ltX_hip[];        /* templates/hip.h */
 extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
+extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */

@@ -11,13 +11,16 @@
 ** the instruction left them:
 **
 **   mma.sync m16n8k16   lane l holds rows l/4 + 8i, columns 2(l%4) + 8j + {0,1}
-**   (and m16n8k8 tf32, the same result layout)
+**   (and m16n8k8 tf32, the same result layout; and wgmma m64nNk16, whose
+**   warpgroup of four warps gives each warp 16 rows in just that layout)
 **   MFMA 32x32x8        computed as (B^T A^T)^T, so lane l holds row l%32 + 32i
 **                       and columns 4(l/32) + 8j + {0..3}
 **   MFMA 16x16x16       likewise: row l%16 + 16i, columns 4(l/16) + 16j + {0..3}
 **   WMMA 16x16x16       row l/16 + 2i, column l%16 + 16j
 **
-** (i, j: the thread's register rows and column chunks.)  f32 operands take
+** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
+** where every gemm of the kernel fits it (wgmma_fits); its B operand is
+** then read by the tensor cores from shared memory through a descriptor.  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
@@ -29,7 +32,8 @@
 /* Result tile of one instruction, and the K it consumes. */
 static void inst_shape(MmaKind m, int *im, int *in, int *ik) {
   switch (m) {
-  case MMA_SYNC: *im = 16, *in = 8, *ik = 16; break;
+  case MMA_SYNC:
+  case MMA_WGMMA: *im = 16, *in = 8, *ik = 16; break;   /* wgmma: a warp's share of m64nNk16 */
   case MMA_MFMA32: *im = 32, *in = 32, *ik = 8; break;
   case MMA_MFMA16: *im = 16, *in = 16, *ik = 16; break;
   case MMA_WMMA: *im = 16, *in = 16, *ik = 16; break;
@@ -42,6 +46,7 @@ static const char *inst_name(MmaKind m) {
   static const char *const names[] = {
     [MMA_FMA] = "FMA", [MMA_SYNC] = "mma.sync m16n8k16", [MMA_MFMA32] = "MFMA 32x32x8",
     [MMA_MFMA16] = "MFMA 16x16x16", [MMA_WMMA] = "WMMA 16x16x16", [MMA_TF32] = "mma.sync m16n8k8 tf32",
+    [MMA_WGMMA] = "wgmma m64nNk16",
   };
   return names[m];
 }
@@ -110,7 +115,7 @@ static const char *operand_name(const Expr *v) {
 ** WMMA and FMA go through shared memory. */
 static int register_feed(const Kernel *k, const Stmt *g, MmaKind m) {
   if (g->trans_a || k->warps_n != 1) return 0;
-  if (m != MMA_SYNC && m != MMA_MFMA32 && m != MMA_MFMA16) return 0;   /* tf32: through shared memory */
+  if (m != MMA_SYNC && m != MMA_WGMMA && m != MMA_MFMA32 && m != MMA_MFMA16) return 0;   /* tf32: through shared memory */
   for (Layout *l = k->layouts; l; l = l->next)
     if (l->mma && l->rows == g->val->shape[0] && l->cols == g->val->shape[1]) return 1;
   return 0;
@@ -198,6 +203,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   l->in = in;
   switch (m) {
   case MMA_SYNC:
+  case MMA_WGMMA:
   case MMA_TF32: l->rstride = 8, l->cstride = 8, l->vec = 2; break;
   case MMA_MFMA32: l->rstride = 32, l->cstride = 8, l->vec = 4; break;
   case MMA_MFMA16: l->rstride = 16, l->cstride = 16, l->vec = 4; break;
@@ -227,6 +233,34 @@ static void name_coords(Kernel *k) {
   }
 }
 
+/* The bytes of one row of shared tile sh's swizzle atom as wgmma reads it:
+** 32, 64 or 128 (wider rows are stored as 64-column panels of 128 bytes);
+** 0 where wgmma cannot read the tile.  The atom is 8 such rows, and the
+** tile's own XOR swizzle (chunk c of row r at c ^ (r % 8), ^ (r / 2 % 4),
+** ^ (r / 4 % 2) for rows of 8, 4, 2 chunks) is wgmma's 128-, 64- and
+** 32-byte swizzle of it. */
+int ltP_wgmma_row(const Sym *sh) {
+  int bytes = sh->shape[1] * ltI_dtypes[sh->dt].bytes;
+  if (sh->dt == DT_F32 || sh->shape[0] % 8) return 0;
+  return bytes == 32 || bytes == 64 ? bytes : bytes % 128 ? 0 : 128;
+}
+
+/* Does wgmma fit every gemm of kernel k (sm90a)?  A warpgroup of four
+** consecutive warps computes 64 rows of the accumulator, each warp 16 of
+** them in the mma.sync result layout; so the warps stack along M only,
+** 16 rows each, and a warp holds all N columns (8 to 256).  B comes from
+** shared memory through a descriptor (ltP_wgmma_row). */
+static int wgmma_fits(const Kernel *k, Site *sites, int n) {
+  if (k->warps_n != 1 || k->warps_m % 4) return 0;
+  for (int i = 0; i < n; i++) {
+    const Stmt *g = *sites[i].link;
+    const Sym *acc = g->dst;
+    if (acc->shape[0] != 16 * k->warps_m || acc->shape[1] % 8 || acc->shape[1] > 256) return 0;
+    if (!ltP_wgmma_row(g->shared_b)) return 0;
+  }
+  return 1;
+}
+
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
 ** instruction and one warp grid for all, a layout per accumulator shape,
 ** and the way each register operand reaches the instruction. */
@@ -239,6 +273,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     warp_grid(k, k->threads / t->warp, acc->shape[0], acc->shape[1], k->gemm->line);
+    if (m == MMA_SYNC && t->wgmma && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
@@ -249,12 +284,13 @@ void ltP_mma(Kernel *k, const Target *t) {
   k->mma = m;
   for (int i = 0; i < n; i++)
     if ((*sites[i].link)->val) feed_operand(k, &sites[i], m);
-  if (m == MMA_SYNC || m == MMA_TF32)
+  if (m == MMA_SYNC || m == MMA_TF32 || m == MMA_WGMMA)
     for (int i = 0; i < n; i++) {
       Stmt *g = *sites[i].link;
       Sym *ops[2] = {g->shared, g->shared_b};
       for (int j = 0; j < 2; j++)
         if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes >= 32) ops[j]->swizzle = 1;
+      if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
     }
 }
 

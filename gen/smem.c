@@ -66,7 +66,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (later) break;
     const View *v = s->view;
     const Layout *l = ltP_expr_layout(s->val);
-    if (s->atomic || !l || (l->mma != MMA_SYNC && l->mma != MMA_TF32) || v->rdim < 0) continue;
+    if (s->atomic || !l || (l->mma != MMA_SYNC && l->mma != MMA_TF32 && l->mma != MMA_WGMMA) || v->rdim < 0) continue;
     /* small warp tiles keep the element-wise store: at 32x32 (the M = 16
     ** matmul bucket) the kernel ran 9% slower with the staged path in it,
     ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100) */
@@ -102,7 +102,8 @@ static int lay_out(Kernel *k, Sym **biggest) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
     int bytes = s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
-    off = (off + 15) & ~15;
+    int align = s->wgmma ? 8 * ltP_wgmma_row(s) : 16;   /* wgmma: its swizzle atom's address bits */
+    off = (off + align - 1) & ~(align - 1);
     s->smem_offset = off;
     s->smem_bytes = bytes;
     off += bytes;

@@ -51,8 +51,8 @@ static const Target sm80 = {
 
 static const Target sm90a = {
   CUDA_COMMON,
-  .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024, .mma = MMA_SYNC, .async_copy = 1,
-  .desc = "NVIDIA Hopper (sm_90a): wgmma, TMA",
+  .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024, .mma = MMA_SYNC, .async_copy = 1, .wgmma = 1,
+  .desc = "NVIDIA Hopper (sm_90a): wgmma where the gemms fit it, else mma.sync; cp.async",
   .build_hint = "nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c",
 };
 
@@ -101,6 +101,45 @@ const Target *ltT_find(const char *name) {
   return NULL;
 }
 
+/* One wgmma helper, lt_wgmma_m64n<N>k16_<ty>: d += a @ B for the
+** warpgroup's m64nNk16, A from registers; the accumulator registers are
+** listed in wgmma's order (column chunk j: row l/4, then l/4 + 8), which
+** is d's mma.sync order [row half][column chunk][2] read by chunk. */
+static const char *wgmma_helper(int N, const char *ty) {
+  Buf b = {0};
+  int nd = N / 2;
+  ltU_printf(&b, "\n/* d += a @ B: one m64n%dk16 wgmma of the warpgroup, %s operands; TB: B stored N-major. */\n", N, ty);
+  ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b) {\n",
+             N, ty, nd);
+  ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + 6);
+  ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", N, ty, ty);
+  for (int i = 0; i < nd; i++) ltU_printf(&b, "%s%%%d", i ? ", " : "", i);
+  ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4,
+             nd + 5);
+  ltU_put(&b, "               :");
+  for (int j = 0; j < N / 8; j++) {
+    int r0 = 2 * j, r1 = N / 4 + 2 * j;
+    ltU_printf(&b, "%s \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d])", j ? (j % 2 ? "," : ",\n                ") : "",
+               r0, r0 + 1, r1, r1 + 1);
+  }
+  ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(1));\n}\n");
+  return b.p;
+}
+
+/* Adds to b the wgmma helpers the gemms of block bl use, each once (seen:
+** a bit per N / 8 and type). */
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2]) {
+  for (const Stmt *s = bl->first; s; s = s->next) {
+    if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
+      int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16;
+      if (!(seen[bf] >> (N / 8) & 1)) ltU_put(b, wgmma_helper(N, bf ? "bf16" : "f16"));
+      seen[bf] |= (uint64_t)1 << (N / 8);
+    }
+    wgmma_helpers(b, &s->body, seen);
+    wgmma_helpers(b, &s->orelse, seen);
+  }
+}
+
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
 ** helpers any of them uses.
@@ -110,14 +149,20 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
   if (emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
   const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
+  Buf wg = {0};
+  uint64_t seen[2] = {0, 0};
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
-    if (k->mma == MMA_SYNC || k->mma == MMA_TF32) cuda = ltX_cuda_mma;
+    if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
+    if (k->mma == MMA_WGMMA) {
+      if (!wg.p) ltU_put(&wg, ltX_cuda_wgmma);
+      wgmma_helpers(&wg, &k->body, seen);
+    }
     else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16) amd = ltX_hip_mfma;
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s", base, cuda, amd);
+  return ltU_fmt("%s%s%s%s", base, cuda, wg.p ? wg.p : "", amd);
 }

@@ -114,6 +114,73 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+** Accumulate").  A warpgroup of four consecutive warps issues each
+** wgmma.mma_async together; B is read from shared memory by the tensor
+** cores through a descriptor, A from registers (each warp's 16 rows, the
+** mma.sync A fragment), and the result lands in the mma.sync result layout
+** of each warp's 16 rows. */
+
+/* The descriptor of a shared-memory operand: the address of its first
+** element, the byte offsets of the next 64 columns (lbo; N-major B only)
+** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
+** 3: 32) its tile is stored with. */
+LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         (uint64_t)swizzle << 62;
+}
+/* Orders this thread's register writes (accumulators, A fragments) before
+** the wgmmas that follow; every warp of the warpgroup runs it. */
+LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Closes the wgmmas issued so far into a group, and waits for them. */
+LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* An accumulator's or the A fragments' registers, pinned here: the
+** compiler moves neither their writes below the fence nor their reads
+** above the wait. */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
+  #pragma unroll
+  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
+}
+/* The block barrier, with what the tensor cores read next in shared memory
+** made visible to them first: ordinary and cp.async stores are in the
+** generic proxy, wgmma's reads in the async proxy. */
+LT_FN void lt_wgmma_barrier(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+}
+
+/* d += a @ B: one m64n32k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n32k16_f16(float (&d)[16], const uint32_t a[4], uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+}
+
+/* d += a @ B: one m64n128k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint32_t a[4], uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+}
+
 /* One block (128 threads) of attention_bwd_dkdv_f16_d128. */
 __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
 {
@@ -122,20 +189,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
-  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Ks)[128] = (__half (*)[128])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Vs)[128] = (__half (*)[128])(lt_smem + 16384);
-  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Qs)[32][128] = (__half (*)[32][128])(lt_smem + 32768);
-  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*dOs)[32][128] = (__half (*)[32][128])(lt_smem + 49152);
+  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[2][32][64] = (__half (*)[2][32][64])(lt_smem + 32768);
+  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*dOs)[2][32][64] = (__half (*)[2][32][64])(lt_smem + 49152);
   /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*dK_out)[128] = (__half (*)[128])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
@@ -228,7 +295,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
   for (int g = 0; g < group; ++g) {
     // attention_bwd_dkdv.lua:93: local h = hk * group + g
     const int h_2 = hk * group + g;
-    __syncthreads();
+    lt_wgmma_barrier();
     // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
@@ -241,7 +308,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -251,11 +318,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               const __half *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -268,7 +335,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -278,11 +345,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               const __half *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -293,7 +360,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
     }
     for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-      __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+      lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
@@ -304,7 +371,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -314,11 +381,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               const __half *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -331,7 +398,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -341,11 +408,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               const __half *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -367,56 +434,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
       }
       // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-      }
-      #pragma unroll
-      for (int ni = 0; ni < 4; ni += 2) {
-        uint32_t t[4];
-        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-        lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-        Qs_frag[0][ni][0] = t[0];
-        Qs_frag[0][ni][1] = t[1];
-        Qs_frag[0][ni + 1][0] = t[2];
-        Qs_frag[0][ni + 1][1] = t[3];
-      }
+      uint32_t Ks_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        const int cur = kk / 16 % 2;
-        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 4; ni += 2) {
-            uint32_t t[4];
-            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[cur ^ 1][ni][0] = t[0];
-            Qs_frag[cur ^ 1][ni][1] = t[1];
-            Qs_frag[cur ^ 1][ni + 1][0] = t[2];
-            Qs_frag[cur ^ 1][ni + 1][1] = t[3];
-          }
-        }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          #pragma unroll
-          for (int ni = 0; ni < 4; ++ni) {
-            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {st[i], st[i + 1], st[i + 8], st[i + 9]};
-            lt_mma_16816_f16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
-            st[i] = d[0];
-            st[i + 1] = d[1];
-            st[i + 8] = d[2];
-            st[i + 9] = d[3];
-          }
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Ks_frag[kk / 16][mi], &Ks[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
       }
+      lt_wgmma_settle(Ks_frag);
+      lt_wgmma_settle(st);
+      lt_wgmma_fence();   /* Ks_frag and st are in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n32k16_f16<0>(st, Ks_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+      }
+      lt_wgmma_commit();
+      lt_wgmma_wait<0>();
+      lt_wgmma_settle(st);   /* the code below reads st after the wait, not before */
       // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[16];
       #pragma unroll
@@ -430,56 +466,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
       }
       // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-      }
-      #pragma unroll
-      for (int ni = 0; ni < 4; ni += 2) {
-        uint32_t t[4];
-        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-        lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-        dOs_frag[0][ni][0] = t[0];
-        dOs_frag[0][ni][1] = t[1];
-        dOs_frag[0][ni + 1][0] = t[2];
-        dOs_frag[0][ni + 1][1] = t[3];
-      }
+      uint32_t Vs_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        const int cur = kk / 16 % 2;
-        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 4; ni += 2) {
-            uint32_t t[4];
-            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-            dOs_frag[cur ^ 1][ni][0] = t[0];
-            dOs_frag[cur ^ 1][ni][1] = t[1];
-            dOs_frag[cur ^ 1][ni + 1][0] = t[2];
-            dOs_frag[cur ^ 1][ni + 1][1] = t[3];
-          }
-        }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          #pragma unroll
-          for (int ni = 0; ni < 4; ++ni) {
-            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 8], dpt[i + 9]};
-            lt_mma_16816_f16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
-            dpt[i] = d[0];
-            dpt[i + 1] = d[1];
-            dpt[i + 8] = d[2];
-            dpt[i + 9] = d[3];
-          }
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Vs_frag[kk / 16][mi], &Vs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
       }
+      lt_wgmma_settle(Vs_frag);
+      lt_wgmma_settle(dpt);
+      lt_wgmma_fence();   /* Vs_frag and dpt are in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n32k16_f16<0>(dpt, Vs_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+      }
+      lt_wgmma_commit();
+      lt_wgmma_wait<0>();
+      lt_wgmma_settle(dpt);   /* the code below reads dpt after the wait, not before */
       // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[8];
       float lse2[8];
@@ -595,38 +600,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t st_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 8], st[i + 8 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 10], st[i + 10 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dv[i], dv[i + 1], dv[i + 32], dv[i + 33]};
-                lt_mma_16816_f16(d, st_frag[mi], b2);
-                dv[i] = d[0];
-                dv[i + 1] = d[1];
-                dv[i + 32] = d[2];
-                dv[i + 33] = d[3];
-              }
-            }
+            st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 8], st[i + 8 + 1]);
+            st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 10], st[i + 10 + 1]);
           }
         }
+        lt_wgmma_settle(st_frag);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
+        }
+        lt_wgmma_commit();
+        lt_wgmma_wait<0>();
+        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst[16];
         #pragma unroll
@@ -640,38 +635,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t dst_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_frag[mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
-            dst_frag[mi][1] = lt_pack_f16x2(dst[i + 8], dst[i + 8 + 1]);
-            dst_frag[mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[mi][3] = lt_pack_f16x2(dst[i + 10], dst[i + 10 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dk[i], dk[i + 1], dk[i + 32], dk[i + 33]};
-                lt_mma_16816_f16(d, dst_frag[mi], b2);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 32] = d[2];
-                dk[i + 33] = d[3];
-              }
-            }
+            dst_frag[kk / 16][mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
+            dst_frag[kk / 16][mi][1] = lt_pack_f16x2(dst[i + 8], dst[i + 8 + 1]);
+            dst_frag[kk / 16][mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
+            dst_frag[kk / 16][mi][3] = lt_pack_f16x2(dst[i + 10], dst[i + 10 + 1]);
           }
         }
+        lt_wgmma_settle(dst_frag);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dst_frag and dk are in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
+        }
+        lt_wgmma_commit();
+        lt_wgmma_wait<0>();
+        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
       } else {
         // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
@@ -696,38 +681,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t st_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 8], st[i + 8 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 10], st[i + 10 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dv[i], dv[i + 1], dv[i + 32], dv[i + 33]};
-                lt_mma_16816_f16(d, st_frag[mi], b2);
-                dv[i] = d[0];
-                dv[i + 1] = d[1];
-                dv[i + 32] = d[2];
-                dv[i + 33] = d[3];
-              }
-            }
+            st_frag[kk / 16][mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_f16x2(st[i + 8], st[i + 8 + 1]);
+            st_frag[kk / 16][mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 10], st[i + 10 + 1]);
           }
         }
+        lt_wgmma_settle(st_frag);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
+        }
+        lt_wgmma_commit();
+        lt_wgmma_wait<0>();
+        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst_2[16];
         #pragma unroll
@@ -741,38 +716,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           }
         }
         // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_2_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t dst_2_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_2_frag[mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[mi][1] = lt_pack_f16x2(dst_2[i + 8], dst_2[i + 8 + 1]);
-            dst_2_frag[mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[mi][3] = lt_pack_f16x2(dst_2[i + 10], dst_2[i + 10 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {dk[i], dk[i + 1], dk[i + 32], dk[i + 33]};
-                lt_mma_16816_f16(d, dst_2_frag[mi], b2);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 32] = d[2];
-                dk[i + 33] = d[3];
-              }
-            }
+            dst_2_frag[kk / 16][mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
+            dst_2_frag[kk / 16][mi][1] = lt_pack_f16x2(dst_2[i + 8], dst_2[i + 8 + 1]);
+            dst_2_frag[kk / 16][mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
+            dst_2_frag[kk / 16][mi][3] = lt_pack_f16x2(dst_2[i + 10], dst_2[i + 10 + 1]);
           }
         }
+        lt_wgmma_settle(dst_2_frag);
+        lt_wgmma_settle(dk);
+        lt_wgmma_fence();   /* dst_2_frag and dk are in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
+        }
+        lt_wgmma_commit();
+        lt_wgmma_wait<0>();
+        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
       }
     }
     lt_cp_async_wait<0>();
@@ -782,7 +747,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles dK_out lies over */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles dK_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -793,7 +758,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      __syncthreads();   /* dK_out is whole */
+      lt_wgmma_barrier();   /* dK_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdks + (int64_t)(ri * 8) * sdks + tid % 16 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
@@ -826,7 +791,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles dV_out lies over */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles dV_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -837,7 +802,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      __syncthreads();   /* dV_out is whole */
+      lt_wgmma_barrier();   /* dV_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 16 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];

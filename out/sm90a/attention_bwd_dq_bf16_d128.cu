@@ -114,6 +114,75 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+** Accumulate").  A warpgroup of four consecutive warps issues each
+** wgmma.mma_async together; B is read from shared memory by the tensor
+** cores through a descriptor, A from registers (each warp's 16 rows, the
+** mma.sync A fragment), and the result lands in the mma.sync result layout
+** of each warp's 16 rows. */
+
+/* The descriptor of a shared-memory operand: the address of its first
+** element, the byte offsets of the next 64 columns (lbo; N-major B only)
+** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
+** 3: 32) its tile is stored with. */
+LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         (uint64_t)swizzle << 62;
+}
+/* Orders this thread's register writes (accumulators, A fragments) before
+** the wgmmas that follow; every warp of the warpgroup runs it. */
+LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Closes the wgmmas issued so far into a group, and waits for them. */
+LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* An accumulator's or the A fragments' registers, pinned here: the
+** compiler moves neither their writes below the fence nor their reads
+** above the wait. */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
+  #pragma unroll
+  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
+}
+/* The block barrier, with what the tensor cores read next in shared memory
+** made visible to them first: ordinary and cp.async stores are in the
+** generic proxy, wgmma's reads in the async proxy. */
+LT_FN void lt_wgmma_barrier(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+}
+
+/* d += a @ B: one m64n64k16 wgmma of the warpgroup, bf16 operands; TB: B stored N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n64k16_bf16(float (&d)[32], const uint32_t a[4], uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+}
+
+/* d += a @ B: one m64n128k16 wgmma of the warpgroup, bf16 operands; TB: B stored N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint32_t a[4], uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+}
+
 /* One block (128 threads) of attention_bwd_dq_bf16_d128. */
 __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
 {
@@ -122,20 +191,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
-  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Qs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*dOs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 16384);
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Ks)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 65536);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Ks)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 32768);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 65536);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dQ_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
@@ -236,7 +305,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       }
     }
   }
-  __syncthreads();
+  lt_wgmma_barrier();
   // attention_bwd_dq.lua:76: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
@@ -249,7 +318,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -259,11 +328,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -276,7 +345,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -286,11 +355,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -301,7 +370,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   }
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
@@ -312,7 +381,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -322,11 +391,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -339,7 +408,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -349,11 +418,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -375,56 +444,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       }
     }
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (j_lane & 15);
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-      Ks_frag[0][ni][0] = t[0];
-      Ks_frag[0][ni][1] = t[1];
-      Ks_frag[0][ni + 1][0] = t[2];
-      Ks_frag[0][ni + 1][1] = t[3];
-    }
+    uint32_t Qs_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          Ks_frag[cur ^ 1][ni][0] = t[0];
-          Ks_frag[cur ^ 1][ni][1] = t[1];
-          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
-          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
-          lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
-          s[i] = d[0];
-          s[i + 1] = d[1];
-          s[i + 16] = d[2];
-          s[i + 17] = d[3];
-        }
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[kk / 16][mi], &Qs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
       }
     }
+    lt_wgmma_settle(Qs_frag);
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* Qs_frag and s are in their registers before the wgmmas read them */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      lt_wgmma_m64n64k16_bf16<0>(s, Qs_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+    }
+    lt_wgmma_commit();
+    lt_wgmma_wait<0>();
+    lt_wgmma_settle(s);   /* the code below reads s after the wait, not before */
     // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
@@ -438,56 +476,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       }
     }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 1; ++mi) {
-      const int r = warp_row + mi * 16 + (j_lane & 15);
-      lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-      lt_ldmatrix_x4(t, &Vs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-      Vs_frag[0][ni][0] = t[0];
-      Vs_frag[0][ni][1] = t[1];
-      Vs_frag[0][ni + 1][0] = t[2];
-      Vs_frag[0][ni + 1][1] = t[3];
-    }
+    uint32_t dOs_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &Vs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          Vs_frag[cur ^ 1][ni][0] = t[0];
-          Vs_frag[cur ^ 1][ni][1] = t[1];
-          Vs_frag[cur ^ 1][ni + 1][0] = t[2];
-          Vs_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {dp[i], dp[i + 1], dp[i + 16], dp[i + 17]};
-          lt_mma_16816_bf16(d, dOs_frag[cur][mi], Vs_frag[cur][ni]);
-          dp[i] = d[0];
-          dp[i + 1] = d[1];
-          dp[i + 16] = d[2];
-          dp[i + 17] = d[3];
-        }
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(dOs_frag[kk / 16][mi], &dOs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
       }
     }
+    lt_wgmma_settle(dOs_frag);
+    lt_wgmma_settle(dp);
+    lt_wgmma_fence();   /* dOs_frag and dp are in their registers before the wgmmas read them */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      lt_wgmma_m64n64k16_bf16<0>(dp, dOs_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+    }
+    lt_wgmma_commit();
+    lt_wgmma_wait<0>();
+    lt_wgmma_settle(dp);   /* the code below reads dp after the wait, not before */
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
@@ -560,38 +567,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
+      uint32_t ds_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        uint32_t ds_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          ds_frag[mi][0] = lt_pack_bf16x2(ds[i], ds[i + 1]);
-          ds_frag[mi][1] = lt_pack_bf16x2(ds[i + 16], ds[i + 16 + 1]);
-          ds_frag[mi][2] = lt_pack_bf16x2(ds[i + 2], ds[i + 2 + 1]);
-          ds_frag[mi][3] = lt_pack_bf16x2(ds[i + 18], ds[i + 18 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {dq[i], dq[i + 1], dq[i + 32], dq[i + 33]};
-              lt_mma_16816_bf16(d, ds_frag[mi], b2);
-              dq[i] = d[0];
-              dq[i + 1] = d[1];
-              dq[i + 32] = d[2];
-              dq[i + 33] = d[3];
-            }
-          }
+          ds_frag[kk / 16][mi][0] = lt_pack_bf16x2(ds[i], ds[i + 1]);
+          ds_frag[kk / 16][mi][1] = lt_pack_bf16x2(ds[i + 16], ds[i + 16 + 1]);
+          ds_frag[kk / 16][mi][2] = lt_pack_bf16x2(ds[i + 2], ds[i + 2 + 1]);
+          ds_frag[kk / 16][mi][3] = lt_pack_bf16x2(ds[i + 18], ds[i + 18 + 1]);
         }
       }
+      lt_wgmma_settle(ds_frag);
+      lt_wgmma_settle(dq);
+      lt_wgmma_fence();   /* ds_frag and dq are in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1));
+      }
+      lt_wgmma_commit();
+      lt_wgmma_wait<0>();
+      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -628,38 +625,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
+      uint32_t ds_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        uint32_t ds_2_frag[1][4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          ds_2_frag[mi][0] = lt_pack_bf16x2(ds_2[i], ds_2[i + 1]);
-          ds_2_frag[mi][1] = lt_pack_bf16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
-          ds_2_frag[mi][2] = lt_pack_bf16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
-          ds_2_frag[mi][3] = lt_pack_bf16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {dq[i], dq[i + 1], dq[i + 32], dq[i + 33]};
-              lt_mma_16816_bf16(d, ds_2_frag[mi], b2);
-              dq[i] = d[0];
-              dq[i + 1] = d[1];
-              dq[i + 32] = d[2];
-              dq[i + 33] = d[3];
-            }
-          }
+          ds_2_frag[kk / 16][mi][0] = lt_pack_bf16x2(ds_2[i], ds_2[i + 1]);
+          ds_2_frag[kk / 16][mi][1] = lt_pack_bf16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
+          ds_2_frag[kk / 16][mi][2] = lt_pack_bf16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
+          ds_2_frag[kk / 16][mi][3] = lt_pack_bf16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
         }
       }
+      lt_wgmma_settle(ds_2_frag);
+      lt_wgmma_settle(dq);
+      lt_wgmma_fence();   /* ds_2_frag and dq are in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1));
+      }
+      lt_wgmma_commit();
+      lt_wgmma_wait<0>();
+      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
     }
   }
   lt_cp_async_wait<0>();
@@ -668,7 +655,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
     if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles dQ_out lies over */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles dQ_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -679,7 +666,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
           *(uint32_t *)&dQ_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      __syncthreads();   /* dQ_out is whole */
+      lt_wgmma_barrier();   /* dQ_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         *(uint4 *)(base + (int64_t)(qb * 64 + tid / 16) * sdqs + (int64_t)(ri * 8) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
