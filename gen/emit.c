@@ -40,6 +40,8 @@ typedef struct E {
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
                            shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
+  const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma) */
+  int ninflight;
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -1257,37 +1259,102 @@ static void gemm_fma(E *e, Stmt *s, int BK) {
   line(e, "}");
 }
 
+/* Waits for the wgmmas in flight; their accumulators are whole after. */
+static void wgmma_wait(E *e) {
+  if (!e->ninflight) return;
+  line(e, "lt_wgmma_wait<0>();   /* the wgmmas in flight are done */");
+  for (int i = 0; i < e->ninflight; i++)
+    line(e, "lt_wgmma_settle(%s);   /* read below, after the wait */", e->inflight[i]->name);
+  e->ninflight = 0;
+}
+
+static int count_reads(const Expr *x, const Sym *s);
+static int fusable(const Stmt *s);
+
+/* Does statement s name symbol x (as destination, operand or in an
+** expression)? */
+static int names_sym(const Stmt *s, const Sym *x) {
+  if (s->dst == x || s->areg == x) return 1;
+  const Expr *xs[] = {s->val, s->other, s->lo, s->hi, s->step};
+  for (int i = 0; i < 5; i++)
+    if (count_reads(xs[i], x)) return 1;
+  for (int d = 0; s->view && d < LT_MAXRANK; d++)
+    if (count_reads(s->view->origin[d], x)) return 1;
+  return 0;
+}
+
+/* Must the wgmmas in flight be done before statement s?  Register work
+** that does not name their accumulators, global loads and plain stores,
+** and further wgmmas run while they do; anything with a barrier, shared
+** memory writes or control flow waits first. */
+static int waits_for_wgmma(const E *e, const Stmt *s) {
+  if (!e->ninflight) return 0;
+  switch (s->kind) {
+  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_GEMM: break;
+  case S_STORE: if (!s->via) break; return 1;
+  default: return 1;
+  }
+  for (int i = 0; i < e->ninflight; i++)
+    if (names_sym(s, e->inflight[i]) || (fusable(s) && names_sym(s->next, e->inflight[i]))) return 1;
+  return 0;
+}
+
+/* The descriptor text of wgmma operand sh from its element `at` (the first
+** of the 16 of K the instruction reads): stored with K contiguous, or
+** MN-major (mn): then the next 64-column panel is LBO bytes on. */
+static const char *wgmma_desc(E *e, const Sym *sh, const char *at, int mn) {
+  (void)e;
+  int row = ltP_wgmma_row(sh);
+  return ltU_fmt("lt_wgmma_desc(&%s, %d, %d, %d)", at, mn ? sh->shape[0] * 128 : 16, 8 * row,
+                 row == 128 ? 1 : row == 64 ? 2 : 3);
+}
+
+/* B's 16 of K from kk: columns kk.. of its rows ([N, K]), or its rows kk.. ([K, N]). */
+static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
+  return s->trans_b ? sh_index(e, b, "0", "kk") : sh_index(e, b, "kk", "0");
+}
+
 /* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
-** the accumulator each) multiplies its A fragments, which are the
-** mma.sync ones (a_frags), by B, which the tensor cores read from shared
-** memory through a descriptor: its address, the byte offset of the next
-** 8 rows (SBO, along K) and of the next 64-column panel (LBO, B stored
-** [K, N] only), and the swizzle (mma.c: the tile's own is wgmma's).  All
-** of K's A fragments first, then one wgmma.fence, the wgmmas, commit and
-** wait: the accumulator is whole after it, and B may be overwritten after
-** the next barrier. */
+** the accumulator each) multiplies A by B, which the tensor cores read
+** from shared memory through a descriptor: its address, the byte offset
+** of the next 8 rows (SBO, along K) and of the next 64-column panel (LBO,
+** MN-major only), and the swizzle (mma.c: the tile's own is wgmma's).  A
+** is read the same way where it is such a shared tile, else from the
+** warps' registers, as the mma.sync A fragments (a_frags): all of K's
+** first.  Then one wgmma.fence, the wgmmas and a commit;
+** the wait comes just before the first statement that needs it
+** (waits_for_wgmma), so register work in between overlaps the tensor
+** cores. */
 static void gemm_wgmma(E *e, Stmt *s, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
-  int row = ltP_wgmma_row(b), N = acc->shape[1];
+  int N = acc->shape[1], ss = a->wgmma;
   const char *frag = ltU_fmt("%s_frag", a->name);
-  line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
-  open_for(e, "kk", BK, 16);
-  a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
-  close_for(e);
-  line(e, "lt_wgmma_settle(%s);", frag);
+  if (!ss) {
+    line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
+    open_for(e, "kk", BK, 16);
+    a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
+    close_for(e);
+    line(e, "lt_wgmma_settle(%s);", frag);
+  }
   line(e, "lt_wgmma_settle(%s);", acc->name);
-  line(e, "lt_wgmma_fence();   /* %s and %s are in their registers before the wgmmas read them */", frag, acc->name);
+  line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */", ss ? "" : ltU_fmt("%s and ", frag),
+       acc->name, ss ? "its" : "their", ss ? "it" : "them");
   open_for(e, "kk", BK, 16);
-  /* B's 16 of K from kk: columns kk.. of its rows ([N, K]: K-major), or its rows kk.. ([K, N]: N-major) */
-  const char *at = s->trans_b ? sh_index(e, b, "0", "kk") : sh_index(e, b, "kk", "0");
-  int lbo = s->trans_b ? 16 : b->shape[0] * 128;
-  line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], lt_wgmma_desc(&%s, %d, %d, %d));", N, ty, !s->trans_b,
-       acc->name, frag, at, lbo, 8 * row, row == 128 ? 1 : row == 64 ? 2 : 3);
+  if (ss) {   /* A's 16 of K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
+    const char *wg = ltU_fmt("(%s & ~63)", acc->layout->wrow);
+    const char *at = s->trans_a ? sh_index(e, a, "kk", wg) : sh_index(e, a, wg, "kk");
+    line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
+         wgmma_desc(e, a, at, s->trans_a), wgmma_desc(e, b, operand_b_at(e, s, b), !s->trans_b));
+  } else {
+    line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s);", N, ty, !s->trans_b, acc->name, frag,
+         wgmma_desc(e, b, operand_b_at(e, s, b), !s->trans_b));
+  }
   close_for(e);
-  line(e, "lt_wgmma_commit();");
-  line(e, "lt_wgmma_wait<0>();");
-  line(e, "lt_wgmma_settle(%s);   /* the code below reads %s after the wait, not before */", acc->name, acc->name);
+  line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
+       acc->name);
+  if (e->ninflight == 8) wgmma_wait(e);
+  e->inflight[e->ninflight++] = acc;
 }
 
 static void gemm(E *e, Stmt *s) {
@@ -1582,6 +1649,7 @@ static void pipelined(E *e, Stmt *s) {
     line(e, "const int %s = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */", e->lane);
   }
   for (; p; p = p->next) stmt(e, p);
+  wgmma_wait(e);
   e->lane = "lane";
   e->stage = NULL;
   e->depth--;
@@ -1608,6 +1676,7 @@ static int fusable(const Stmt *s) {
 
 static void stmt(E *e, Stmt *s) {
   if (s == e->fused) return;   /* done inside the load before it */
+  if (waits_for_wgmma(e, s)) wgmma_wait(e);
   if (s->kind != S_BARRIER) comment(e, s->line);
   switch (s->kind) {
   case S_LET:
@@ -1697,6 +1766,7 @@ static void block(E *e, Block *b) {
     stmt(e, s);
     if (s->kind == S_FOR || s->kind == S_IF) e->last_line = 0;
   }
+  wgmma_wait(e);
 }
 
 /* ------------------------------------------------------------------ */

@@ -249,7 +249,8 @@ int ltP_wgmma_row(const Sym *sh) {
 ** consecutive warps computes 64 rows of the accumulator, each warp 16 of
 ** them in the mma.sync result layout; so the warps stack along M only,
 ** 16 rows each, and a warp holds all N columns (8 to 256).  B comes from
-** shared memory through a descriptor (ltP_wgmma_row). */
+** shared memory through a descriptor (ltP_wgmma_row); so does A where it
+** is a shared tile wgmma can read, else from registers. */
 static int wgmma_fits(const Kernel *k, Site *sites, int n) {
   if (k->warps_n != 1 || k->warps_m % 4) return 0;
   for (int i = 0; i < n; i++) {
@@ -291,6 +292,7 @@ void ltP_mma(Kernel *k, const Target *t) {
       for (int j = 0; j < 2; j++)
         if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes >= 32) ops[j]->swizzle = 1;
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
+      if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
     }
 }
 

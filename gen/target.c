@@ -101,39 +101,48 @@ const Target *ltT_find(const char *name) {
   return NULL;
 }
 
-/* One wgmma helper, lt_wgmma_m64n<N>k16_<ty>: d += a @ B for the
-** warpgroup's m64nNk16, A from registers; the accumulator registers are
-** listed in wgmma's order (column chunk j: row l/4, then l/4 + 8), which
-** is d's mma.sync order [row half][column chunk][2] read by chunk. */
-static const char *wgmma_helper(int N, const char *ty) {
+/* One wgmma helper, lt_wgmma_m64n<N>k16_<ty>[_ss]: d += A @ B for the
+** warpgroup's m64nNk16, A from registers, or (ss) by descriptor too.  The
+** accumulator registers are listed in wgmma's order (column chunk j: row
+** l/4, then l/4 + 8), which is d's mma.sync order [row half][chunk][2]
+** read by chunk. */
+static const char *wgmma_helper(int N, const char *ty, int ss) {
   Buf b = {0};
-  int nd = N / 2;
-  ltU_printf(&b, "\n/* d += a @ B: one m64n%dk16 wgmma of the warpgroup, %s operands; TB: B stored N-major. */\n", N, ty);
-  ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b) {\n",
-             N, ty, nd);
-  ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + 6);
+  int nd = N / 2, na = ss ? 1 : 4;   /* operands: d, A (4 registers or a descriptor), B, TB, 1 */
+  ltU_printf(&b, "\n/* d += A @ B: one m64n%dk16 wgmma of the warpgroup, %s operands, A %s; TA, TB: A stored M-major, "
+             "B N-major. */\n", N, ty, ss ? "by descriptor" : "from registers");
+  if (ss)
+    ltU_printf(&b, "template <int TA, int TB> LT_FN void lt_wgmma_m64n%dk16_%s_ss(float (&d)[%d], uint64_t a, uint64_t b) {\n",
+               N, ty, nd);
+  else
+    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b) {\n",
+               N, ty, nd);
+  ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + na + 2 + ss);
   ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", N, ty, ty);
   for (int i = 0; i < nd; i++) ltU_printf(&b, "%s%%%d", i ? ", " : "", i);
-  ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4,
-             nd + 5);
+  if (ss) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3);
+  else
+    ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4,
+               nd + 5);
   ltU_put(&b, "               :");
   for (int j = 0; j < N / 8; j++) {
     int r0 = 2 * j, r1 = N / 4 + 2 * j;
     ltU_printf(&b, "%s \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d])", j ? (j % 2 ? "," : ",\n                ") : "",
                r0, r0 + 1, r1, r1 + 1);
   }
-  ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(1));\n}\n");
+  if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(1));\n}\n");
+  else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(1));\n}\n");
   return b.p;
 }
 
 /* Adds to b the wgmma helpers the gemms of block bl use, each once (seen:
-** a bit per N / 8 and type). */
-static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2]) {
+** a bit per N / 8, by type and A's source). */
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2]) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
-      int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16;
-      if (!(seen[bf] >> (N / 8) & 1)) ltU_put(b, wgmma_helper(N, bf ? "bf16" : "f16"));
-      seen[bf] |= (uint64_t)1 << (N / 8);
+      int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
+      if (!(seen[bf][ss] >> (N / 8) & 1)) ltU_put(b, wgmma_helper(N, bf ? "bf16" : "f16", ss));
+      seen[bf][ss] |= (uint64_t)1 << (N / 8);
     }
     wgmma_helpers(b, &s->body, seen);
     wgmma_helpers(b, &s->orelse, seen);
@@ -150,7 +159,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
   const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
   Buf wg = {0};
-  uint64_t seen[2] = {0, 0};
+  uint64_t seen[2][2] = {{0, 0}, {0, 0}};
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;

@@ -27,15 +27,16 @@ return tile.kernel {
     softcap = { false, true },
   },
   config = { BM = 128, BN = 64, stages = 2, threads = 256 },
-  -- runtime/tune.lua's search space: block size and key block width.  The
-  -- threads hold S (BM x BN) and O (BM x D) in registers; the configs left
-  -- out spill (ptxas, sm_90): with 128 threads (32 rows a warp), BN = 128
-  -- but at D = 32, BN = 64 at D = 128, and BN = 32 at D = 32 and with a
-  -- softcap at D = 128.
+  -- runtime/tune.lua's search space: query block, block size and key block
+  -- width.  The threads hold S (BM x BN) and O (BM x D) in registers, a warp
+  -- 16 or 32 rows of them (16: what wgmma takes on sm90a); the configs left
+  -- out spill (ptxas, sm_90): at 32 rows a warp, BN = 128 but at D = 32,
+  -- BN = 64 at D = 128, and BN = 32 at D = 32 and with a softcap at D = 128.
   tune = {
-    space = { threads = { 128, 256 }, BN = { 32, 64, 128 } },
+    space = { threads = { 128, 256 }, BN = { 32, 64, 128 }, BM = { 64, 128 } },
     constraint = function(c)
-      if c.threads == 256 then return true end
+      local rows = c.BM // (c.threads // 32)
+      if rows ~= 32 then return rows == 16 end
       if c.BN == 128 then return c.hdim == "d32" and not c.softcap end
       if c.BN == 64 then return c.hdim ~= "d128" end
       return c.hdim ~= "d32" and not (c.hdim == "d128" and c.softcap)

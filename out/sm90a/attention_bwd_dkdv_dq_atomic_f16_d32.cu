@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for sm90a).
+ * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_dq_atomic_f16_d32 on sm90a, NVIDIA H100 80GB HBM3).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_dq_atomic_f16_d32.cu
  */
 #include <cuda_runtime.h>
@@ -157,24 +157,33 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += a @ B: one m64n64k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
+/* d += A @ B: one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
                  "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
 }
 
-/* d += a @ B: one m64n32k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+/* d += A @ B: one m64n32k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
 template <int TB> LT_FN void lt_wgmma_m64n32k16_f16(float (&d)[16], const uint32_t a[4], uint64_t b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+}
+
+/* d += A @ B: one m64n32k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_f16_ss(float (&d)[16], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_dq_atomic_f16_d32. */
@@ -192,14 +201,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
   const int bh = blockIdx.y;
   /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __half Ks[64][32];
-  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half Vs[64][32];
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Vs[64][32];
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __half Qs[2][64][32];
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __half dOs[2][64][32];
-  /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half dst_sh[64][64];
+  /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half dst_sh[64][64];
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
@@ -427,25 +436,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
       }
       // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Ks_frag[kk / 16][mi], &Ks[r][(kk & ~24) | ((kk & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-        }
-      }
-      lt_wgmma_settle(Ks_frag);
       lt_wgmma_settle(st);
-      lt_wgmma_fence();   /* Ks_frag and st are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n64k16_f16<0>(st, Ks_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2));
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(st);   /* the code below reads st after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
       // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
@@ -459,25 +456,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
       }
       // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Vs_frag[kk / 16][mi], &Vs[r][(kk & ~24) | ((kk & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-        }
-      }
-      lt_wgmma_settle(Vs_frag);
       lt_wgmma_settle(dpt);
-      lt_wgmma_fence();   /* Vs_frag and dpt are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n64k16_f16<0>(dpt, Vs_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 512, 2));
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 512, 2));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dpt);   /* the code below reads dpt after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
       // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[16];
       float lse2[16];
@@ -531,6 +516,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
       const int qend = (j + 1) * 64;
       // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(st);   /* read below, after the wait */
+      lt_wgmma_settle(dpt);   /* read below, after the wait */
       // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
@@ -607,14 +595,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           lt_wgmma_m64n32k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
@@ -642,14 +628,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
         lt_wgmma_settle(dst_frag);
         lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_frag and dk are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           lt_wgmma_m64n32k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[16];
         #pragma unroll
@@ -662,6 +646,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -674,25 +661,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           }
         }
         lt_wgmma_barrier();
-        uint32_t dst_sh_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = kk + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(dst_sh_frag[kk / 16][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          }
-        }
-        lt_wgmma_settle(dst_sh_frag);
         lt_wgmma_settle(dq);
-        lt_wgmma_fence();   /* dst_sh_frag and dq are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dq in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_f16<1>(dq, dst_sh_frag[kk / 16][0], lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_f16_ss<1, 1>(dq, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dq);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
@@ -749,14 +726,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           lt_wgmma_m64n32k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
@@ -784,14 +759,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
         lt_wgmma_settle(dst_2_frag);
         lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_2_frag and dk are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           lt_wgmma_m64n32k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[16];
         #pragma unroll
@@ -804,6 +777,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -816,25 +792,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           }
         }
         lt_wgmma_barrier();
-        uint32_t dst_sh_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = kk + (j_lane & 7) + (j_lane >> 4) * 8;
-            lt_ldmatrix_x4_trans(dst_sh_frag[kk / 16][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          }
-        }
-        lt_wgmma_settle(dst_sh_frag);
         lt_wgmma_settle(dq_2);
-        lt_wgmma_fence();   /* dst_sh_frag and dq_2 are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dq_2 in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_f16<1>(dq_2, dst_sh_frag[kk / 16][0], lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_f16_ss<1, 1>(dq_2, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dq_2);   /* the code below reads dq_2 after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq_2 run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dq_2);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for sm90a).
+ * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_f16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -157,16 +157,16 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += a @ B: one m64n32k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n32k16_f16(float (&d)[16], const uint32_t a[4], uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
+/* d += A @ B: one m64n32k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_f16_ss(float (&d)[16], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
 }
 
-/* d += a @ B: one m64n128k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
 template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint32_t a[4], uint64_t b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
@@ -195,10 +195,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Ks)[128] = (__half (*)[128])(lt_smem + 0);
-  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[128] = (__half (*)[128])(lt_smem + 16384);
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Ks)[64][64] = (__half (*)[64][64])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Vs)[64][64] = (__half (*)[64][64])(lt_smem + 16384);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Qs)[2][32][64] = (__half (*)[2][32][64])(lt_smem + 32768);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
@@ -239,11 +239,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Ks[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -258,11 +258,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Vs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -434,25 +434,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
       }
       // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 128; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Ks_frag[kk / 16][mi], &Ks[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-        }
-      }
-      lt_wgmma_settle(Ks_frag);
       lt_wgmma_settle(st);
-      lt_wgmma_fence();   /* Ks_frag and st are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_f16<0>(st, Ks_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+        lt_wgmma_m64n32k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(st);   /* the code below reads st after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
       // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[16];
       #pragma unroll
@@ -466,25 +454,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
       }
       // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 128; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Vs_frag[kk / 16][mi], &Vs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-        }
-      }
-      lt_wgmma_settle(Vs_frag);
       lt_wgmma_settle(dpt);
-      lt_wgmma_fence();   /* Vs_frag and dpt are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_f16<0>(dpt, Vs_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+        lt_wgmma_m64n32k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dpt);   /* the code below reads dpt after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
       // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
       float t21[8];
       float lse2[8];
@@ -538,6 +514,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int qend = (j + 1) * 32;
       // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(st);   /* read below, after the wait */
+      lt_wgmma_settle(dpt);   /* read below, after the wait */
       // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
@@ -614,14 +593,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           lt_wgmma_m64n128k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst[16];
         #pragma unroll
@@ -649,14 +626,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
         lt_wgmma_settle(dst_frag);
         lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_frag and dk are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           lt_wgmma_m64n128k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
         // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
@@ -695,14 +673,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           lt_wgmma_m64n128k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dv);   /* the code below reads dv after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
         float dst_2[16];
         #pragma unroll
@@ -730,14 +706,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
         lt_wgmma_settle(dst_2_frag);
         lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_2_frag and dk are in their registers before the wgmmas read them */
+        lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
           lt_wgmma_m64n128k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
         }
-        lt_wgmma_commit();
-        lt_wgmma_wait<0>();
-        lt_wgmma_settle(dk);   /* the code below reads dk after the wait, not before */
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
       }
     }
     lt_cp_async_wait<0>();

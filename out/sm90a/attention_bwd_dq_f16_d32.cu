@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dq.lua has no entry for sm90a).
+ * Config: BM=64 BN=64 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dq.lua has no entry for attention_bwd_dq_f16_d32 on sm90a, NVIDIA H100 80GB HBM3).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_f16_d32.cu
  */
 #include <cuda_runtime.h>
@@ -157,18 +157,18 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += a @ B: one m64n64k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
+/* d += A @ B: one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
                  "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
 }
 
-/* d += a @ B: one m64n32k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+/* d += A @ B: one m64n32k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
 template <int TB> LT_FN void lt_wgmma_m64n32k16_f16(float (&d)[16], const uint32_t a[4], uint64_t b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
@@ -190,10 +190,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half Qs[64][32];
-  /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half dOs[64][32];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Qs[64][32];
+  /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half dOs[64][32];
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __half Ks[2][64][32];
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
@@ -435,25 +435,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
       }
     }
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
-    #pragma unroll
-    for (int kk = 0; kk < 32; kk += 16) {
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Qs_frag[kk / 16][mi], &Qs[r][(kk & ~24) | ((kk & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-      }
-    }
-    lt_wgmma_settle(Qs_frag);
     lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* Qs_frag and s are in their registers before the wgmmas read them */
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
-      lt_wgmma_m64n64k16_f16<0>(s, Qs_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 512, 2));
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 512, 2));
     }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(s);   /* the code below reads s after the wait, not before */
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
@@ -467,29 +455,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
       }
     }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    uint32_t dOs_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
-    #pragma unroll
-    for (int kk = 0; kk < 32; kk += 16) {
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(dOs_frag[kk / 16][mi], &dOs[r][(kk & ~24) | ((kk & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-      }
-    }
-    lt_wgmma_settle(dOs_frag);
     lt_wgmma_settle(dp);
-    lt_wgmma_fence();   /* dOs_frag and dp are in their registers before the wgmmas read them */
+    lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
-      lt_wgmma_m64n64k16_f16<0>(dp, dOs_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 512, 2));
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 512, 2));
     }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(dp);   /* the code below reads dp after the wait, not before */
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    lt_wgmma_settle(dp);   /* read below, after the wait */
     // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
@@ -572,14 +551,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
       }
       lt_wgmma_settle(ds_frag);
       lt_wgmma_settle(dq);
-      lt_wgmma_fence();   /* ds_frag and dq are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* ds_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         lt_wgmma_m64n32k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 512, 2));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -630,14 +609,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
       }
       lt_wgmma_settle(ds_2_frag);
       lt_wgmma_settle(dq);
-      lt_wgmma_fence();   /* ds_2_frag and dq are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* ds_2_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         lt_wgmma_m64n32k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 512, 2));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();

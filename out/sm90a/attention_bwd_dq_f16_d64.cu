@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dq.lua has no entry for sm90a).
+ * Config: BM=64 BN=128 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_f16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -157,7 +157,22 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += a @ B: one m64n64k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+}
+
+/* d += A @ B: one m64n64k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
 template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
@@ -173,7 +188,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -181,14 +196,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half Qs[64][64];
-  /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half dOs[64][64];
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Qs)[64] = (__half (*)[64])(lt_smem + 0);
+  /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*dOs)[64] = (__half (*)[64])(lt_smem + 8192);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __half Ks[2][64][64];
+  __half (*Ks)[128][64] = (__half (*)[128][64])(lt_smem + 16384);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __half Vs[2][64][64];
+  __half (*Vs)[128][64] = (__half (*)[128][64])(lt_smem + 49152);
   // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
@@ -203,14 +219,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
   // attention_bwd_dq.lua:60: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
   // attention_bwd_dq.lua:61: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
+  const int nkb = (Sk + 128 - 1) / 128;
   // attention_bwd_dq.lua:62: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 64 - 1 + diag + window_right;
   // attention_bwd_dq.lua:63: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
   // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
   // attention_bwd_dq.lua:70: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
@@ -297,15 +313,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -324,15 +340,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -360,15 +376,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -387,15 +403,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -414,83 +430,62 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
     // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    float s[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 16 + ci * 2 + vi] = 0.0f;
+          s[ri * 32 + ci * 2 + vi] = 0.0f;
         }
       }
     }
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Qs_frag[kk / 16][mi], &Qs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-      }
-    }
-    lt_wgmma_settle(Qs_frag);
     lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* Qs_frag and s are in their registers before the wgmmas read them */
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16<0>(s, Qs_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1));
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1));
     }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(s);   /* the code below reads s after the wait, not before */
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
-    float dp[32];
+    float dp[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          dp[ri * 16 + ci * 2 + vi] = 0.0f;
+          dp[ri * 32 + ci * 2 + vi] = 0.0f;
         }
       }
     }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    uint32_t dOs_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(dOs_frag[kk / 16][mi], &dOs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-      }
-    }
-    lt_wgmma_settle(dOs_frag);
     lt_wgmma_settle(dp);
-    lt_wgmma_fence();   /* dOs_frag and dp are in their registers before the wgmmas read them */
+    lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16<0>(dp, dOs_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 1024, 1));
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 1024, 1));
     }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(dp);   /* the code below reads dp after the wait, not before */
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
+    const int kend = (j + 1) * 128;
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    lt_wgmma_settle(dp);   /* read below, after the wait */
     // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
@@ -498,7 +493,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
       // attention_bwd_dq.lua:95: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
@@ -510,18 +505,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
       // attention_bwd_dq.lua:97: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
@@ -529,57 +524,57 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
-      float ds[32];
+      float ds[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
-      uint32_t ds_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t ds_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_frag[kk / 16][mi][0] = lt_pack_f16x2(ds[i], ds[i + 1]);
-          ds_frag[kk / 16][mi][1] = lt_pack_f16x2(ds[i + 16], ds[i + 16 + 1]);
+          ds_frag[kk / 16][mi][1] = lt_pack_f16x2(ds[i + 32], ds[i + 32 + 1]);
           ds_frag[kk / 16][mi][2] = lt_pack_f16x2(ds[i + 2], ds[i + 2 + 1]);
-          ds_frag[kk / 16][mi][3] = lt_pack_f16x2(ds[i + 18], ds[i + 18 + 1]);
+          ds_frag[kk / 16][mi][3] = lt_pack_f16x2(ds[i + 34], ds[i + 34 + 1]);
         }
       }
       lt_wgmma_settle(ds_frag);
       lt_wgmma_settle(dq);
-      lt_wgmma_fence();   /* ds_frag and dq are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* ds_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1));
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 16384, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
@@ -587,48 +582,48 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
-      float ds_2[32];
+      float ds_2[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds_2[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds_2[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
-      uint32_t ds_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t ds_2_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_2_frag[kk / 16][mi][0] = lt_pack_f16x2(ds_2[i], ds_2[i + 1]);
-          ds_2_frag[kk / 16][mi][1] = lt_pack_f16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
+          ds_2_frag[kk / 16][mi][1] = lt_pack_f16x2(ds_2[i + 32], ds_2[i + 32 + 1]);
           ds_2_frag[kk / 16][mi][2] = lt_pack_f16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
-          ds_2_frag[kk / 16][mi][3] = lt_pack_f16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
+          ds_2_frag[kk / 16][mi][3] = lt_pack_f16x2(ds_2[i + 34], ds_2[i + 34 + 1]);
         }
       }
       lt_wgmma_settle(ds_2_frag);
       lt_wgmma_settle(dq);
-      lt_wgmma_fence();   /* ds_2_frag and dq are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* ds_2_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1));
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 16384, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(dq);   /* the code below reads dq after the wait, not before */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
@@ -670,6 +665,9 @@ extern "C" int attention_bwd_dq_f16_d64(const void *Q, const void *K, const void
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dq_f16_d64_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  /* 81920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dq_f16_d64_kernel<<<grid, dim3(128), 81920, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

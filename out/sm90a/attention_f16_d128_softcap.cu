@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096; -D: threads).
+ * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d128_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -157,7 +157,22 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += a @ B: one m64n128k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
+/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+}
+
+/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
 template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint32_t a[4], uint64_t b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
@@ -186,37 +201,37 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Ks)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 98304);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
-  // attention.lua:70: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:71: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:72: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  // attention.lua:73: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
   const int qb = nqb - 1 - pid;
-  // attention.lua:73: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:74: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:74: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:75: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:76: local q0 = qb * BM
+  // attention.lua:77: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:78: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:79: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:80: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:81: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:82: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:88: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -226,16 +241,16 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * sqs + gc;
       if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
   }
-  // attention.lua:88: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:89: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -247,25 +262,25 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:89: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  // attention.lua:90: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:90: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:91: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention.lua:91: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -292,7 +307,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -328,7 +343,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -355,7 +370,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -385,7 +400,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention.lua:94: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -397,33 +412,23 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
         }
       }
     }
-    // attention.lua:95: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
-    #pragma unroll
-    for (int kk = 0; kk < 128; kk += 16) {
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Qs_frag[kk / 16][mi], &Qs[r][(kk & ~56) | ((kk & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-      }
-    }
-    lt_wgmma_settle(Qs_frag);
+    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* Qs_frag and s are in their registers before the wgmmas read them */
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n128k16_f16<0>(s, Qs_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
     }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(s);   /* the code below reads s after the wait, not before */
-    // attention.lua:123: local kend = (j + 1) * BN
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    // attention.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:124: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:126: k:when(cuts, function() step(true) end, function() step(false) end)
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    // attention.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:104: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -434,25 +439,25 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:108: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:109: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:109: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:110: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:110: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:111: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:111: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:112: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -465,7 +470,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t59[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -488,13 +493,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t59[ri]);
       }
-      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -505,13 +510,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:117: local alpha = tile.exp2(m - m_use)
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
       }
-      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t65[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -533,7 +538,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t65[ri];
       }
-      // attention.lua:119: k:assign(o, o * alpha)
+      // attention.lua:120: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -544,7 +549,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -559,21 +564,21 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(o);   /* the code below reads o after the wait, not before */
-      // attention.lua:121: k:assign(m, m_new)
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:122: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
-      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:104: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -584,7 +589,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t74[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -607,13 +612,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t74[ri]);
       }
-      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
       float m_use_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -624,13 +629,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:117: local alpha = tile.exp2(m - m_use)
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
       }
-      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -652,7 +657,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t80[ri];
       }
-      // attention.lua:119: k:assign(o, o * alpha)
+      // attention.lua:120: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -663,7 +668,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -678,29 +683,29 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o are in their registers before the wgmmas read them */
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1));
       }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(o);   /* the code below reads o after the wait, not before */
-      // attention.lua:121: k:assign(m, m_new)
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:122: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:128: local seen = l:gt(0)
+  // attention.lua:129: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:129: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:130: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -744,7 +749,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:130: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:131: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;

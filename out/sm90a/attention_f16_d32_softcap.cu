@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=64 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096; -D: threads).
+ * Config: BM=128 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d32_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -114,133 +114,70 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
-** Accumulate").  A warpgroup of four consecutive warps issues each
-** wgmma.mma_async together; B is read from shared memory by the tensor
-** cores through a descriptor, A from registers (each warp's 16 rows, the
-** mma.sync A fragment), and the result lands in the mma.sync result layout
-** of each warp's 16 rows. */
-
-/* The descriptor of a shared-memory operand: the address of its first
-** element, the byte offsets of the next 64 columns (lbo; N-major B only)
-** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
-** 3: 32) its tile is stored with. */
-LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
-  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
-  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
-         (uint64_t)swizzle << 62;
-}
-/* Orders this thread's register writes (accumulators, A fragments) before
-** the wgmmas that follow; every warp of the warpgroup runs it. */
-LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-/* Closes the wgmmas issued so far into a group, and waits for them. */
-LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-/* An accumulator's or the A fragments' registers, pinned here: the
-** compiler moves neither their writes below the fence nor their reads
-** above the wait. */
-template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
-  #pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
-  #pragma unroll
-  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
-}
-/* The block barrier, with what the tensor cores read next in shared memory
-** made visible to them first: ordinary and cp.async stores are in the
-** generic proxy, wgmma's reads in the async proxy. */
-LT_FN void lt_wgmma_barrier(void) {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  __syncthreads();
-}
-
-/* d += a @ B: one m64n64k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
-}
-
-/* d += a @ B: one m64n32k16 wgmma of the warpgroup, f16 operands; TB: B stored N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n32k16_f16(float (&d)[16], const uint32_t a[4], uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
-}
-
-/* One block (256 threads) of attention_f16_d32_softcap. */
-__global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)
+/* One block (128 threads) of attention_f16_d32_softcap. */
+__global__ void __launch_bounds__(128) attention_f16_d32_softcap_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
+  const int warp_row = tid / 32 * 32;
   const int warp_col = 0;
-  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Qs[128][32];
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __half Ks[2][64][32];
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __half Vs[2][64][32];
-  // attention.lua:70: local nqb = tile.cdiv(p.Sq, BM)
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks[2][64][32];
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs[2][64][32];
+  // attention.lua:71: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:72: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  // attention.lua:73: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
   const int qb = nqb - 1 - pid;
-  // attention.lua:73: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:74: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:74: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:75: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:76: local q0 = qb * BM
+  // attention.lua:77: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:78: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:79: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:80: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:81: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:82: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:88: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 128 + ri * 64 + tid / 4;
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 128 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const __half *ptr = base + (int64_t)gr * sqs + gc;
       if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 64 + tid / 4][(tid % 4 * 8) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Qs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 64 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          Qs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
   }
-  // attention.lua:88: local o = k:fragment("f32", { BM, D }, 0)
-  float o[16];
+  // attention.lua:89: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
@@ -249,62 +186,74 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
       }
     }
   }
-  // attention.lua:89: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
-  float m[2];
+  // attention.lua:90: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  float m[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:90: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-  float l[2];
+  // attention.lua:91: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
-  lt_wgmma_barrier();
-  // attention.lua:91: k:pipelined(first, last, c.stages, function(j)
+  __syncthreads();
+  // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 1 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          lt_cp_async16(&Ks[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * sks + tid % 4 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * sks + (int64_t)(ri * 32) * sks + tid % 4 * 8, 16);
+          }
         } else {
-          const int gr = j * 64 + tid / 4;
-          const int gc = tid % 4 * 8;
-          const __half *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 64 + ri * 32 + tid / 4;
+            const int gc = tid % 4 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          lt_cp_async16(&Vs[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * svs + tid % 4 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j * 64 + tid / 4) * svs + (int64_t)(ri * 32) * svs + tid % 4 * 8, 16);
+          }
         } else {
-          const int gr = j * 64 + tid / 4;
-          const int gc = tid % 4 * 8;
-          const __half *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 64 + ri * 32 + tid / 4;
+            const int gc = tid % 4 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -314,48 +263,60 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
   }
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:92: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          lt_cp_async16(&Ks[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * sks + tid % 4 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * sks + (int64_t)(ri * 32) * sks + tid % 4 * 8, 16);
+          }
         } else {
-          const int gr = j_next * 64 + tid / 4;
-          const int gc = tid % 4 * 8;
-          const __half *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 64 + ri * 32 + tid / 4;
+            const int gc = tid % 4 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention.lua:93: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          lt_cp_async16(&Vs[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * svs + tid % 4 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], base + (int64_t)(j_next * 64 + tid / 4) * svs + (int64_t)(ri * 32) * svs + tid % 4 * 8, 16);
+          }
         } else {
-          const int gr = j_next * 64 + tid / 4;
-          const int gc = tid % 4 * 8;
-          const __half *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][tid / 4][(tid % 4 * 8) ^ ((tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 64 + ri * 32 + tid / 4;
+            const int gc = tid % 4 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -363,10 +324,10 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention.lua:94: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -375,35 +336,66 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         }
       }
     }
-    // attention.lua:95: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][2][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 2; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3]);
+      Ks_frag[0][ni][0] = t[0];
+      Ks_frag[0][ni][1] = t[1];
+      Ks_frag[0][ni + 1][0] = t[2];
+      Ks_frag[0][ni + 1][1] = t[3];
+    }
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+          Ks_frag[cur ^ 1][ni][0] = t[0];
+          Ks_frag[cur ^ 1][ni][1] = t[1];
+          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        const int r = warp_row + mi * 16 + (j_lane & 15);
-        lt_ldmatrix_x4(Qs_frag[kk / 16][mi], &Qs[r][(kk & ~24) | ((kk & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+      for (int mi = 0; mi < 2; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 8; ++ni) {
+          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+          s[i] = d[0];
+          s[i + 1] = d[1];
+          s[i + 16] = d[2];
+          s[i + 17] = d[3];
+        }
       }
     }
-    lt_wgmma_settle(Qs_frag);
-    lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* Qs_frag and s are in their registers before the wgmmas read them */
-    #pragma unroll
-    for (int kk = 0; kk < 32; kk += 16) {
-      lt_wgmma_m64n64k16_f16<0>(s, Qs_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 512, 2));
-    }
-    lt_wgmma_commit();
-    lt_wgmma_wait<0>();
-    lt_wgmma_settle(s);   /* the code below reads s after the wait, not before */
-    // attention.lua:123: local kend = (j + 1) * BN
+    // attention.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention.lua:124: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:126: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:104: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -412,28 +404,28 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:108: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[2];
+      // attention.lua:109: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention.lua:109: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[2];
+      // attention.lua:110: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:110: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[2];
+      // attention.lua:111: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention.lua:111: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      // attention.lua:112: local col = k:iota({ BM, BN }, 2)
+      int col[64];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -443,10 +435,10 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t59[2];
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t59[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t59[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -457,24 +449,24 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t59[ei] = fmaxf(t59[ei], __shfl_xor_sync(0xffffffffu, t59[ei], 2));
         t59[ei] = fmaxf(t59[ei], __shfl_xor_sync(0xffffffffu, t59[ei], 1));
       }
-      float m_new[2];
+      float m_new[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m[ri], t59[ri]);
       }
-      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use[2];
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -483,16 +475,16 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:117: local alpha = tile.exp2(m - m_use)
-      float alpha[2];
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
+      float alpha[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
       }
-      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t65[2];
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t65[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t65[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -503,17 +495,17 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t65[ei] = t65[ei] + __shfl_xor_sync(0xffffffffu, t65[ei], 2);
         t65[ei] = t65[ei] + __shfl_xor_sync(0xffffffffu, t65[ei], 1);
       }
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t65[ri];
       }
-      // attention.lua:119: k:assign(o, o * alpha)
+      // attention.lua:120: k:assign(o, o * alpha)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -522,38 +514,52 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
+        uint32_t s_frag[2][4];
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
-          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+        }
+        uint32_t Vs_frag[4][2];
+        #pragma unroll
+        for (int ni = 0; ni < 4; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~24) | (((warp_col + ni * 8) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+          Vs_frag[ni][0] = t[0];
+          Vs_frag[ni][1] = t[1];
+          Vs_frag[ni + 1][0] = t[2];
+          Vs_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 8], o[i + 9]};
+            lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 8] = d[2];
+            o[i + 9] = d[3];
+          }
         }
       }
-      lt_wgmma_settle(s_frag);
-      lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o are in their registers before the wgmmas read them */
+      // attention.lua:122: k:assign(m, m_new)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n32k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 512, 2));
-      }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(o);   /* the code below reads o after the wait, not before */
-      // attention.lua:121: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:103: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:104: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -562,10 +568,10 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:114: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t74[2];
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t74[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t74[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -576,24 +582,24 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t74[ei] = fmaxf(t74[ei], __shfl_xor_sync(0xffffffffu, t74[ei], 2));
         t74[ei] = fmaxf(t74[ei], __shfl_xor_sync(0xffffffffu, t74[ei], 1));
       }
-      float m_new_2[2];
+      float m_new_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t74[ri]);
       }
-      // attention.lua:115: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use_2[2];
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:116: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -602,16 +608,16 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:117: local alpha = tile.exp2(m - m_use)
-      float alpha_2[2];
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
+      float alpha_2[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
       }
-      // attention.lua:118: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t80[2];
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t80[4];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t80[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -622,17 +628,17 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         }
       }
       #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
+      for (int ei = 0; ei < 4; ++ei) {
         t80[ei] = t80[ei] + __shfl_xor_sync(0xffffffffu, t80[ei], 2);
         t80[ei] = t80[ei] + __shfl_xor_sync(0xffffffffu, t80[ei], 1);
       }
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t80[ri];
       }
-      // attention.lua:119: k:assign(o, o * alpha)
+      // attention.lua:120: k:assign(o, o * alpha)
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -641,49 +647,63 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           }
         }
       }
-      // attention.lua:120: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
+        uint32_t s_frag[2][4];
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
-          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+        }
+        uint32_t Vs_frag[4][2];
+        #pragma unroll
+        for (int ni = 0; ni < 4; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~24) | (((warp_col + ni * 8) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+          Vs_frag[ni][0] = t[0];
+          Vs_frag[ni][1] = t[1];
+          Vs_frag[ni + 1][0] = t[2];
+          Vs_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 8], o[i + 9]};
+            lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 8] = d[2];
+            o[i + 9] = d[3];
+          }
         }
       }
-      lt_wgmma_settle(s_frag);
-      lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o are in their registers before the wgmmas read them */
+      // attention.lua:122: k:assign(m, m_new)
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n32k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 512, 2));
-      }
-      lt_wgmma_commit();
-      lt_wgmma_wait<0>();
-      lt_wgmma_settle(o);   /* the code below reads o after the wait, not before */
-      // attention.lua:121: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:128: local seen = l:gt(0)
-  bool seen[2];
+  // attention.lua:129: local seen = l:gt(0)
+  bool seen[4];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:129: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:130: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         const int gr = qb * 128 + ri * 8 + row0;
@@ -703,12 +723,12 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
       }
     }
   }
-  // attention.lua:130: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:131: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 128 + ri * 8 + row0;
       float *ptr = base + gr;
       if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
@@ -727,6 +747,6 @@ extern "C" int attention_f16_d32_softcap(const void *Q, const void *K, const voi
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_f16_d32_softcap_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
+  attention_f16_d32_softcap_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

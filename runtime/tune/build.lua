@@ -54,7 +54,9 @@ function M.compiler(target, arch)
     return (os.getenv("CC") or "cc") .. " -O2 -std=c11 -fPIC -shared %s -o %s -lm"
   elseif target:match("^sm") then
     local a = arch and arch ~= "" and arch or ("sm_" .. target:match("^sm(%w+)"))
-    return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 -arch=" .. a .. " -Xptxas -v -Xcompiler -fPIC -shared %s -o %s"
+    -- sm_90a (wgmma) by -gencode: nvcc 13.0's -arch=sm_90a also runs a plain sm_90 pass that rejects wgmma
+    local flag = a:match("a$") and ("-gencode=arch=compute_" .. a:sub(4) .. ",code=" .. a) or ("-arch=" .. a)
+    return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 " .. flag .. " -Xptxas -v -Xcompiler -fPIC -shared %s -o %s"
   elseif target:match("^gfx") then
     local a = arch and arch ~= "" and arch or target
     return (os.getenv("LT_HIPCC") or "hipcc") .. " -O3 --offload-arch=" .. a .. " -fPIC -shared %s -o %s"

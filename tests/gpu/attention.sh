@@ -63,7 +63,8 @@ if [ "$mode" != --bench-only ]; then
       if [ "$hmma" -gt 0 ] || { [ $t = sm90a ] && [ "$hgmma" -gt 0 ]; }; then
         echo "PASS sass $t $v has tensor-core MMAs (HMMA $hmma, HGMMA $hgmma)"
       else echo "FAIL sass $t $v: no HMMA$([ $t = sm90a ] && echo " or HGMMA")"; fi
-      if [ "$ldsm" -gt 0 ] || [ "$hgmma" -gt 0 ]; then echo "PASS sass $t $v has LDSM ($ldsm)"
+      if [ "$hgmma" -gt 0 ]; then echo "PASS sass $t $v: HGMMA reads its shared-memory operands itself (LDSM $ldsm)"
+      elif [ "$ldsm" -gt 0 ]; then echo "PASS sass $t $v has LDSM ($ldsm)"
       else echo "FAIL sass $t $v: no LDSM (fragments not loaded with ldmatrix)"; fi
     done | tee -a $out/build.txt | grep -v ^PASS
   done
