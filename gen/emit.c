@@ -1302,8 +1302,7 @@ static int waits_for_wgmma(const E *e, const Stmt *s) {
 /* The descriptor text of wgmma operand sh from its element `at` (the first
 ** of the 16 of K the instruction reads): stored with K contiguous, or
 ** MN-major (mn): then the next 64-column panel is LBO bytes on. */
-static const char *wgmma_desc(E *e, const Sym *sh, const char *at, int mn) {
-  (void)e;
+static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
   int row = ltP_wgmma_row(sh);
   return ltU_fmt("lt_wgmma_desc(&%s, %d, %d, %d)", at, mn ? sh->shape[0] * 128 : 16, 8 * row,
                  row == 128 ? 1 : row == 64 ? 2 : 3);
@@ -1345,10 +1344,10 @@ static void gemm_wgmma(E *e, Stmt *s, int BK) {
     const char *wg = ltU_fmt("(%s & ~63)", acc->layout->wrow);
     const char *at = s->trans_a ? sh_index(e, a, "kk", wg) : sh_index(e, a, wg, "kk");
     line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
-         wgmma_desc(e, a, at, s->trans_a), wgmma_desc(e, b, operand_b_at(e, s, b), !s->trans_b));
+         wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b));
   } else {
     line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s);", N, ty, !s->trans_b, acc->name, frag,
-         wgmma_desc(e, b, operand_b_at(e, s, b), !s->trans_b));
+         wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b));
   }
   close_for(e);
   line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
@@ -2193,7 +2192,10 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
                  ltP_mma_name(l->mma), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
-      if (l->mma != MMA_FMA)
+      if (l->mma == MMA_WGMMA)
+        ltU_printf(b, "; %d warpgroups of [64, %d], A %s, B by descriptor", l->rows / 64, l->cols,
+                   s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
+      else if (l->mma != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);
       ltU_put(b, "\n");
