@@ -1596,7 +1596,8 @@ static int ldsm_gemms(const Stmt *first) {
   int n = 0;
   for (const Stmt *x = first; x; x = x->next) {
     if (x->kind == S_GEMM && x->shared_b &&
-        (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32 || x->dst->layout->mma == MMA_WGMMA))
+        (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32 ||
+         (x->dst->layout->mma == MMA_WGMMA && x->shared && !x->shared->wgmma)))   /* wgmma: an A it cannot read */
       n++;
     if (x->kind == S_IF) {
       int a = ldsm_gemms(x->body.first), b = ldsm_gemms(x->orelse.first);

@@ -165,7 +165,7 @@ typedef enum {
   MMA_MFMA16,     /* v_mfma_f32_16x16x16 (AMD CDNA, wave64) */
   MMA_WMMA,       /* v_wmma_f32_16x16x16 (AMD RDNA3, wave32) */
   MMA_TF32,       /* mma.sync.m16n8k8 tf32: f32 operands rounded to tf32 (NVIDIA sm80+, opt-in) */
-  MMA_WGMMA       /* wgmma.mma_async m64nNk16: A from registers, B by descriptor (NVIDIA sm90a) */
+  MMA_WGMMA       /* wgmma.mma_async m64nNk16: B (and a shared A) by descriptor (NVIDIA sm90a) */
 } MmaKind;
 
 typedef struct Block {

@@ -19,8 +19,8 @@
 **   WMMA 16x16x16       row l/16 + 2i, column l%16 + 16j
 **
 ** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
-** where every gemm of the kernel fits it (wgmma_fits); its B operand is
-** then read by the tensor cores from shared memory through a descriptor.  f32 operands take
+** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
+** a shared A, are then read by the tensor cores through descriptors.  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are

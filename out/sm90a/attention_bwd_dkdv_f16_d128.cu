@@ -117,12 +117,12 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
-** cores through a descriptor, A from registers (each warp's 16 rows, the
-** mma.sync A fragment), and the result lands in the mma.sync result layout
-** of each warp's 16 rows. */
+** cores through a descriptor, A the same way or from registers (each
+** warp's 16 rows, the mma.sync A fragment), and the result lands in the
+** mma.sync result layout of each warp's 16 rows. */
 
 /* The descriptor of a shared-memory operand: the address of its first
-** element, the byte offsets of the next 64 columns (lbo; N-major B only)
+** element, the byte offsets of the next 64 columns (lbo; MN-major only)
 ** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
 ** 3: 32) its tile is stored with. */
 LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
@@ -133,7 +133,8 @@ LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t
 /* Orders this thread's register writes (accumulators, A fragments) before
 ** the wgmmas that follow; every warp of the warpgroup runs it. */
 LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-/* Closes the wgmmas issued so far into a group, and waits for them. */
+/* Closes the wgmmas issued so far into a group; lt_wgmma_wait<N> waits
+** until at most N groups are in flight. */
 LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
@@ -420,7 +421,6 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
         }
       }
       lt_cp_async_commit();
-      const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
       // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
       float st[16];
       #pragma unroll
