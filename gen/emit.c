@@ -42,6 +42,7 @@ typedef struct E {
                            shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
   const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma) */
   int ninflight;
+  const Sym *fresh;     /* a wgmma accumulator declared without its zero fill: the gemm next skips reading it */
 } E;
 
 #define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
@@ -215,6 +216,11 @@ static int open_loops(E *e, Ctx *c, const Layout *l, const int shape[2], int row
   if (chunks) c->ci = NULL;
   if (lanes) c->vi = NULL;
   int n = 0;
+  if (rows && l->active && l->active < l->threads) {   /* a copy layout smaller than the block */
+    line(e, "if (tid < %d) {   /* the threads that hold a piece of the [%d, %d] tile */", l->active, l->rows, l->cols);
+    e->depth++;
+    n++;
+  }
   struct { int on, count; const char *name; const char **slot; } loops[3] = {
     {rows && shape[0] == l->rows, l->nr, "ri", &c->ri},
     {chunks && shape[1] == l->cols, l->nc, "ci", &c->ci},
@@ -494,14 +500,13 @@ static const char *whole_tile(E *e, const View *v, int per16, int has_ok) {
 /* The offset of row r0 + ty + ri * tr of a tensor, for copy layout l, as
 ** (tile origin + thread's row) * stride + (unrolled rows) * stride: the
 ** first product is the same in every iteration of an enclosing loop, so
-** the compiler keeps one 64-bit value, not one a row. */
+** the compiler keeps one 64-bit value, not one a row.  NULL for row 0. */
 static const char *row_offset(E *e, const View *v, const Layout *l, const Ctx *c) {
   const char *r0 = itext(e, v->origin[v->rdim]);
   const Expr *stride = v->t->strides[v->rdim];
-  const char *rthread = or0(sum(strcmp(r0, "0") ? r0 : NULL, l->ty));
+  const char *rthread = sum(strcmp(r0, "0") ? r0 : NULL, l->ty);
   const char *rloop = term(c->ri, l->tr);
-  const char *off = mul64(e, rthread, stride);
-  return rloop ? ltU_fmt("%s + %s", off, mul64(e, rloop, stride)) : off;
+  return sum(rthread ? mul64(e, rthread, stride) : NULL, rloop ? mul64(e, rloop, stride) : NULL);
 }
 
 /* The fast case of a copy into a stage ring: when the whole tile is inside
@@ -521,7 +526,7 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
   const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
   const char *off = row_offset(e, v, l, &c);
-  line(e, "lt_cp_async16(&%s, base + %s + %s, 16);", sh_at(e, sh, r, col), off, gc);
+  line(e, "lt_cp_async16(&%s, base + %s, 16);", sh_at(e, sh, r, col), sum(off, gc));
   close_loops(e, n);
   e->depth--;
   line(e, "} else {");
@@ -559,8 +564,8 @@ static void staged_store(E *e, const View *v, const Expr *val, const Sym *o, con
   Ctx cc = {0};
   n = open_loops(e, &cc, cl, shape, 1, 1, 0);
   const char *r = or0(tile_row(&cc)), *col = or0(tile_col(&cc)), *c0 = itext(e, v->origin[v->cdim]);
-  line(e, "*(uint4 *)(base + %s + %s) = *(const uint4 *)&%s;", row_offset(e, v, cl, &cc),
-       strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col, sh_at(e, o, r, col));
+  line(e, "*(uint4 *)(base + %s) = *(const uint4 *)&%s;",
+       sum(row_offset(e, v, cl, &cc), strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col), sh_at(e, o, r, col));
   close_loops(e, n);
   e->depth--;
   line(e, "} else {");
@@ -1284,13 +1289,14 @@ static int names_sym(const Stmt *s, const Sym *x) {
 }
 
 /* Must the wgmmas in flight be done before statement s?  Register work
-** that does not name their accumulators, global loads and plain stores,
-** and further wgmmas run while they do; anything with a barrier, shared
-** memory writes or control flow waits first. */
+** that does not name their accumulators, global loads, shared-memory
+** reads into registers and plain stores, and further wgmmas run while
+** they do; anything with a barrier, shared memory writes or control flow
+** waits first. */
 static int waits_for_wgmma(const E *e, const Stmt *s) {
   if (!e->ninflight) return 0;
   switch (s->kind) {
-  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_GEMM: break;
+  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_SLOAD: case S_GEMM: break;
   case S_STORE: if (!s->via) break; return 1;
   default: return 1;
   }
@@ -1313,6 +1319,16 @@ static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
   return s->trans_b ? sh_index(e, b, "0", "kk") : sh_index(e, b, "kk", "0");
 }
 
+/* Is s the declaration of a zero-filled accumulator that a wgmma gemm
+** fills next?  Then the fill is left out: the gemm's first k step writes
+** the accumulator without reading it (wgmma's scale-d 0), so no zeros are
+** moved into registers that a wgmma in flight may still hold. */
+static int starts_wgmma(const Stmt *s) {
+  const Stmt *g = s->next;
+  return s->val && s->val->kind == E_CONST && s->val->cval == 0 && g && g->kind == S_GEMM && g->dst == s->dst &&
+         s->dst->layout && s->dst->layout->mma == MMA_WGMMA;
+}
+
 /* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
 ** the accumulator each) multiplies A by B, which the tensor cores read
 ** from shared memory through a descriptor: its address, the byte offset
@@ -1328,6 +1344,10 @@ static void gemm_wgmma(E *e, Stmt *s, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   int N = acc->shape[1], ss = a->wgmma;
+  const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
+  if (e->fresh == acc)
+    line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
+  e->fresh = NULL;
   const char *frag = ltU_fmt("%s_frag", a->name);
   if (!ss) {
     line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
@@ -1343,11 +1363,11 @@ static void gemm_wgmma(E *e, Stmt *s, int BK) {
   if (ss) {   /* A's 16 of K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
     const char *wg = ltU_fmt("(%s & ~63)", acc->layout->wrow);
     const char *at = s->trans_a ? sh_index(e, a, "kk", wg) : sh_index(e, a, wg, "kk");
-    line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
-         wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b));
+    line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
+         wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
   } else {
-    line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s);", N, ty, !s->trans_b, acc->name, frag,
-         wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b));
+    line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s, %s);", N, ty, !s->trans_b, acc->name, frag,
+         wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
   }
   close_for(e);
   line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
@@ -1694,7 +1714,8 @@ static void stmt(E *e, Stmt *s) {
     break;
   case S_FRAG:
     declare_regs(e, s->dst);
-    if (s->val) tile_assign(e, s->dst, s->val);
+    if (starts_wgmma(s)) e->fresh = s->dst;
+    else if (s->val) tile_assign(e, s->dst, s->val);
     break;
   case S_ASSIGN:
     tile_assign(e, s->dst, s->val);

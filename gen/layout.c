@@ -16,11 +16,14 @@
 static int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 /* Blocked layout of a [rows, cols] tile over `threads` threads, with the
-** widest vector `vec` that still gives every thread at least one element. */
-static Layout *make_layout(int rows, int cols, int threads, int vec, int line, int main) {
+** widest vector `vec` that still gives every thread at least one element.
+** `partial` (copies between global and shared memory): a tile smaller than
+** the block keeps the widest vector and is spread over its first
+** rows * cols / vec threads only (`active`); the loops over it test tid. */
+static Layout *make_layout(int rows, int cols, int threads, int vec, int line, int main, int partial) {
   if (vec > cols) vec = cols;
-  while (vec > 1 && rows * cols < threads * vec) vec /= 2;
-  if (rows * cols < threads)
+  while (!partial && vec > 1 && rows * cols < threads * vec) vec /= 2;
+  if (!partial && rows * cols < threads)
     ltU_error(line, "a [%d, %d] tile has fewer elements than the block's %d threads; "
                     "use a bigger tile or fewer threads (config threads)", rows, cols, threads);
   Layout *l = ltU_alloc(sizeof *l);
@@ -28,8 +31,9 @@ static Layout *make_layout(int rows, int cols, int threads, int vec, int line, i
   l->cols = cols;
   l->vec = vec;
   l->threads = threads;
-  l->tc = cols / vec < threads ? cols / vec : threads;
-  l->tr = threads / l->tc;
+  l->active = rows * cols / vec < threads ? rows * cols / vec : threads;
+  l->tc = cols / vec < l->active ? cols / vec : l->active;
+  l->tr = l->active / l->tc;
   l->nr = rows / l->tr;
   l->nc = cols / (l->tc * vec);
   l->line = line;
@@ -37,7 +41,7 @@ static Layout *make_layout(int rows, int cols, int threads, int vec, int line, i
     l->tx = l->tc == 1 ? NULL : l->tc == threads ? "tid" : "tx";
     l->ty = l->tr == 1 ? NULL : l->tr == threads ? "tid" : "ty";
   } else {
-    l->tx = l->tc == 1 ? NULL : l->tc == threads ? "tid" : ltU_fmt("tid %% %d", l->tc);
+    l->tx = l->tc == 1 ? NULL : l->tc == l->active ? "tid" : ltU_fmt("tid %% %d", l->tc);
     l->ty = l->tr == 1 ? NULL : l->tr == threads ? "tid" : ltU_fmt("tid / %d", l->tc);
   }
   return l;
@@ -70,7 +74,7 @@ static Layout *family(Kernel *k, const Target *t, int R, int C, int line) {
   min_bytes = 4;
   scan_views(&k->body, C);
   int vec = t->lang == LANG_C ? 1 : t->vec_bytes / min_bytes;
-  Layout *l = make_layout(R, C, k->threads, vec, line, !k->layouts);
+  Layout *l = make_layout(R, C, k->threads, vec, line, !k->layouts, 0);
   l->family = 1;
   append(k, l);
   return l;
@@ -247,7 +251,7 @@ Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt) {
   for (Layout *l = k->layouts; l; l = l->next)
     if (!l->mma && l->rows == shape[0] && l->cols == shape[1] && l->vec == (vec > shape[1] ? shape[1] : vec))
       return l;
-  Layout *l = make_layout(shape[0], shape[1], k->threads, vec, 0, !k->layouts);
+  Layout *l = make_layout(shape[0], shape[1], k->threads, vec, 0, !k->layouts, 1);
   append(k, l);
   return l;
 }

@@ -285,6 +285,7 @@ struct Layout {
   int rows, cols, vec;
   int tr, tc, nr, nc;
   int threads;
+  int active;           /* threads holding elements: all, but fewer in a copy layout smaller than the block (0: mma) */
   int line;
   Layout *next;
   /* How the thread index reads in the text: "tx" / "ty" for the kernel's

@@ -108,15 +108,15 @@ const Target *ltT_find(const char *name) {
 ** read by chunk. */
 static const char *wgmma_helper(int N, const char *ty, int ss) {
   Buf b = {0};
-  int nd = N / 2, na = ss ? 1 : 4;   /* operands: d, A (4 registers or a descriptor), B, TB, 1 */
-  ltU_printf(&b, "\n/* d += A @ B: one m64n%dk16 wgmma of the warpgroup, %s operands, A %s; TA, TB: A stored M-major, "
-             "B N-major. */\n", N, ty, ss ? "by descriptor" : "from registers");
+  int nd = N / 2, na = ss ? 1 : 4;   /* operands: d, A (4 registers or a descriptor), B, TB, scale_d */
+  ltU_printf(&b, "\n/* d = A @ B + (scale_d ? d : 0): one m64n%dk16 wgmma of the warpgroup, %s operands, A %s; TA, TB: "
+             "A stored M-major, B N-major. */\n", N, ty, ss ? "by descriptor" : "from registers");
   if (ss)
-    ltU_printf(&b, "template <int TA, int TB> LT_FN void lt_wgmma_m64n%dk16_%s_ss(float (&d)[%d], uint64_t a, uint64_t b) {\n",
-               N, ty, nd);
+    ltU_printf(&b, "template <int TA, int TB> LT_FN void lt_wgmma_m64n%dk16_%s_ss(float (&d)[%d], uint64_t a, uint64_t b, "
+               "int scale_d) {\n", N, ty, nd);
   else
-    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b) {\n",
-               N, ty, nd);
+    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
+               "int scale_d) {\n", N, ty, nd);
   ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + na + 2 + ss);
   ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", N, ty, ty);
   for (int i = 0; i < nd; i++) ltU_printf(&b, "%s%%%d", i ? ", " : "", i);
@@ -130,8 +130,8 @@ static const char *wgmma_helper(int N, const char *ty, int ss) {
     ltU_printf(&b, "%s \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d])", j ? (j % 2 ? "," : ",\n                ") : "",
                r0, r0 + 1, r1, r1 + 1);
   }
-  if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(1));\n}\n");
-  else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(1));\n}\n");
+  if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(scale_d));\n}\n");
+  else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(scale_d));\n}\n");
   return b.p;
 }
 

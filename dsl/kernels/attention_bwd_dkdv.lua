@@ -85,6 +85,10 @@ return tile.kernel {
     local Vs = k:shared(v.dtype, { BN, D })
     local Qs = k:shared(v.dtype, { BM, D })
     local dOs = k:shared(v.dtype, { BM, D })
+    -- LSE and Delta of the query block come through the copy pipeline too:
+    -- loaded a step ahead, they are never waited for
+    local lses = k:shared("f32", { 1, BM })
+    local deltas = k:shared("f32", { 1, BM })
     k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
     k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
     local dk = k:fragment("f32", { BN, D }, 0)
@@ -94,18 +98,19 @@ return tile.kernel {
       k:pipelined(first, last, c.stages, function(j)
         k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
         local st = k:fragment("f32", { BN, BM }, 0)
         k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
         local dpt = k:fragment("f32", { BN, BM }, 0)
         k:gemm(Vs, dOs, dpt, { transpose_b = true })
-        local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-        local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
         local function step(masked)
-          local t   -- softcap: the tanh, for its derivative
+          local t   -- softcap: the tanh's derivative, 1 - tanh^2
           if v.softcap then
             t = k:fragment("f32", { BN, BM })
             k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
             k:assign(st, t * (p.softcap * LOG2E))
+            k:assign(t, 1 - t * t)
           else
             k:assign(st, st * (p.scale * LOG2E))
           end
@@ -119,10 +124,14 @@ return tile.kernel {
             local col = k:iota({ BN, BM }, 2)
             k:assign(st, tile.where(tile.both(col:ge(lo), col:lt(hi)), st, -math.huge))
           end
-          k:assign(st, tile.exp2(st - lse2))   -- P^T
+          local lse = k:fragment("f32", { 1, BM })
+          k:copy(lses, lse)
+          k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
           k:gemm(st:cast(v.dtype), dOs, dv)
+          local delta = k:fragment("f32", { 1, BM })
+          k:copy(deltas, delta)
           local dst = st * (dpt - delta)
-          if v.softcap then dst = dst * (1 - t * t) end
+          if v.softcap then dst = dst * t end
           k:gemm(dst:cast(v.dtype), Qs, dk)
           if v.dq_atomic then
             -- dQ += scale * dS K for this query block, added into dQacc by every key block

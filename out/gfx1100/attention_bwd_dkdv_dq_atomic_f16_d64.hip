@@ -89,6 +89,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
   __shared__ __attribute__((aligned(16))) _Float16 Vs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 dOs[64][64];
+  __shared__ __attribute__((aligned(16))) float lses[1][64];
+  __shared__ __attribute__((aligned(16))) float deltas[1][64];
   __shared__ __attribute__((aligned(16))) _Float16 st_sh[64][64];
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -159,7 +161,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       dk[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -168,13 +170,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       dv[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:93: local h = hk * group + g
+    // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -193,7 +195,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -212,7 +214,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && h_2 < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = j * 64 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&lses[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              lses[0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && h_2 < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = j * 64 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&deltas[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              deltas[0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -222,7 +258,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Ks_frag[1], Qs_frag[4];
@@ -251,7 +287,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -260,7 +296,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           dpt[ri * 4 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Vs_frag[1], dOs_frag[4];
@@ -289,39 +325,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[4];
-      float lse2[4];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 64 + ci * 16 + col0;
-          const float *ptr = base + gc;
-          t21[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
-          lse2[ci] = t21[ci] * 1.442695f;
-        }
-      }
-      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[4];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 64 + ci * 16 + col0;
-          const float *ptr = base + gc;
-          delta[ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
-        }
-      }
-      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -329,31 +339,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -363,15 +373,22 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             st[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? st[ri * 4 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse[4];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          lse[ci] = lses[0][ci * 16 + col0];
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse2[ci]);
+            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -408,7 +425,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta[4];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          delta[ci] = deltas[0][ci * 16 + col0];
+        }
+        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -418,7 +442,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -455,7 +479,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -465,7 +489,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -502,7 +526,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
@@ -518,7 +542,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -526,15 +550,22 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[4];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          lse_2[ci] = lses[0][ci * 16 + col0];
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse2[ci]);
+            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse_2[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -571,17 +602,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[4];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          delta_2[ci] = deltas[0][ci * 16 + col0];
+        }
+        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            dst_2[ri * 4 + ci] = st[ri * 4 + ci] * (dpt[ri * 4 + ci] - delta[ci]);
+            dst_2[ri * 4 + ci] = st[ri * 4 + ci] * (dpt[ri * 4 + ci] - delta_2[ci]);
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -618,7 +656,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -628,7 +666,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -665,7 +703,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
@@ -683,7 +721,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -698,7 +736,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

@@ -102,6 +102,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 dOs[64][32];
+  __shared__ __attribute__((aligned(16))) float lses[1][64];
+  __shared__ __attribute__((aligned(16))) float deltas[1][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 dst_sh[64][64];
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -144,7 +146,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -163,7 +165,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -172,7 +174,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       dk[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -181,13 +183,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       dv[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:93: local h = hk * group + g
+    // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -206,7 +208,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       }
-      // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -225,7 +227,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       }
-      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      {
+        const bool ok = b < B && h_2 < Hq;
+        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = j * 64 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&lses[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              lses[0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      {
+        const bool ok = b < B && h_2 < Hq;
+        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = j * 64 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&deltas[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              deltas[0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -235,7 +271,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } Ks_frag[1], Qs_frag[2];
@@ -261,7 +297,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       }
-      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -270,7 +306,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           dpt[ci * 4 + vi] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } Vs_frag[1], dOs_frag[2];
@@ -296,64 +332,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       }
-      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[32];
-      float lse2[32];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) t21[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              t21[ci * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            lse2[ci * 4 + vi] = t21[ci * 4 + vi] * 1.442695f;
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[32];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= Sq && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) delta[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              delta[ci * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
         float t[32];
-        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -361,7 +348,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             t[ci * 4 + vi] = tanhf(st[ci * 4 + vi] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -369,19 +356,27 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             st[ci * 4 + vi] = t[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t[ci * 4 + vi] = 1.0f - t[ci * 4 + vi] * t[ci * 4 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
         int key[1];
         key[0] = row0;
-        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[1];
         row[0] = key[0] + (k0 - j * 64 - diag);
-        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[1];
         lo[0] = window_right < 0 ? 0 : row[0] - window_right;
-        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[1];
         hi[0] = key[0] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[0] + window_left + 1)) : 0;
-        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -391,15 +386,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             st[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? st[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse[32];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse2[ci * 4 + vi]);
+            lse[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse[ci * 4 + vi] * 1.442695f);
+          }
+        }
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[1];
@@ -425,16 +430,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta[32];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            delta[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
         float dst[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            dst[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * (1.0f - t[ci * 4 + vi] * t[ci * 4 + vi]);
+            dst[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * t[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } dst_frag[1], Qs_frag[1];
@@ -460,7 +475,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[16];
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
@@ -469,7 +484,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             dq[ci * 4 + vi] = 0.0f;
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -503,7 +518,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -519,9 +534,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
         float t_2[32];
-        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -529,7 +544,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             t_2[ci * 4 + vi] = tanhf(st[ci * 4 + vi] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -537,15 +552,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             st[ci * 4 + vi] = t_2[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse2[ci * 4 + vi]);
+            t_2[ci * 4 + vi] = 1.0f - t_2[ci * 4 + vi] * t_2[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[32];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            lse_2[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse_2[ci * 4 + vi] * 1.442695f);
+          }
+        }
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[1];
@@ -571,16 +604,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[32];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            delta_2[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
         float dst_2[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            dst_2[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * (1.0f - t_2[ci * 4 + vi] * t_2[ci * 4 + vi]);
+            dst_2[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta_2[ci * 4 + vi]) * t_2[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } dst_2_frag[1], Qs_frag[1];
@@ -606,7 +649,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[16];
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
@@ -615,7 +658,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             dq_2[ci * 4 + vi] = 0.0f;
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -649,7 +692,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -667,7 +710,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -689,7 +732,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=128 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -158,17 +158,19 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += A @ B: one m64n32k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_bf16_ss(float (&d)[16], uint64_t a, uint64_t b) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
-/* d += A @ B: one m64n128k16 wgmma of the warpgroup, bf16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint32_t a[4], uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, bf16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint32_t a[4], uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
@@ -179,7 +181,7 @@ template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint
                  "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
                  "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
                  "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_bf16_d128. */
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -201,9 +203,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Vs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 16384);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Qs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 32768);
+  __nv_bfloat16 (*Qs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 32768);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*dOs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 49152);
+  __nv_bfloat16 (*dOs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 65536);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 98304);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 98816);
   /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dK_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
@@ -222,15 +226,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
   // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
   // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 32 - 1) / 32;
+  const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
   // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
-  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
-  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
+  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -249,7 +253,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -268,7 +272,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -280,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -292,29 +296,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:93: local h = hk * group + g
+    // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j * 64 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
@@ -329,19 +333,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j * 64 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
@@ -356,6 +360,54 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
+        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  lses[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  deltas[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
       }
       lt_cp_async_commit();
     }
@@ -365,19 +417,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j_next * 64 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
@@ -392,19 +444,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 16;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j_next * 64 + ri * 8 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
@@ -419,297 +471,318 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
             }
           }
         }
-      }
-      lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 8 + ci * 2 + vi] = 0.0f;
+        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  lses[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  deltas[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
           }
         }
       }
-      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      lt_cp_async_commit();
+      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[32];
+      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(st);
       lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+        lt_wgmma_m64n64k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
-      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 8 + ci * 2 + vi] = 0.0f;
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[32];
+      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+        lt_wgmma_m64n64k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[8];
-      float lse2[8];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 32 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t21[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t21[ci * 2 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            lse2[ci * 2 + vi] = t21[ci * 2 + vi] * 1.442695f;
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[8];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 32 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) delta[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              delta[ci * 2 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
-      const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
+      const int qend = (j + 1) * 64;
+      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = key[ri] + (k0 - j * 32 - diag);
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
-        int col[16];
+        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
+        int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
+              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse[16];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             st_frag[kk / 16][mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 8], st[i + 8 + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 16], st[i + 16 + 1]);
             st_frag[kk / 16][mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 10], st[i + 10 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
         lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
-        float dst[16];
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta[16];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]);
+              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
-        uint32_t dst_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             dst_frag[kk / 16][mi][0] = lt_pack_bf16x2(dst[i], dst[i + 1]);
-            dst_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst[i + 8], dst[i + 8 + 1]);
+            dst_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst[i + 16], dst[i + 16 + 1]);
             dst_frag[kk / 16][mi][2] = lt_pack_bf16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst[i + 10], dst[i + 10 + 1]);
+            dst_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst[i + 18], dst[i + 18 + 1]);
           }
         }
         lt_wgmma_settle(dst_frag);
         lt_wgmma_settle(dk);
         lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
-        // attention_bwd_dkdv.lua:110: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[16];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             st_frag[kk / 16][mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 8], st[i + 8 + 1]);
+            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 16], st[i + 16 + 1]);
             st_frag[kk / 16][mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 10], st[i + 10 + 1]);
+            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
         lt_wgmma_settle(st_frag);
         lt_wgmma_settle(dv);
         lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1));
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:124: local dst = st * (dpt - delta)
-        float dst_2[16];
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[16];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]);
+              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]);
             }
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
-        uint32_t dst_2_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             dst_2_frag[kk / 16][mi][0] = lt_pack_bf16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst_2[i + 8], dst_2[i + 8 + 1]);
+            dst_2_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
             dst_2_frag[kk / 16][mi][2] = lt_pack_bf16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst_2[i + 10], dst_2[i + 10 + 1]);
+            dst_2_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
           }
         }
         lt_wgmma_settle(dst_2_frag);
         lt_wgmma_settle(dk);
         lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1));
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
@@ -719,7 +792,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -763,7 +836,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -820,9 +893,9 @@ extern "C" int attention_bwd_dkdv_bf16_d128(const void *Q, const void *K, const 
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  /* 99328 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 99328);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_bf16_d128_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  attention_bwd_dkdv_bf16_d128_kernel<<<grid, dim3(128), 99328, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -158,33 +158,33 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += A @ B: one m64n64k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t a, uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
                  "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
-/* d += A @ B: one m64n32k16 wgmma of the warpgroup, bf16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n32k16_bf16(float (&d)[16], const uint32_t a[4], uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, bf16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n32k16_bf16(float (&d)[16], const uint32_t a[4], uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %22, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, %21;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* d += A @ B: one m64n32k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_bf16_ss(float (&d)[16], uint64_t a, uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_bf16_ss(float (&d)[16], uint64_t a, uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_dq_atomic_bf16_d32_softcap. */
@@ -208,6 +208,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
   __shared__ __attribute__((aligned(1024))) __nv_bfloat16 Qs[2][64][32];
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __nv_bfloat16 dOs[2][64][32];
+  __shared__ __attribute__((aligned(16))) float lses[2][1][64];
+  __shared__ __attribute__((aligned(16))) float deltas[2][1][64];
   /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __shared__ __attribute__((aligned(1024))) __nv_bfloat16 dst_sh[64][64];
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
@@ -232,7 +234,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:88: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -251,7 +253,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:89: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -270,7 +272,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:90: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -282,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:91: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -294,17 +296,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:92: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:93: local h = hk * group + g
+    // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:94: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first 1 iterations, one commit group each */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -331,7 +333,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -358,6 +360,54 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
+        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  lses[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  deltas[j_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
       }
       lt_cp_async_commit();
     }
@@ -367,7 +417,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:95: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -394,7 +444,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:96: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -421,109 +471,90 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-      }
-      lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:97: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[32];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 16 + ci * 2 + vi] = 0.0f;
+        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  lses[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        {
+          const bool ok = b < B && h_2 < Hq;
+          const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
+            }
+          } else {
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
+              const float *ptr = base + gc;
+              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+                const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
+                lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  deltas[j_next_stage][0][tid * 4 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
+                }
+              }
+            }
           }
         }
       }
-      // attention_bwd_dkdv.lua:98: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      lt_cp_async_commit();
+      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[32];
+      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(st);
       lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n64k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2));
+        lt_wgmma_m64n64k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
-      // attention_bwd_dkdv.lua:99: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 16 + ci * 2 + vi] = 0.0f;
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:100: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n64k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 512, 2));
+        lt_wgmma_m64n64k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 512, 2), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:101: local lse2 = k:load(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM })) * LOG2E
-      float t21[16];
-      float lse2[16];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t21[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t21[ci * 2 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            lse2[ci * 2 + vi] = t21[ci * 2 + vi] * 1.442695f;
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:102: local delta = k:load(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }))
-      float delta[16];
-      {
-        const bool ok = b < B && h_2 < Hq;
-        const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gc = j * 64 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (ok && gc + 2 <= Sq && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) delta[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              delta[ci * 2 + vi] = ok && gc >= 0 && gc + vi < Sq ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      }
-      // attention_bwd_dkdv.lua:134: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:135: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
         float t[32];
-        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -534,7 +565,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -545,31 +576,42 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:115: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t[ri * 16 + ci * 2 + vi] = 1.0f - t[ri * 16 + ci * 2 + vi] * t[ri * 16 + ci * 2 + vi];
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:116: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:117: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:118: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:119: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -582,18 +624,28 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse[16];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -611,10 +663,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta[16];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -622,11 +684,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t[ri * 16 + ci * 2 + vi] * t[ri * 16 + ci * 2 + vi]);
+              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 16 + ci * 2 + vi];
             }
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -644,10 +706,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -662,7 +724,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -678,12 +740,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* dq in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16_ss<1, 1>(dq, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16_ss<1, 1>(dq, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -702,9 +764,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:106: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
         float t_2[32];
-        // attention_bwd_dkdv.lua:107: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -715,7 +777,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:108: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -726,18 +788,39 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, tile.exp2(st - lse2))   -- P^T
+        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse2[ci * 2 + vi]);
+              t_2[ri * 16 + ci * 2 + vi] = 1.0f - t_2[ri * 16 + ci * 2 + vi] * t_2[ri * 16 + ci * 2 + vi];
             }
           }
         }
-        // attention_bwd_dkdv.lua:123: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[16];
+        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -755,10 +838,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:125: if v.softcap then dst = dst * (1 - t * t) end
+        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[16];
+        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
+          }
+        }
+        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -766,11 +859,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]) * (1.0f - t_2[ri * 16 + ci * 2 + vi] * t_2[ri * 16 + ci * 2 + vi]);
+              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 16 + ci * 2 + vi];
             }
           }
         }
-        // attention_bwd_dkdv.lua:126: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -788,10 +881,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:129: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -806,7 +899,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:130: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -822,12 +915,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
         lt_wgmma_fence();   /* dq_2 in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n32k16_bf16_ss<1, 1>(dq_2, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2));
+          lt_wgmma_m64n32k16_bf16_ss<1, 1>(dq_2, lt_wgmma_desc(&dst_sh[kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Ks[kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq_2 run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq_2);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:131: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -849,7 +942,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:141: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -874,7 +967,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d32_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:142: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

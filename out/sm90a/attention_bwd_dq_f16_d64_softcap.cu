@@ -158,26 +158,26 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += A @ B: one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
                  "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
-/* d += A @ B: one m64n64k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32_t a[4], uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %38, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
                  "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
 /* One block (128 threads) of attention_bwd_dq_f16_d64_softcap. */
@@ -426,42 +426,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_softcap_kernel(c
     lt_cp_async_commit();
     // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 16 + ci * 2 + vi] = 0.0f;
-        }
-      }
-    }
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1));
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          dp[ri * 16 + ci * 2 + vi] = 0.0f;
-        }
-      }
-    }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    /* dp starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(dp);
     lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 1024, 1));
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][0][kk], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
@@ -569,7 +551,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_softcap_kernel(c
       lt_wgmma_fence();   /* ds_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1));
+        lt_wgmma_m64n64k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
@@ -640,7 +622,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_softcap_kernel(c
       lt_wgmma_fence();   /* ds_2_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1));
+        lt_wgmma_m64n64k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */

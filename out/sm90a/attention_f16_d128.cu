@@ -158,8 +158,8 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
@@ -170,11 +170,11 @@ template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], 
                  "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
                  "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
                  "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(1));
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
-/* d += A @ B: one m64n128k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint32_t a[4], uint64_t b) {
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, f16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
+template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint32_t a[4], uint64_t b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
@@ -185,7 +185,7 @@ template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint3
                  "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
                  "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
                  "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
 /* One block (256 threads) of attention_f16_d128. */
@@ -402,22 +402,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
     lt_cp_async_commit();
     // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 32 + ci * 2 + vi] = 0.0f;
-        }
-      }
-    }
     // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1));
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention.lua:124: local kend = (j + 1) * BN
@@ -567,7 +558,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1));
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
       // attention.lua:122: k:assign(m, m_new)
@@ -686,7 +677,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1));
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
       // attention.lua:122: k:assign(m, m_new)
