@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=128 BN=128 stages=3 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -204,10 +204,10 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Qs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Ks)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 32768);
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Vs)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 98304);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 131072);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*O_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   // attention.lua:71: local nqb = tile.cdiv(p.Sq, BM)
@@ -277,8 +277,8 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
   }
   lt_wgmma_barrier();
   // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 1 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 1; ++j_stage) {
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
       // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
@@ -338,11 +338,11 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const __nv_bfl
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 1;
-    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+    const int j_next = j + 2;
+    const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
     if (j_next < last) {
       // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -764,9 +764,9 @@ extern "C" int attention_bf16_d128(const void *Q, const void *K, const void *V, 
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
+  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
   if (err != cudaSuccess) return (int)err;
-  attention_bf16_d128_kernel<<<grid, dim3(256), 163840, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_bf16_d128_kernel<<<grid, dim3(256), 229376, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

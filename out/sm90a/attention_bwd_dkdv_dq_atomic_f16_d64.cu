@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_dq_atomic_f16_d64 on sm90a, NVIDIA H100 80GB HBM3).
+ * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_dq_atomic_f16_d64.cu
  */
 #include <cuda_runtime.h>

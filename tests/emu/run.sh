@@ -189,9 +189,9 @@ matmul_list() {
 }
 
 # 1 + 2: generate; leave out what another target already has word for
-# word (sm90a and gfx90a give the same code as sm80 and gfx942 today: a
-# file $v.dup names the target that checks it); then build everything in
-# one parallel pass.
+# word (sm90a and gfx90a give much the same code as sm80 and gfx942: a
+# file $v.dup names the target that checks it), except within a target's
+# attention set; then build everything in one parallel pass.
 declare -A seen
 : > $b/jobs
 for t in $targets; do
@@ -213,12 +213,19 @@ for t in $targets; do
       echo "FAIL emu $t: gen's copy of templates/emu.h or $h differs from the tree's (rebuild it: ./build.sh gen)"
     fi
   fi
+  # check.cpp runs the attention kernels as sets (forward, pre, dK/dV, dQ):
+  # a target whose attention code differs anywhere keeps the whole set
+  keep_att=0
+  for f in $b/$t/attention*.emu.cpp; do
+    [ -e "$f" ] || continue
+    [ -n "${seen[$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)]}" ] || keep_att=1
+  done
   dups=0
   for f in $b/$t/*.emu.cpp; do
     [ -e "$f" ] || continue
     v=$(basename "$f" .emu.cpp)
     h=$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)
-    if [ -n "${seen[$h]}" ]; then
+    if [ -n "${seen[$h]}" ] && ! { [ $keep_att = 1 ] && [ "${v#attention}" != "$v" ]; }; then
       echo "${seen[$h]}" > $b/$t/$v.dup
       rm -f "$f" $b/$t/$v.h
       dups=$((dups + 1))
