@@ -86,7 +86,7 @@ return tile.kernel {
     local Qs = k:shared(v.dtype, { BM, D })
     local dOs = k:shared(v.dtype, { BM, D })
     -- LSE and Delta of the query block come through the copy pipeline too:
-    -- loaded a step ahead, they are never waited for
+    -- loaded a step ahead with Q and dO, not waited for on their own
     local lses = k:shared("f32", { 1, BM })
     local deltas = k:shared("f32", { 1, BM })
     k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)

@@ -29,7 +29,7 @@ KNOWN="gfx1100:attention_bwd_dkdv_f16_d64_softcap
   gfx942:attention_bwd_dkdv_dq_atomic_bf16_d128 gfx1100:attention_bwd_dkdv_dq_atomic_bf16_d128
   gfx1100:attention_bwd_dkdv_dq_atomic_f16_d64 sm80:attention_bwd_dkdv_dq_atomic_f16_d64"
 known() {
-  local list=" $(echo $KNOWN) "
+  local list=" $(echo $KNOWN) " f key
   while IFS= read -r l; do
     set -- $l
     f=$(basename "${4%:}")

@@ -213,18 +213,22 @@ for t in $targets; do
       echo "FAIL emu $t: gen's copy of templates/emu.h or $h differs from the tree's (rebuild it: ./build.sh gen)"
     fi
   fi
-  # check.cpp runs the attention kernels as sets (forward, pre, dK/dV, dQ):
-  # a target whose attention code differs anywhere keeps the whole set
+  # each file's code, its header comment left out; check.cpp runs the
+  # attention kernels as sets (forward, pre, dK/dV, dQ): a target whose
+  # attention code differs anywhere keeps the whole set
+  declare -A code
   keep_att=0
-  for f in $b/$t/attention*.emu.cpp; do
+  for f in $b/$t/*.emu.cpp; do
     [ -e "$f" ] || continue
-    [ -n "${seen[$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)]}" ] || keep_att=1
+    v=$(basename "$f" .emu.cpp)
+    code[$v]=$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)
+    [ "${v#attention}" != "$v" ] && [ -z "${seen[${code[$v]}]}" ] && keep_att=1
   done
   dups=0
   for f in $b/$t/*.emu.cpp; do
     [ -e "$f" ] || continue
     v=$(basename "$f" .emu.cpp)
-    h=$(sed '1,/^ \*\//d' "$f" | cksum | tr ' ' _)
+    h=${code[$v]}
     if [ -n "${seen[$h]}" ] && ! { [ $keep_att = 1 ] && [ "${v#attention}" != "$v" ]; }; then
       echo "${seen[$h]}" > $b/$t/$v.dup
       rm -f "$f" $b/$t/$v.h
