@@ -13,7 +13,9 @@
 ** through shared memory has its own barrier between its write and read.
 ** A pipelined loop with a stage ring (pipeline.c) has a barrier at the top
 ** of every iteration, printed by the emitter; here it only needs the
-** buffers clear on entry, and leaves its rings pending on exit.
+** buffers clear on entry, and leaves its rings pending on exit.  Its
+** lead-in copies (pipeline.c) land at that barrier too: they need none
+** before the loop, and stay pending after it (the loop may not run).
 */
 #include <string.h>
 
@@ -23,7 +25,7 @@
 
 typedef struct State State;
 static void walk(Block *b, State *st, int insert);
-enum { PEND_R = 1, PEND_W = 2 };
+enum { PEND_R = 1, PEND_W = 2, PEND_LEAD = 4 };   /* PEND_LEAD: a lead-in copy's write */
 
 struct State { Sym *buf[MAXBUF]; int flags[MAXBUF]; int n; };
 
@@ -45,7 +47,7 @@ static void clear(State *st) { st->n = 0; }
 /* Does access (read or write) of buf in st need a barrier first? */
 static int conflicts(State *st, Sym *buf, int write) {
   int f = *flag_of(st, buf);
-  return write ? f != 0 : (f & PEND_W) != 0;
+  return write ? f != 0 : (f & (PEND_W | PEND_LEAD)) != 0;
 }
 
 static void walk(Block *b, State *st, int insert);
@@ -64,7 +66,11 @@ static void barrier_before(Stmt **link, State *st, int insert, int line) {
 ** anything is pending (its prologue writes the rings), its consumers
 ** walked from the clean state of the barrier at the top of an iteration. */
 static void ring_loop(Stmt **link, Stmt *loop, State *st, int insert) {
-  if (st->n) barrier_before(link, st, insert, loop->line);
+  int pending = 0;
+  for (int i = 0; i < st->n; i++) pending |= st->flags[i] & (PEND_R | PEND_W);
+  if (pending) barrier_before(link, st, insert, loop->line);
+  for (int i = 0; i < st->n; i++)
+    if (st->flags[i] & PEND_LEAD) st->flags[i] = PEND_W;
   State body;
   memset(&body, 0, sizeof body);
   Stmt **clink = &loop->body.first;
@@ -122,7 +128,7 @@ static void walk(Block *b, State *st, int insert) {
       clear(st);
       *flag_of(st, wr) |= PEND_R;
     } else if (wr) {
-      *flag_of(st, wr) |= PEND_W;
+      *flag_of(st, wr) |= s->kind == S_G2S && s->lead_in ? PEND_LEAD : PEND_W;
     }
   }
   ltI_fix_last(b);

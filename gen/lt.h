@@ -191,6 +191,8 @@ struct Stmt {
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */
   int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
+  int lead_in;          /* S_G2S: issued by cp.async ahead of the pipelined loop after it, landing with its
+                           first stage (pipeline.c) */
   Block body, orelse;
   Stmt *next;
 };

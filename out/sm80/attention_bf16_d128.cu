@@ -159,20 +159,29 @@ __global__ void __launch_bounds__(128) attention_bf16_d128_kernel(const __nv_bfl
   // attention.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
   // attention.lua:88: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    #pragma unroll
-    for (int ri = 0; ri < 16; ++ri) {
-      const int gr = qb * 128 + ri * 8 + tid / 16;
-      const int gc = tid % 16 * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(qb * 128 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        const int gr = qb * 128 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+          lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          }
         }
       }
     }
@@ -201,9 +210,8 @@ __global__ void __launch_bounds__(128) attention_bf16_d128_kernel(const __nv_bfl
   for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
-  __syncthreads();
   // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 1 iterations, one commit group each */
+  /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {

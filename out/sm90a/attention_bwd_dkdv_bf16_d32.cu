@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_kernel(const 
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
     // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
-    /* prologue: start the copies of the first 1 iterations, one commit group each */
+    /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {

@@ -224,39 +224,57 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
   // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
   // attention_bwd_dq.lua:70: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 64 + ri * 16 + tid / 8;
-      const int gc = tid % 8 * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = qb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          }
         }
       }
     }
   }
   // attention_bwd_dq.lua:71: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 64 + ri * 16 + tid / 8;
-      const int gc = tid % 8 * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sdos + (int64_t)(ri * 16) * sdos + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = qb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async16(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          }
         }
       }
     }
@@ -299,9 +317,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
       }
     }
   }
-  lt_wgmma_barrier();
   // attention_bwd_dq.lua:76: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 1 iterations, one commit group each */
+  /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {

@@ -223,20 +223,29 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   // attention.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
   // attention.lua:88: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 64 + ri * 16 + tid / 8;
-      const int gc = tid % 8 * 8;
-      const __half *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = qb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqs + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+          }
         }
       }
     }
@@ -265,10 +274,9 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  lt_wgmma_barrier();
   // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 2; ++j_stage) {
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
       // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
@@ -329,10 +337,10 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
     lt_cp_async_commit();
   }
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 2;
-    const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+    const int j_next = j + 1;
+    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
       // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -390,6 +398,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       }
     }
     lt_cp_async_commit();
+    /* in flight from the iteration before: the wgmmas into o */
     // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
@@ -406,6 +415,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
     // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     // attention.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
@@ -556,8 +566,6 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
       // attention.lua:106: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -675,8 +683,6 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
@@ -686,6 +692,8 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(o);   /* read below, after the wait */
   // attention.lua:130: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;

@@ -3,8 +3,9 @@
 -- target's matrix instruction, swizzled shared tiles), a two-stage
 -- k:pipelined loop (a cp.async ring on sm80), the accumulator layout,
 -- --explain's gemm and pipeline lines, and a copy into shared memory of a
--- tile smaller than the block (the bias row: its first 16 threads copy it)
--- read back in the accumulator's layout.
+-- tile smaller than the block (the bias row: its first 16 threads copy it),
+-- made before the loop (on sm80 a lead-in: cp.async, landing with the first
+-- stage) and read back after it in the accumulator's layout.
 local tile = require "tile"
 
 return tile.kernel {
@@ -23,14 +24,14 @@ return tile.kernel {
     local bm, bn = k:grid(tile.cdiv(p.M, c.BM), tile.cdiv(p.N, c.BN))
     local As = k:shared("f16", { c.BM, c.BK })
     local Bs = k:shared("f16", { c.BN, c.BK })
+    local bias_s = k:shared("f32", { 1, c.BN })
+    k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
     local acc = k:fragment("f32", { c.BM, c.BN }, 0)
     k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
       k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       k:gemm(As, Bs, acc, { transpose_b = true })
     end)
-    local bias_s = k:shared("f32", { 1, c.BN })
-    k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
     local bias = k:fragment("f32", { 1, c.BN })
     k:copy(bias_s, bias)
     k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)

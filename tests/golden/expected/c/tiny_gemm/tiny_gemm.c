@@ -62,16 +62,25 @@ static void tiny_gemm_block(int bm, int bn, const lt_f16 *restrict A, const lt_f
   lt_f16 As[64][32];
   lt_f16 Bs[64][32];
   float bias_s[1][64];
-  // tiny_gemm.lua:26: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
+  // tiny_gemm.lua:28: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
+  {
+    const float *base = bias;
+    for (int ci = 0; ci < 64; ++ci) {
+      const int gc = bn * 64 + ci;
+      const float *ptr = base + gc;
+      bias_s[0][ci] = gc < N ? ptr[0] : 0.0f;
+    }
+  }
+  // tiny_gemm.lua:29: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
   float acc_2[4096];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       acc_2[ri * 64 + ci] = 0.0f;
     }
   }
-  // tiny_gemm.lua:27: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
+  // tiny_gemm.lua:30: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
   for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt) {
-    // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+    // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
     {
       const lt_f16 *base = A;
       for (int ri = 0; ri < 64; ++ri) {
@@ -83,7 +92,7 @@ static void tiny_gemm_block(int bm, int bn, const lt_f16 *restrict A, const lt_f
         }
       }
     }
-    // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+    // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
     {
       const lt_f16 *base = B;
       for (int ri = 0; ri < 64; ++ri) {
@@ -95,7 +104,7 @@ static void tiny_gemm_block(int bm, int bn, const lt_f16 *restrict A, const lt_f
         }
       }
     }
-    // tiny_gemm.lua:30: k:gemm(As, Bs, acc, { transpose_b = true })
+    // tiny_gemm.lua:33: k:gemm(As, Bs, acc, { transpose_b = true })
     for (int kk = 0; kk < 32; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -104,22 +113,13 @@ static void tiny_gemm_block(int bm, int bn, const lt_f16 *restrict A, const lt_f
       }
     }
   }
-  // tiny_gemm.lua:33: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
-  {
-    const float *base = bias;
-    for (int ci = 0; ci < 64; ++ci) {
-      const int gc = bn * 64 + ci;
-      const float *ptr = base + gc;
-      bias_s[0][ci] = gc < N ? ptr[0] : 0.0f;
-    }
-  }
-  // tiny_gemm.lua:34: local bias = k:fragment("f32", { 1, c.BN })
+  // tiny_gemm.lua:35: local bias = k:fragment("f32", { 1, c.BN })
   float bias_2[64];
-  // tiny_gemm.lua:35: k:copy(bias_s, bias)
+  // tiny_gemm.lua:36: k:copy(bias_s, bias)
   for (int ci = 0; ci < 64; ++ci) {
     bias_2[ci] = bias_s[0][ci];
   }
-  // tiny_gemm.lua:36: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
+  // tiny_gemm.lua:37: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
   {
     lt_f16 *base = C;
     for (int ri = 0; ri < 64; ++ri) {

@@ -101,7 +101,23 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
   __shared__ __attribute__((aligned(16))) _Float16 As[2][64][32];
   __shared__ __attribute__((aligned(16))) _Float16 Bs[2][64][32];
   __shared__ __attribute__((aligned(16))) float bias_s[1][64];
-  // tiny_gemm.lua:26: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
+  // tiny_gemm.lua:28: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
+  {
+    const float *base = bias;
+    if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+      const int gc = bn * 64 + tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        ((uint4 *)&bias_s[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          bias_s[0][tid * 4 + vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // tiny_gemm.lua:29: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
   float acc_2[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -110,14 +126,15 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
       acc_2[ci * 4 + vi] = 0.0f;
     }
   }
-  // tiny_gemm.lua:27: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
+  lt_syncthreads();
+  // tiny_gemm.lua:30: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
   union { uint4 v; _Float16 e[8]; } As_regs[2];   /* the thread's chunks of the next As tile */
   union { uint4 v; _Float16 e[8]; } Bs_regs[2];   /* the thread's chunks of the next Bs tile */
   /* prologue: iteration 0's copies into registers, then into stage 0 */
   {
     const int kt = 0;
     if (kt < (K + 32 - 1) / 32) {
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       {
         const _Float16 *base = A;
         #pragma unroll
@@ -135,7 +152,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
           }
         }
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       {
         const _Float16 *base = B;
         #pragma unroll
@@ -153,12 +170,12 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
           }
         }
       }
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         *(uint4 *)&As[0][ri * 32 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         *(uint4 *)&Bs[0][ri * 32 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
@@ -169,7 +186,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
   for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage ^= 1) {
     const int kt_next = kt + 1;
     if (kt_next < (K + 32 - 1) / 32) {   /* iteration kt_next's loads: in flight while this one computes */
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       {
         const _Float16 *base = A;
         #pragma unroll
@@ -187,7 +204,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
           }
         }
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       {
         const _Float16 *base = B;
         #pragma unroll
@@ -206,7 +223,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
         }
       }
     }
-    // tiny_gemm.lua:30: k:gemm(As, Bs, acc, { transpose_b = true })
+    // tiny_gemm.lua:33: k:gemm(As, Bs, acc, { transpose_b = true })
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } As_frag[1], Bs_frag[2];
@@ -233,12 +250,12 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
       }
     }
     if (kt_next < (K + 32 - 1) / 32) {
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         *(uint4 *)&As[kt_stage ^ 1][ri * 32 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         *(uint4 *)&Bs[kt_stage ^ 1][ri * 32 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
@@ -246,26 +263,9 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
     }
     lt_syncthreads();   /* stage kt_stage ^ 1 is whole, and every warp is done with stage kt_stage */
   }
-  // tiny_gemm.lua:33: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
-  {
-    const float *base = bias;
-    if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
-      const int gc = bn * 64 + tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&bias_s[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          bias_s[0][tid * 4 + vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // tiny_gemm.lua:34: local bias = k:fragment("f32", { 1, c.BN })
+  // tiny_gemm.lua:35: local bias = k:fragment("f32", { 1, c.BN })
   float bias_2[32];
-  lt_syncthreads();
-  // tiny_gemm.lua:35: k:copy(bias_s, bias)
+  // tiny_gemm.lua:36: k:copy(bias_s, bias)
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
     #pragma unroll
@@ -273,7 +273,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const _Float16 *__restri
       bias_2[ci * 4 + vi] = bias_s[0][ci * 8 + col0 + vi];
     }
   }
-  // tiny_gemm.lua:36: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
+  // tiny_gemm.lua:37: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
   {
     _Float16 *base = C;
     #pragma unroll

@@ -132,7 +132,31 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
   /* Bs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Bs[2][64][32];
   __shared__ __attribute__((aligned(16))) float bias_s[1][64];
-  // tiny_gemm.lua:26: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
+  // tiny_gemm.lua:28: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const float *base = bias;
+    if (bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the whole tile is inside bias, rows 16-byte aligned */
+      if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+        lt_cp_async16(&bias_s[0][tid * 4], base + bn * 64 + tid * 4, 16);
+      }
+    } else {
+      if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+        const int gc = bn * 64 + tid * 4;
+        const float *ptr = base + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+          const int n = lt_imin(lt_imax(N - gc, 0), 4);
+          lt_cp_async16(&bias_s[0][tid * 4], n > 0 ? ptr : bias, n * 4);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            bias_s[0][tid * 4 + vi] = gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+  // tiny_gemm.lua:29: local acc = k:fragment("f32", { c.BM, c.BN }, 0)
   float acc_2[32];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -144,12 +168,12 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
       }
     }
   }
-  // tiny_gemm.lua:27: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 1 iterations, one commit group each */
+  // tiny_gemm.lua:30: k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
+  /* prologue: start the copies of the first iteration, one commit group */
   for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 32 - 1) / 32) {
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       {
         const __half *base = A;
         if (bm * 64 + 64 <= M && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
@@ -175,7 +199,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
           }
         }
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       {
         const __half *base = B;
         if (bn * 64 + 64 <= N && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
@@ -210,7 +234,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
     const int kt_next = kt + 1;
     const int kt_next_stage = kt_stage == 0 ? 1 : kt_stage - 1;
     if (kt_next < (K + 32 - 1) / 32) {
-      // tiny_gemm.lua:28: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      // tiny_gemm.lua:31: k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
       {
         const __half *base = A;
         if (bm * 64 + 64 <= M && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
@@ -236,7 +260,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
           }
         }
       }
-      // tiny_gemm.lua:29: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      // tiny_gemm.lua:32: k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
       {
         const __half *base = B;
         if (bn * 64 + 64 <= N && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
@@ -264,7 +288,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
       }
     }
     lt_cp_async_commit();
-    // tiny_gemm.lua:30: k:gemm(As, Bs, acc, { transpose_b = true })
+    // tiny_gemm.lua:33: k:gemm(As, Bs, acc, { transpose_b = true })
     uint32_t As_frag[2][2][4], Bs_frag[2][4][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 2; ++mi) {
@@ -317,26 +341,10 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
     }
   }
   lt_cp_async_wait<0>();
-  // tiny_gemm.lua:33: k:copy(p.bias:tile({ 0, bn }, { 1, c.BN }), bias_s)
-  {
-    const float *base = bias;
-    if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
-      const int gc = bn * 64 + tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&bias_s[0][tid * 4])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          bias_s[0][tid * 4 + vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // tiny_gemm.lua:34: local bias = k:fragment("f32", { 1, c.BN })
+  // tiny_gemm.lua:35: local bias = k:fragment("f32", { 1, c.BN })
   float bias_2[8];
   __syncthreads();
-  // tiny_gemm.lua:35: k:copy(bias_s, bias)
+  // tiny_gemm.lua:36: k:copy(bias_s, bias)
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
@@ -344,7 +352,7 @@ __global__ void __launch_bounds__(128) tiny_gemm_kernel(const __half *__restrict
       bias_2[ci * 2 + vi] = bias_s[0][ci * 8 + col0 + vi];
     }
   }
-  // tiny_gemm.lua:36: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
+  // tiny_gemm.lua:37: k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), acc + bias)
   {
     __half *base = C;
     #pragma unroll
