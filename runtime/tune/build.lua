@@ -8,6 +8,7 @@ whatever the tuned-config file holds, and a broken one cannot fail it), and then
 one word to `status`: ok, gen (gen rejected the config: exit 1), missing
 (gen wrote no file for the variant), compile, spill (nvcc built it but
 ptxas -v reports register spills: slow, and tests/compile rejects it),
+serialized (ptxas serialized its wgmmas: the same),
 or setup-gen / setup-compile
 when the tool itself did not run (gen exited otherwise, e.g. 127 when a
 library it needs is missing; the compiler was not found or was killed):
@@ -112,6 +113,8 @@ function M.prepare(job)
     string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { [ $? -ge 126 ] && echo setup-compile >status || echo compile >status; exit 0; }",
     -- a config whose registers spill (ptxas -v) is left out: it is slow, and the compile tests reject it
     "grep -qE '[1-9][0-9]* bytes spill stores' cc.log && { echo spill >status; exit 0; }",
+    -- so is one whose wgmmas ptxas serializes (it keeps their accumulators safe that way: slow)
+    "grep -q 'wgmma.mma_async instructions are serialized' cc.log && { echo serialized >status; exit 0; }",
     "echo ok >status",
     "",
   }, "\n")
@@ -122,7 +125,7 @@ function M.prepare(job)
 end
 
 --[[ Runs the jobs, `jobs` at a time; calls progress(done, total, job) as each
-ends.  Sets job.status (ok / gen / missing / compile / spill / setup-gen / setup-compile) and job.log (the
+ends.  Sets job.status (ok / gen / missing / compile / spill / serialized / setup-gen / setup-compile) and job.log (the
 first error line) on every job. ]]
 function M.run(list, jobs, progress)
   local todo, byname = {}, {}
@@ -158,7 +161,8 @@ function M.run(list, jobs, progress)
   for _, job in ipairs(list) do
     job.status = job.status or M.first_line(job.dir .. "/status") or "gen"
     if job.status ~= "ok" then
-      local log = (job.status:match("compile$") or job.status == "spill") and "/cc.log" or "/gen.log"
+      local cc = job.status:match("compile$") or job.status == "spill" or job.status == "serialized"
+      local log = cc and "/cc.log" or "/gen.log"
       local f = io.open(job.dir .. log, "rb")
       local text = f and f:read("*a") or ""
       if f then f:close() end
@@ -168,6 +172,8 @@ function M.run(list, jobs, progress)
       if job.status == "missing" then job.log = "gen wrote no " .. job.variant .. "." .. M.ext(job.target) end
       if job.status == "spill" then
         job.log = "register spills (ptxas): " .. (text:match("(%d+ bytes spill stores[^\n]*)") or "")
+      elseif job.status == "serialized" then
+        job.log = "ptxas: " .. (text:match("(wgmma.mma_async instructions are serialized due to [%a %-]+)") or "")
       end
     end
   end
