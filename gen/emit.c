@@ -1721,16 +1721,14 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
   e->depth++;
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", ahead - 1, v);
-  if (ncarry) {
+  if (ncarry)
     line(e, "%s   /* everyone's have; and stage %s - 2 is free again (its wgmmas were waited for in iteration %s - 1) */",
          e->barrier, v, v);
-    line(e, "const int %s = %s + %d;", vn, v, ahead);
-    line(e, "const int %s = %s < 2 ? %s + %d : %s - 2;", vns, vs, vs, S - 2, vs);
-  } else {
+  else
     line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->barrier, v);
-    line(e, "const int %s = %s + %d;", vn, v, ahead);
-    line(e, "const int %s = %s == 0 ? %d : %s - 1;", vns, vs, S - 1, vs);
-  }
+  line(e, "const int %s = %s + %d;", vn, v, ahead);
+  if (ncarry) line(e, "const int %s = %s < 2 ? %s + %d : %s - 2;", vns, vs, vs, S - 2, vs);
+  else line(e, "const int %s = %s == 0 ? %d : %s - 1;", vns, vs, S - 1, vs);
   line(e, "if (%s < %s) {", vn, hi);
   e->depth++;
   producers(e, s, s->body.first, NULL, vn, vns);
