@@ -922,14 +922,15 @@ static int k_serial(lua_State *l) {
   return 0;
 }
 
-/* k:pipelined(lo, hi, stages, function(i) ... end): a runtime loop whose
-** body starts with copies into shared tiles; gen overlaps the copies of
-** later iterations with the rest of the body (pipeline.c). */
+/* k:pipelined(lo, hi, stages, [options,] function(i) ... end): a runtime
+** loop whose body starts with copies into shared tiles; gen overlaps the
+** copies of later iterations with the rest of the body (pipeline.c).
+** Options: {copies_first = bool}. */
 static int k_pipelined(lua_State *l) {
   name_locals();
   int top = lua_gettop(l);
-  if (top != 5 || !lua_isfunction(l, 5))
-    return dsl_error("k:pipelined takes (lo, hi, stages, function(i) ... end)");
+  if ((top != 5 && top != 6) || !lua_isfunction(l, top) || (top == 6 && !lua_istable(l, 5)))
+    return dsl_error("k:pipelined takes (lo, hi, stages, [{copies_first = bool},] function(i) ... end)");
   if (!lua_isinteger(l, 4) || lua_tointeger(l, 4) < 1 || lua_tointeger(l, 4) > 8)
     return dsl_error("the number of pipeline stages is a whole Lua number from 1 to 8");
   Stmt *st = add_stmt(S_FOR);
@@ -937,15 +938,26 @@ static int k_pipelined(lua_State *l) {
   st->hi = arg_index(3, "the loop end");
   st->step = ltI_const(1, DT_I32, 0, st->line);
   st->stages = (int)lua_tointeger(l, 4);
+  if (top == 6) {
+    lua_pushnil(l);
+    while (lua_next(l, 5)) {
+      const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
+      if (strcmp(key, "copies_first") != 0)
+        return dsl_error("k:pipelined has no option '%s' (options: copies_first)", key);
+      if (!lua_isboolean(l, -1)) return dsl_error("k:pipelined option copies_first is true or false");
+      st->copies_first = lua_toboolean(l, -1);
+      lua_pop(l, 1);
+    }
+  }
   check_scope(st->lo);
   check_scope(st->hi);
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
-  const char *pn = param_name(5);
+  const char *pn = param_name(top);
   if (pn) set_name(v, pn, 1);
   st->var = v;
-  lua_pushvalue(l, 5);
+  lua_pushvalue(l, top);
   push_expr(ltI_ref(v, st->line));
   run_body(&st->body, 1);
   return 0;
@@ -1620,6 +1632,24 @@ static int push_copy(int t) {
   return c;
 }
 
+/* Do the nb tuned buckets give variant vname one config?  Then it is one
+** kernel, not nb copies of it under a launcher that picks among them.
+** Compares the config texts up to where they say where they came from. */
+static int one_config(int cv, int vars, const char *vname, const char **buckets, int nb, const char **ckeys, int nc,
+                      const char **dcfg, int ndcfg) {
+  const char *first = NULL;
+  size_t n0 = 0;
+  for (int b = 0; b < nb; b++) {
+    int cb = push_copy(cv);
+    const char *c = variant_config(cb, vars, vname, buckets[b], ckeys, nc, dcfg, ndcfg, 0);
+    lua_settop(L, cb - 1);
+    size_t n = strcspn(c, "(");
+    if (!first) first = c, n0 = n;
+    else if (n != n0 || strncmp(first, c, n) != 0) return 0;
+  }
+  return 1;
+}
+
 /* Enumerates variant combinations (sorted keys, values in order). */
 static int run_file(lua_State *l) {
   Run *run = lua_touserdata(l, 1);
@@ -1768,11 +1798,16 @@ static int run_file(lua_State *l) {
     ** launcher that picks one by the call's sizes */
     const char *buckets[16];
     int nb = req->target ? ltN_buckets(vname.p, buckets, 16) : 0;
-    if (nb < 2) nb = 0, buckets[0] = NULL;
+    Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
+    if (nb >= 2 && one_config(cv, vars, vname.p, buckets, nb, ckeys, nc, dcfg, ndcfg))
+      for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);
+    if (nb < 2 || same.p) nb = 0, buckets[0] = NULL;
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
       const char *config =
           variant_config(cb, vars, vname.p, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+      size_t len = strlen(config);
+      if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);
       if (run->listing && req->target && nb)
         ltU_printf(run->listing, "  %s  for %s  config: %s\n", vname.p, buckets[b], config);
       else if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);

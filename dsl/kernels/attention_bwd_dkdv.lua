@@ -95,7 +95,9 @@ return tile.kernel {
     local dv = k:fragment("f32", { BN, D }, 0)
     k:serial(0, group, function(g)
       local h = hk * group + g
-      k:pipelined(first, last, c.stages, function(j)
+      -- at D = 128, with dK and dV held in registers, issuing the next copies
+      -- after S^T's wgmmas (gen's default on sm90a) spilled: copies first
+      k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
         k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)

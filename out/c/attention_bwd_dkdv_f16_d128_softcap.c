@@ -132,9 +132,9 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
   for (int g = 0; g < group; ++g) {
     // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_f16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -147,7 +147,7 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           }
         }
       }
-      // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_f16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -160,7 +160,7 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           }
         }
       }
-      // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -170,7 +170,7 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           lses[0][ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -180,14 +180,14 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           deltas[0][ci] = ok && gc >= 0 && gc < Sq ? ptr[0] : 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
       float st[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           st[ri * 32 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       for (int kk = 0; kk < 128; ++kk) {
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
@@ -195,14 +195,14 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           }
         }
       }
-      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           dpt[ri * 32 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       for (int kk = 0; kk < 128; ++kk) {
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
@@ -210,53 +210,53 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           }
         }
       }
-      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
         float t[2048];
-        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             t[ri * 32 + ci] = tanhf(st[ri * 32 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st[ri * 32 + ci] = t[ri * 32 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             t[ri * 32 + ci] = 1.0f - t[ri * 32 + ci] * t[ri * 32 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
         int key[64];
         for (int ri = 0; ri < 64; ++ri) {
           key[ri] = ri;
         }
-        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[64];
         for (int ri = 0; ri < 64; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[64];
         for (int ri = 0; ri < 64; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[64];
         for (int ri = 0; ri < 64; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
         int col[2048];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
@@ -264,19 +264,19 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
             st[ri * 32 + ci] = col[ri * 32 + ci] >= lo[ri] && col[ri * 32 + ci] < hi[ri] ? st[ri * 32 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse[32];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         for (int ci = 0; ci < 32; ++ci) {
           lse[ci] = lses[0][ci];
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st[ri * 32 + ci] = exp2f(st[ri * 32 + ci] - lse[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(st[ri * 32 + ci]));
@@ -289,20 +289,20 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta[32];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         for (int ci = 0; ci < 32; ++ci) {
           delta[ci] = deltas[0][ci];
         }
-        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
         float dst[2048];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             dst[ri * 32 + ci] = st[ri * 32 + ci] * (dpt[ri * 32 + ci] - delta[ci]) * t[ri * 32 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(dst[ri * 32 + ci]));
@@ -316,39 +316,39 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:110: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
         float t_2[2048];
-        // attention_bwd_dkdv.lua:111: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             t_2[ri * 32 + ci] = tanhf(st[ri * 32 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:112: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st[ri * 32 + ci] = t_2[ri * 32 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:113: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             t_2[ri * 32 + ci] = 1.0f - t_2[ri * 32 + ci] * t_2[ri * 32 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse_2[32];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         for (int ci = 0; ci < 32; ++ci) {
           lse_2[ci] = lses[0][ci];
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st[ri * 32 + ci] = exp2f(st[ri * 32 + ci] - lse_2[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(st[ri * 32 + ci]));
@@ -361,20 +361,20 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta_2[32];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         for (int ci = 0; ci < 32; ++ci) {
           delta_2[ci] = deltas[0][ci];
         }
-        // attention_bwd_dkdv.lua:134: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
         float dst_2[2048];
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             dst_2[ri * 32 + ci] = st[ri * 32 + ci] * (dpt[ri * 32 + ci] - delta_2[ci]) * t_2[ri * 32 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             st_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(dst_2[ri * 32 + ci]));
@@ -390,7 +390,7 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
       }
     }
   }
-  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:152: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_f16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -403,7 +403,7 @@ static void attention_bwd_dkdv_f16_d128_softcap_block(int pid, int bh, const lt_
       }
     }
   }
-  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:153: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_f16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

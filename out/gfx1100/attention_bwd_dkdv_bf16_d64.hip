@@ -174,10 +174,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
   for (int g = 0; g < group; ++g) {
     // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag[4];
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           dpt[ri * 4 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag[4];
@@ -326,13 +326,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       }
-      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -340,31 +340,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -374,14 +374,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             st[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? st[ri * 4 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse[4];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           lse[ci] = lses[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -426,14 +426,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta[4];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           delta[ci] = deltas[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -481,7 +481,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -489,14 +489,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             st[ri * 4 + ci] = st[ri * 4 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse_2[4];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           lse_2[ci] = lses[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -504,7 +504,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse_2[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -541,14 +541,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
             }
           }
         }
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta_2[4];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           delta_2[ci] = deltas[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -558,7 +558,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
       }
     }
   }
-  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:152: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -613,7 +613,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_kernel(const 
       }
     }
   }
-  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:153: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

@@ -349,6 +349,18 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
+    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      lt_wgmma_m64n128k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
@@ -408,17 +420,6 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
       }
     }
     lt_cp_async_commit();
-    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[64];
-    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
-    lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
-    #pragma unroll
-    for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n128k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
-    }
-    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
     // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),

@@ -301,12 +301,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
     // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:98: k:pipelined(first, last, c.stages, function(j)
+    // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -360,7 +360,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -414,10 +414,22 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
     for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
       lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+      // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[32];
+      // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(st);
+      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 32; kk += 16) {
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
+      /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:99: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -444,7 +456,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:100: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -471,7 +483,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:101: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -495,7 +507,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:102: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -521,20 +533,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         }
       }
       lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:103: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[32];
-      // attention_bwd_dkdv.lua:104: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(st);
-      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][0][kk], 16, 512, 2), kk > 0);
-      }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
-      // attention_bwd_dkdv.lua:105: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
-      // attention_bwd_dkdv.lua:106: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
@@ -543,16 +544,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         lt_wgmma_m64n64k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 512, 2), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:143: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:144: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:147: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -563,31 +564,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:120: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:121: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:122: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:123: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:124: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -600,9 +601,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse[16];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -610,7 +611,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -621,7 +622,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -642,9 +643,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           lt_wgmma_m64n32k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta[16];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -652,7 +653,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -664,7 +665,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -685,7 +686,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           lt_wgmma_m64n32k16_f16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -700,7 +701,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -721,7 +722,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:142: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -740,7 +741,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:115: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -751,9 +752,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:127: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
         float lse_2[16];
-        // attention_bwd_dkdv.lua:128: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -761,7 +762,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:129: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -772,7 +773,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:130: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -793,9 +794,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           lt_wgmma_m64n32k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:131: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
         float delta_2[16];
-        // attention_bwd_dkdv.lua:132: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -803,7 +804,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:133: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -815,7 +816,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:135: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -836,7 +837,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
           lt_wgmma_m64n32k16_f16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 512, 2), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -851,7 +852,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:139: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -872,7 +873,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq_2 run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq_2);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:140: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:142: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;
@@ -894,7 +895,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:150: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:152: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -919,7 +920,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:151: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:153: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

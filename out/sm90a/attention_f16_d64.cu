@@ -4,7 +4,9 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=64 BN=64 stages=3 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096: BM=64 BN=128 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096)
+ *   B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -158,14 +160,18 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -180,8 +186,590 @@ template <int TB> LT_FN void lt_wgmma_m64n64k16_f16(float (&d)[32], const uint32
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* One block (128 threads) of attention_f16_d64. */
-__global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
+/* One block (128 threads) of attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096. */
+__global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int bh = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Qs)[64] = (__half (*)[64])(lt_smem + 0);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Ks)[128][64] = (__half (*)[128][64])(lt_smem + 8192);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Vs)[128][64] = (__half (*)[128][64])(lt_smem + 40960);
+  // attention.lua:71: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 64 - 1) / 64;
+  // attention.lua:73: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
+  const int qb = nqb - 1 - pid;
+  // attention.lua:74: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention.lua:75: local hk = h // (p.Hq // p.Hkv)
+  const int hk = h_2 / (Hq / Hkv);
+  // attention.lua:77: local q0 = qb * BM
+  const int q0 = qb * 64;
+  // attention.lua:78: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  const int diag = Sk - Sq;
+  // attention.lua:80: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention.lua:88: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = qb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqs + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+          lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  }
+  // attention.lua:89: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention.lua:90: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention.lua:91: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention.lua:92: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int j_stage = 0; j_stage < 1; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = b < B && hk < Hkv;
+        const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = b < B && hk < Hkv;
+        const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 128 + ri * 16 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
+    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
+    const int j_next = j + 1;
+    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+    if (j_next < last) {
+      // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = b < B && hk < Hkv;
+        const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:94: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = b < B && hk < Hkv;
+        const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 128 + ri * 16 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // attention.lua:124: local kend = (j + 1) * BN
+    const int kend = (j + 1) * 128;
+    // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    // attention.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention.lua:106: k:assign(s, s * (p.scale * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention.lua:109: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
+      }
+      // attention.lua:110: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:111: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+      }
+      // attention.lua:112: local col = k:iota({ BM, BN }, 2)
+      int col[64];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t56[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t56[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t56[ri] = fmaxf(t56[ri], s[ri * 32 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 2));
+        t56[ei] = fmaxf(t56[ei], __shfl_xor_sync(0xffffffffu, t56[ei], 1));
+      }
+      float m_new[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t56[ri]);
+      }
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+      }
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use[ri]);
+          }
+        }
+      }
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
+      float alpha[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
+      }
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t62[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t62[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t62[ri] = t62[ri] + s[ri * 32 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 2);
+        t62[ei] = t62[ei] + __shfl_xor_sync(0xffffffffu, t62[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + t62[ri];
+      }
+      // attention.lua:120: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
+          }
+        }
+      }
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 16384, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:122: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new[ri];
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+    } else {
+      // attention.lua:106: k:assign(s, s * (p.scale * LOG2E))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention.lua:115: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t68[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t68[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t68[ri] = fmaxf(t68[ri], s[ri * 32 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 2));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor_sync(0xffffffffu, t68[ei], 1));
+      }
+      float m_new_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_2[ri] = fmaxf(m[ri], t68[ri]);
+      }
+      // attention.lua:116: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
+      float m_use_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention.lua:117: k:assign(s, tile.exp2(s - m_use))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use_2[ri]);
+          }
+        }
+      }
+      // attention.lua:118: local alpha = tile.exp2(m - m_use)
+      float alpha_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
+      }
+      // attention.lua:119: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t74[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t74[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t74[ri] = t74[ri] + s[ri * 32 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 2);
+        t74[ei] = t74[ei] + __shfl_xor_sync(0xffffffffu, t74[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + t74[ri];
+      }
+      // attention.lua:120: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
+          }
+        }
+      }
+      // attention.lua:121: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 16384, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:122: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+    }
+  }
+  lt_cp_async_wait<0>();
+  // attention.lua:129: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention.lua:130: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  {
+    const bool ok = b < B && h_2 < Hq;
+    __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = qb * 64 + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        __half *ptr = base + (int64_t)gr * sos + gc;
+        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          }
+        }
+      }
+    }
+  }
+  // attention.lua:131: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  {
+    const bool ok = b < B && h_2 < Hq && col0 == 0;
+    float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = qb * 64 + ri * 8 + row0;
+      float *ptr = base + gr;
+      if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096 over its grid on `stream` (the config tuned for B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096). */
+static int attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 73728 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
+  if (err != cudaSuccess) return (int)err;
+  attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel<<<grid, dim3(128), 73728, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024. */
+__global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -193,13 +781,12 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Qs)[64] = (__half (*)[64])(lt_smem + 0);
-  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Ks)[64][64] = (__half (*)[64][64])(lt_smem + 8192);
-  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Vs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
+  __shared__ __attribute__((aligned(1024))) __half Qs[64][64];
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Ks[2][64][64];
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Vs[2][64][64];
   // attention.lua:71: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
   // attention.lua:73: local qb = nqb - 1 - pid   -- the last query blocks first: under a causal mask they have the most keys
@@ -336,11 +923,23 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[32];
+    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
-    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
       // attention.lua:93: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -398,24 +997,11 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       }
     }
     lt_cp_async_commit();
-    /* in flight from the iteration before: the wgmmas into o */
-    // attention.lua:95: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    // attention.lua:96: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
-    lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
-    }
-    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     // attention.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
     // attention.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     // attention.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
@@ -566,6 +1152,8 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
       // attention.lua:106: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -683,6 +1271,8 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
@@ -692,8 +1282,6 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-  lt_wgmma_settle(o);   /* read below, after the wait */
   // attention.lua:130: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
@@ -732,8 +1320,8 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
   }
 }
 
-/* Checks the arguments, then runs attention_f16_d64 over its grid on `stream`. */
-extern "C" int attention_f16_d64(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024 over its grid on `stream` (the config tuned for B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024). */
+static int attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -743,9 +1331,24 @@ extern "C" int attention_f16_d64(const void *Q, const void *K, const void *V, vo
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 57344 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 57344);
-  if (err != cudaSuccess) return (int)err;
-  attention_f16_d64_kernel<<<grid, dim3(128), 57344, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
+}
+
+/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
+static int lt_bucket_distance(int n, int b)
+{
+  int l = 0;
+  while (l < 31 && (1 << l) < n) ++l;
+  return l > b ? l - b : b - l;
+}
+
+/* Runs the config tuned for the shape bucket nearest the call's sizes: the
+** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
+extern "C" int attention_f16_d64(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  const int d0 = lt_bucket_distance(B, 2) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 12) + lt_bucket_distance(Sq, 12);   /* B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096 */
+  const int d1 = lt_bucket_distance(B, 4) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 10) + lt_bucket_distance(Sq, 10);   /* B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024 */
+  if (d0 <= d1) return attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+  return attention_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
 }

@@ -194,7 +194,7 @@ fi
 check gen_tuned_dispatch_runs "$why"
 
 # a bucket that names something other than a size: one error at its line
-printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 16 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 16 } },\n} }\n' >badbucket.lua
+printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 16 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 32 } },\n} }\n' >badbucket.lua
 "$gen" "$K" --target c --tuned badbucket.lua -o bad_out >bad.out 2>bad.err
 rc=$?
 why=
@@ -203,6 +203,17 @@ why=
   why+="stderr is '$(cat bad.err)'; "
 [ -e bad_out ] && why+="output left behind; "
 check gen_tuned_bucket_not_a_size "$why"
+
+# buckets tuned to one config: one kernel, no launcher choosing between copies of it
+why=
+printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 64 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 64 } },\n} }\n' >same.lua
+"$gen" "$K" --target c --tuned same.lua -o same_out 2>same.err || why+="gen failed: $(cat same.err); "
+src=same_out/tvadd_f32.c
+[ "$(grep -c "^static void tvadd_f32.*_block(" $src 2>/dev/null)" = 1 ] || why+="not one kernel; "
+grep -q "lt_bucket_distance" $src && why+="a bucket dispatcher; "
+grep -qF " * Config: BLOCK=64 note=plain threads=128 unroll=false (tuned: same.lua, CPU, N=1024; the same for N=64)." $src ||
+  why+="the header comment does not name both buckets: $(grep -m1 "Config" $src); "
+check gen_tuned_one_config "$why"
 
 why=
 "$gen" "$K" --target sm80 --device "GPU A" --explain >explain.out 2>explain.err || why+="status $?: $(cat explain.err); "
