@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=128 BN=64 stages=3 threads=256 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -184,12 +184,12 @@ template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* One block (256 threads) of attention_bwd_dq_bf16_d128. */
-__global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
+/* One block (128 threads) of attention_bwd_dq_bf16_d128. */
+__global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -199,17 +199,17 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
   const int bh = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Qs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
+  __nv_bfloat16 (*Qs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*dOs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 32768);
-  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Ks)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 65536);
-  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Vs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 114688);
+  __nv_bfloat16 (*dOs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 16384);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Ks)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 32768);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 65536);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dQ_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 128 - 1) / 128;
+  const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
   // attention_bwd_dq.lua:56: local b, h = bh // p.Hq, bh % p.Hq
@@ -218,14 +218,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
   // attention_bwd_dq.lua:57: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
   // attention_bwd_dq.lua:59: local q0 = qb * BM
-  const int q0 = qb * 128;
+  const int q0 = qb * 64;
   // attention_bwd_dq.lua:60: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
   // attention_bwd_dq.lua:61: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dq.lua:62: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
   // attention_bwd_dq.lua:63: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
   // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
@@ -235,24 +235,24 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 128 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
+        lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        const int gr = qb * 128 + ri * 16 + tid / 16;
+        const int gr = qb * 64 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -263,24 +263,24 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 128 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);
+        lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        const int gr = qb * 128 + ri * 16 + tid / 16;
+        const int gr = qb * 64 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-          lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+          lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            dOs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
     const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 128 + ri * 8 + row0;
+      const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
       t21[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
       lse2[ri] = t21[ri] * 1.442695f;
@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
     const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 128 + ri * 8 + row0;
+      const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
@@ -335,22 +335,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -362,22 +362,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -386,10 +386,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
-    /* in flight from the iteration before: the wgmmas into dq */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
     // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
@@ -403,7 +402,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
-    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
       // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -411,22 +410,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -438,22 +437,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -475,9 +474,8 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(dq);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(dp);   /* read below, after the wait */
     // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
@@ -568,6 +566,8 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         lt_wgmma_m64n128k16_bf16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -624,16 +624,16 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
         lt_wgmma_m64n128k16_bf16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
-  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-  lt_wgmma_settle(dq);   /* read below, after the wait */
   // attention_bwd_dq.lua:110: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
       lt_wgmma_barrier();   /* every warp is done with the shared tiles dQ_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -648,14 +648,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d128_kernel(const _
       lt_wgmma_barrier();   /* dQ_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(qb * 128 + tid / 16) * sdqs + (int64_t)(ri * 16) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3];
+        *(uint4 *)(base + (int64_t)(qb * 64 + tid / 16) * sdqs + (int64_t)(ri * 8) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gr = qb * 128 + ri * 8 + row0;
+          const int gr = qb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
           if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
@@ -682,13 +682,13 @@ extern "C" int attention_bwd_dq_bf16_d128(const void *Q, const void *K, const vo
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
+  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
+  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dq_bf16_d128_kernel<<<grid, dim3(256), 163840, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  attention_bwd_dq_bf16_d128_kernel<<<grid, dim3(128), 98304, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

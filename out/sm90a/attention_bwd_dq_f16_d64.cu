@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=128 stages=3 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=64 BN=128 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_f16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -202,10 +202,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
   __half (*Qs)[64] = (__half (*)[64])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __half (*dOs)[64] = (__half (*)[64])(lt_smem + 8192);
-  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __half (*Ks)[128][64] = (__half (*)[128][64])(lt_smem + 16384);
-  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Vs)[128][64] = (__half (*)[128][64])(lt_smem + 65536);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Vs)[128][64] = (__half (*)[128][64])(lt_smem + 49152);
   // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
@@ -384,10 +384,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
-    /* in flight from the iteration before: the wgmmas into dq */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
     // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
@@ -401,7 +400,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
-    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
       // attention_bwd_dq.lua:77: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
@@ -475,7 +474,6 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(dq);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(dp);   /* read below, after the wait */
     // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
@@ -566,6 +564,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         lt_wgmma_m64n64k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
@@ -622,11 +622,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         lt_wgmma_m64n64k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
   lt_cp_async_wait<0>();
-  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-  lt_wgmma_settle(dq);   /* read below, after the wait */
   // attention_bwd_dq.lua:110: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
@@ -665,9 +665,9 @@ extern "C" int attention_bwd_dq_f16_d64(const void *Q, const void *K, const void
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 114688 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114688);
+  /* 81920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dq_f16_d64_kernel<<<grid, dim3(128), 114688, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  attention_bwd_dq_f16_d64_kernel<<<grid, dim3(128), 81920, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
