@@ -1726,7 +1726,7 @@ static void refill(E *e, Stmt *s, const Ring *r, int ahead, int carry, int late)
 ** After the first gemm only: with the dK/dV kernel's second one in flight
 ** too, ptxas spilled at D = 64 (at D = 128 even after the first: that
 ** loop says copies_first). */
-static Stmt *after_opening_wgmmas(Stmt *first) {
+static Stmt *after_opening_wgmma(Stmt *first) {
   Stmt *after = first;
   for (Stmt *x = first; x && (x->kind == S_FRAG || x->kind == S_GEMM); x = x->next)
     if (x->kind == S_GEMM) {
@@ -1739,7 +1739,7 @@ static Stmt *after_opening_wgmmas(Stmt *first) {
 /* A k:pipelined loop with an N-stage ring and cp.async: the copies for
 ** iteration i + N - 1 are issued while iteration i computes (i + N - 2
 ** when its last wgmmas stay in flight across the back edge), after the
-** wgmmas that open its body (after_opening_wgmmas). */
+** wgmma gemm that opens its body (after_opening_wgmma). */
 static void pipelined(E *e, Stmt *s) {
   if (!e->t->async_copy) {
     prefetched(e, s);
@@ -1766,7 +1766,7 @@ static void pipelined(E *e, Stmt *s) {
          e->barrier, v, v);
   else
     line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->barrier, v);
-  Stmt *at = s->copies_first ? p : after_opening_wgmmas(p);
+  Stmt *at = s->copies_first ? p : after_opening_wgmma(p);
   if (at == p) refill(e, s, &r, ahead, ncarry > 0, 0);
   e->stage = vs;
   e->carrying = ncarry > 0;
