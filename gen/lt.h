@@ -185,7 +185,7 @@ struct Stmt {
   Sym *var;             /* loop index */
   Expr *lo, *hi, *step;
   int stages;           /* S_FOR made by k:pipelined: shared-memory stages */
-  int copies_first;     /* S_FOR made by k:pipelined: refill at the body's top, not after its opening wgmmas */
+  int copies_first;     /* S_FOR made by k:pipelined: refill at the body's top, not after the wgmma gemm that opens it */
   Sym *shared_b;        /* S_GEMM: the second operand */
   Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
