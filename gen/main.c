@@ -210,12 +210,6 @@ int main(int argc, char **argv) {
     if (g.emulate && g.target->lang == LANG_C)
       return usage_error("--emulate is for the CUDA and HIP targets; the c target already runs on the CPU%s", "");
   }
-  static Target no_wgmma;   /* --emulate: the emulator models mma.sync, not wgmma, so sm90a emulates as that */
-  if (g.emulate && g.target->wgmma) {
-    no_wgmma = *g.target;
-    no_wgmma.wgmma = 0;
-    g.target = &no_wgmma;
-  }
   req.target = g.target;
   ltN_set_options(&tuned);
   ltU_file = req.file;

@@ -136,16 +136,24 @@ static const char *wgmma_helper(int N, const char *ty, int ss) {
 }
 
 /* Adds to b the wgmma helpers the gemms of block bl use, each once (seen:
-** a bit per N / 8, by type and A's source). */
-static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2]) {
+** a bit per N / 8, by type and A's source); `emulate`: as the names of the
+** emulator's (templates/emu_cuda.h, lt_emu::Wgmma). */
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
       int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
-      if (!(seen[bf][ss] >> (N / 8) & 1)) ltU_put(b, wgmma_helper(N, bf ? "bf16" : "f16", ss));
+      const char *ty = bf ? "bf16" : "f16";
+      if (seen[bf][ss] >> (N / 8) & 1) {
+      } else if (emulate) {
+        ltU_printf(b, "#define lt_wgmma_m64n%dk16_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, ty,
+                   ss ? "_ss" : "", N, bf, ss ? "ss" : "rs");
+      } else {
+        ltU_put(b, wgmma_helper(N, ty, ss));
+      }
       seen[bf][ss] |= (uint64_t)1 << (N / 8);
     }
-    wgmma_helpers(b, &s->body, seen);
-    wgmma_helpers(b, &s->orelse, seen);
+    wgmma_helpers(b, &s->body, seen, emulate);
+    wgmma_helpers(b, &s->orelse, seen, emulate);
   }
 }
 
@@ -155,17 +163,21 @@ static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2]) {
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
-  if (emulate)
-    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip);
-  const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
   Buf wg = {0};
   uint64_t seen[2][2] = {{0, 0}, {0, 0}};
+  if (emulate) {
+    for (int j = 0; j < n; j++)
+      if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
+    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
+                   wg.p ? "\n" : "", wg.p ? wg.p : "");
+  }
+  const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
     if (k->mma == MMA_WGMMA) {
       if (!wg.p) ltU_put(&wg, ltX_cuda_wgmma);
-      wgmma_helpers(&wg, &k->body, seen);
+      wgmma_helpers(&wg, &k->body, seen, 0);
     }
     else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16) amd = ltX_hip_mfma;
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;

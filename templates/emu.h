@@ -5,7 +5,7 @@
 ** How it works.  lt_emu_launch runs the blocks of the grid one after
 ** another on the calling OS thread.  Each GPU thread of a block gets its own
 ** stack and runs as a fiber (a coroutine): it runs until it reaches a
-** barrier or a warp-wide operation (shuffle, ldmatrix, mma, MFMA, WMMA),
+** barrier or a warp-wide operation (shuffle, ldmatrix, mma, wgmma, MFMA, WMMA),
 ** then switches back to the scheduler, which resumes the next thread that
 ** can go on.  A barrier opens when every thread of the block waits at it.
 ** A warp operation runs once, for the whole warp, when its last lane
@@ -162,7 +162,7 @@ struct dim3 {
 
 /* Dynamic shared memory (extern __shared__ ... lt_smem[] in a kernel).
 ** inline: one buffer for all translation units. */
-inline thread_local __attribute__((aligned(128))) unsigned char lt_smem[LT_EMU_SMEM_CAP];
+inline thread_local __attribute__((aligned(1024))) unsigned char lt_smem[LT_EMU_SMEM_CAP];
 
 /* ------------------------------------------------------------------ */
 /* plain accesses: the SanitizerCoverage hooks                         */
@@ -351,6 +351,22 @@ struct Shadow {
 struct Warp {
   int size, arrived;
   unsigned gen;
+  int wg_group;           /* wgmma (emu_cuda.h): the groups it committed, the open group's number */
+};
+
+/* One warp's wgmma in flight (emu_cuda.h): its operands as read at issue
+** (the warp's 16 rows of A, all of B), where its result goes, and the
+** accumulators' values at issue (the lanes' registers hold a poison
+** until the wait_group that completes it). */
+struct WgOp {
+  int warp, group, n, bf16, ta, tb, scale_d;
+  int chained;            /* into an accumulator an earlier wgmma in flight writes: C is that one's result */
+  uint64_t da, db;        /* descriptors of A (0: A from registers) and B */
+  float a[16][16], b[16][256];
+  float *d[32];           /* each lane's accumulator registers */
+  float c[32][128];
+  const char *file;
+  int line;
 };
 
 /* The launch being run on this OS thread. */
@@ -386,6 +402,8 @@ struct State {
   LtEmuTrace trace, *outer_trace;
   Copy *copies;             /* cp.async in flight, in issue order */
   size_t ncopies, capcopies;
+  WgOp *wg;                 /* wgmmas in flight, in issue order (emu_cuda.h) */
+  size_t nwg, capwg;
 #ifdef LT_EMU_ASAN
   void *sched_fake;
   const void *sched_bottom;
@@ -1172,10 +1190,11 @@ LT_EMU_FN int run_block(State *s) {
     t->op = NULL;
     t->group = 0;
   }
-  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0;
+  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0, s->warps[w].wg_group = 0;
   s->bar_arrived = 0;
   s->epoch = 0;
   s->ncopies = 0;
+  s->nwg = 0;
   if (++block_serial == 0) block_serial = 1;   /* every shadow entry of an earlier block reads as clear */
   s->serial = block_serial;
   if (s->smem_bytes) {
@@ -1209,7 +1228,10 @@ LT_EMU_FN int run_block(State *s) {
         if (s->error) return s->error;
       }
     }
-    if (!left) return 0;
+    if (!left && s->nwg)
+      fail(s->wg[0].file, s->wg[0].line, "warp %d's wgmma is still in flight when the block ends (missing "
+           "wgmma.wait_group)", s->wg[0].warp);
+    if (!left) return s->error;
     if (!any) {
       report_stuck(s);
       return s->error;
@@ -1317,6 +1339,7 @@ LT_EMU_FN void free_state(State *s) {
   free(s->snap);
   if (s->own_shadow) free(s->shadow);
   free(s->copies);
+  free(s->wg);
 }
 
 /* Checks the launch configuration and sets up the launch's state, or

@@ -6,8 +6,9 @@
 ** error codes, cudaFuncSetAttribute) and the helpers of templates/cuda.h,
 ** with the PTX instructions of the sm80 path modelled from the PTX ISA:
 ** ldmatrix (m8n8 b16, x2/x4, .trans), mma.sync m16n8k16 (f16/bf16 in, f32
-** accumulate) and cp.async (16 bytes, commit/wait groups, landing only at
-** a covering wait).  The conversions are written here in integer
+** accumulate), cp.async (16 bytes, commit/wait groups, landing only at
+** a covering wait) and the sm90a path's wgmma (at the end: descriptors,
+** swizzled layouts, completion at wait_group).  The conversions are written here in integer
 ** arithmetic (round to nearest even), not taken from the host compiler.
 */
 #ifndef LT_EMU_WARP
@@ -338,3 +339,227 @@ LT_EMU_FN uint32_t tf32_round(float f) {
 #define lt_cp_async16(smem, gmem, src_bytes) lt_emu::cp_async16(smem, gmem, src_bytes, __FILE__, __LINE__)
 #define lt_cp_async_commit() lt_emu::cp_async_commit(__FILE__, __LINE__)
 #define lt_cp_async_wait lt_emu::CpWait(__FILE__, __LINE__).wait
+
+/* ------------------------------------------------------------------ */
+/* wgmma (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-      */
+/* Accumulate": matrix descriptors, shared memory layouts, async       */
+/* completion)                                                          */
+/*                                                                      */
+/* Each warp of the warpgroup is emulated on its own: warp w % 4 of a   */
+/* warpgroup computes rows 16 (w % 4) .. + 15 of the m64nNk16 result,   */
+/* from the same rows of A and all of B.  A wgmma reads its operands at */
+/* issue and does its arithmetic at the wait_group that completes it;   */
+/* meanwhile the lanes' accumulator registers hold a poison (NaN), so a */
+/* read before the wait shows as a wrong value, and a write to them, or */
+/* to the shared memory it reads, is reported at the wait.  Descriptor */
+/* addresses are offsets in lt_smem, as on the GPU, where the dynamic  */
+/* shared memory starts 1024-byte aligned and the swizzle XORs offset  */
+/* bits 4-6 with 7-9 (128-byte rows; 4-5 with 7-8 for 64, 4 with 7 for */
+/* 32).  Not modelled: wgmma.fence and fence.proxy.async (their        */
+/* absence goes unreported), descriptor-less layouts (swizzle 0).       */
+
+namespace lt_emu {
+namespace {
+
+#define LT_EMU_WG_POISON 0x7fc0deadu   /* an accumulator register while its wgmma is in flight */
+
+/* The descriptor of shared operand p (lt_wgmma_desc), encoded as the
+** GPU's: address bits 4-17, lbo, sbo, swizzle mode.  The address is p's
+** offset from lt_smem (the dynamic shared memory, 1024-byte aligned as on
+** the GPU, where the __shared__ arrays are too); its bits from 18 on,
+** which a shared address does not have but an offset to a __shared__
+** array (another thread_local) may, go in bits 52-61, unused by the GPU. */
+LT_EMU_FN uint64_t wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle, const char *file, int line) {
+  State *s = g;
+  long off = (long)((intptr_t)p - (intptr_t)lt_smem);
+  if (off >= 0 && off < LT_EMU_SMEM_CAP) check_shared(s, p, 16, "wgmma descriptor", file, line);
+  if (off < -(1L << 27) || off >= (1L << 27))
+    fail(file, line, "wgmma descriptor of %p: not shared memory of the block", p);
+  if (off % 16 || lbo % 16 || sbo % 16)
+    fail(file, line, "wgmma descriptor: address %p, lbo %u, sbo %u must be multiples of 16", p, lbo, sbo);
+  return (uint64_t)(((uint64_t)off & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         ((uint64_t)off >> 18 & 0x3FF) << 52 | (uint64_t)swizzle << 62;
+}
+
+/* The shared memory of element (mn, k) of descriptor d's operand:
+** K-major (mn_major 0) rows of the swizzle width R along K, 8-row groups
+** sbo apart; MN-major rows of R bytes along MN (k their index), 8-row
+** groups sbo apart, R-byte panels along MN lbo apart; then the swizzle. */
+LT_EMU_FN unsigned char *wgmma_elem(uint64_t d, int mn_major, int mn, int k, const char *file, int line) {
+  long hi = (long)(d >> 52 & 0x3FF), lbo = (long)((d >> 16) & 0x3FFF) << 4, sbo = (long)((d >> 32) & 0x3FFF) << 4;
+  long start = (hi >= 512 ? hi - 1024 : hi) * (1L << 18) + ((long)(d & 0x3FFF) << 4);
+  int mode = (int)(d >> 62);
+  if (mode == 0) fail(file, line, "wgmma descriptor without a swizzle: the emulator models the swizzled layouts only");
+  long R = mode == 1 ? 128 : mode == 2 ? 64 : 32, W = R / 2;
+  long u = mn_major ? start + mn / W * lbo + k / 8 * sbo + k % 8 * R + mn % W * 2 : start + mn / 8 * sbo + mn % 8 * R + k * 2;
+  return lt_smem + (u ^ ((u >> 7) & (R / 16 - 1)) << 4);
+}
+
+/* Element (mn, k) of descriptor d's operand, checked as a read of lane t
+** (written, not in flight, ordered after its writer); f32. */
+LT_EMU_FN float wgmma_read(State *s, Thread *t, uint64_t d, int mn_major, int mn, int k, int bf16, int check,
+                           const char *file, int line) {
+  unsigned char *p = wgmma_elem(d, mn_major, mn, k, file, line);
+  check_shared(s, p, 2, "wgmma operand", file, line);
+  uint16_t h;
+  copy_in(&h, p, 2);
+  if (check) check_read(s, t, p, 2, "wgmma", file, line);
+  return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+}
+
+/* Reads op's shared operands (A when by descriptor, B) into a and b. */
+LT_EMU_FN void wgmma_operands(State *s, Thread *t, const WgOp &op, float (*a)[16], float (*b)[256], int check) {
+  int row = 16 * (op.warp % 4);
+  for (int k = 0; k < 16; k++) {
+    if (op.da)
+      for (int r = 0; r < 16; r++)
+        a[r][k] = op.ta ? wgmma_read(s, t, op.da, 1, row + r, k, op.bf16, check, op.file, op.line)
+                        : wgmma_read(s, t, op.da, 0, row + r, k, op.bf16, check, op.file, op.line);
+    for (int n = 0; n < op.n; n++) b[k][n] = wgmma_read(s, t, op.db, op.tb, n, k, op.bf16, check, op.file, op.line);
+  }
+}
+
+/* Operands of one lane's wgmma. */
+struct WgArgs {
+  float *d;
+  const uint32_t *a;      /* A from registers (the mma.sync A fragment), or NULL */
+  uint64_t da, db;
+  int n, bf16, ta, tb, scale_d;
+};
+
+/* wgmma.mma_async.sync.aligned.m64nNk16.f32: records the warp's op in
+** flight with its operands read now; poisons its accumulator registers. */
+LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
+  State *s = g;
+  WgArgs *x = (WgArgs *)lanes[0].args;
+  if (nl != 32) fail(lanes[0].file, lanes[0].line, "wgmma needs warps of 32 lanes, not %d", nl);
+  if (s->nwarps % 4) fail(lanes[0].file, lanes[0].line, "wgmma in a block of %d warps, not whole warpgroups", s->nwarps);
+  if (x->n % 8 || x->n < 8 || x->n > 256) fail(lanes[0].file, lanes[0].line, "wgmma m64n%dk16: N is not 8..256 by 8", x->n);
+  if (s->nwg == s->capwg) {
+    s->capwg = s->capwg ? 2 * s->capwg : 16;
+    s->wg = (WgOp *)realloc(s->wg, s->capwg * sizeof(WgOp));
+    if (!s->wg) fail(lanes[0].file, lanes[0].line, "out of memory for wgmma records");
+  }
+  WgOp &op = s->wg[s->nwg];
+  op.warp = lanes[0].warp, op.group = s->warps[op.warp].wg_group;
+  op.n = x->n, op.bf16 = x->bf16, op.ta = x->ta, op.tb = x->tb, op.scale_d = x->scale_d;
+  op.da = x->a ? 0 : x->da, op.db = x->db;
+  op.file = lanes[0].file, op.line = lanes[0].line;
+  op.chained = 0;
+  for (size_t i = 0; i < s->nwg; i++) op.chained |= s->wg[i].warp == op.warp && s->wg[i].d[0] == x->d;
+  wgmma_operands(s, &lanes[0], op, op.a, op.b, 1);
+  for (int l = 0; l < 32; l++) {
+    WgArgs *y = (WgArgs *)lanes[l].args;
+    if (y->n != x->n || y->bf16 != x->bf16 || y->tb != x->tb || !y->a != !x->a || (!x->a && (y->da != x->da || y->ta != x->ta)) ||
+        y->db != x->db || y->scale_d != x->scale_d)
+      fail(lanes[l].file, lanes[l].line, "lanes of one wgmma give different shapes, descriptors or scale-d (lane %d)", l);
+    op.d[l] = y->d;
+    if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
+      int gid = l >> 2, tig = l % 4;
+      for (int i = 0; i < 8; i++)
+        op.a[(i < 2 || (i >= 4 && i < 6)) ? gid : gid + 8][tig * 2 + (i & 1) + (i >= 4 ? 8 : 0)] =
+            (float)unpack16(y->a[i / 2], i % 2, x->bf16);
+    }
+    if (!op.chained) {
+      memcpy(op.c[l], y->d, (size_t)x->n / 2 * sizeof(float));
+      float poison = bits_f32(LT_EMU_WG_POISON);
+      for (int i = 0; i < x->n / 2; i++) y->d[i] = poison;
+    }
+  }
+  s->nwg++;
+}
+
+/* Completes op at a wait_group (file:line): checks that what it reads did
+** not change in flight, then d = A B + (scale-d ? C : 0) into the lanes'
+** registers (accumulator i of lane l: row l/4 + 8 (i / (N/4)), column
+** 8 (i % (N/4) / 2) + 2 (l % 4) + i % 2), in double, rounded once. */
+LT_EMU_FN void wgmma_complete(State *s, WgOp &op, const char *file, int line) {
+  static thread_local float a[16][16], b[16][256];
+  Thread *t = &s->threads[op.warp * s->warp];
+  wgmma_operands(s, t, op, a, b, 0);
+  for (int k = 0; k < 16; k++) {
+    for (int r = 0; op.da && r < 16; r++)
+      if (memcmp(&a[r][k], &op.a[r][k], 4))
+        fail(op.file, op.line, "wgmma: the shared memory of A (row %d, k %d) changed while the wgmma was in flight, "
+             "before the wgmma.wait_group at line %d", 16 * (op.warp % 4) + r, k, line);
+    for (int n = 0; n < op.n; n++)
+      if (memcmp(&b[k][n], &op.b[k][n], 4))
+        fail(op.file, op.line, "wgmma: the shared memory of B (k %d, n %d) changed while the wgmma was in flight, "
+             "before the wgmma.wait_group at line %d", k, n, line);
+  }
+  (void)file;
+  int q = op.n / 4;
+  for (int l = 0; l < 32; l++) {
+    float *d = op.d[l];
+    for (int i = 0; i < op.n / 2; i++) {
+      if (!op.chained && f32_bits(d[i]) != LT_EMU_WG_POISON)
+        fail(op.file, op.line, "wgmma: lane %d of warp %d wrote its accumulator register %d while the wgmma was in "
+             "flight, before the wgmma.wait_group at line %d", l, op.warp, i, line);
+      int row = (l >> 2) + 8 * (i / q), col = 8 * (i % q / 2) + 2 * (l % 4) + i % 2;
+      double acc = !op.scale_d ? 0.0 : op.chained ? (double)d[i] : (double)op.c[l][i];
+      for (int k = 0; k < 16; k++) acc += (double)op.a[row][k] * (double)op.b[k][col];
+      d[i] = (float)acc;
+    }
+  }
+}
+
+/* wgmma.commit_group: closes the warp's open group. */
+LT_EMU_FN void wgmma_commit_run(Thread *lanes, int n) {
+  (void)n;
+  g->warps[lanes[0].warp].wg_group++;
+}
+
+/* wgmma.wait_group N: completes the warp's wgmmas but those of its N
+** most recent groups, in issue order. */
+LT_EMU_FN void wgmma_wait_run(Thread *lanes, int n) {
+  (void)n;
+  State *s = g;
+  int w = lanes[0].warp, upto = s->warps[w].wg_group - *(int *)lanes[0].args;
+  size_t k = 0;
+  for (size_t i = 0; i < s->nwg; i++) {
+    if (s->wg[i].warp == w && s->wg[i].group < upto) wgmma_complete(s, s->wg[i], lanes[0].file, lanes[0].line);
+    else s->wg[k++] = s->wg[i];
+  }
+  s->nwg = k;
+}
+
+/* lt_wgmma_m64n<N>k16_<ty>[_ss] in emulation: an object made at the call
+** site (N, the type, file and line) whose member templates issue it. */
+struct Wgmma {
+  int n, bf16;
+  const char *file;
+  int line;
+  Wgmma(int n_, int bf16_, const char *f, int l) : n(n_), bf16(bf16_), file(f), line(l) {}
+  template <int TA, int TB>
+  void ss(float *d, uint64_t a, uint64_t b, int scale_d) const {
+    WgArgs x = {d, NULL, a, b, n, bf16, TA, TB, scale_d != 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+  template <int TB>
+  void rs(float *d, const uint32_t *a, uint64_t b, int scale_d) const {
+    WgArgs x = {d, a, 0, b, n, bf16, 0, TB, scale_d != 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+};
+
+/* lt_wgmma_wait<N>() in emulation, as CpWait. */
+struct WgWait {
+  const char *file;
+  int line;
+  WgWait(const char *f, int l) : file(f), line(l) {}
+  template <int N>
+  void wait(void) const {
+    int n = N;
+    warp_sync(wgmma_wait_run, &n, "wgmma.wait_group", file, line);
+  }
+};
+
+}  // namespace
+}  // namespace lt_emu
+
+#define lt_wgmma_desc(p, lbo, sbo, swizzle) lt_emu::wgmma_desc(p, lbo, sbo, swizzle, __FILE__, __LINE__)
+#define lt_wgmma_fence() ((void)0)
+#define lt_wgmma_commit() lt_emu::warp_sync(lt_emu::wgmma_commit_run, NULL, "wgmma.commit_group", __FILE__, __LINE__)
+#define lt_wgmma_wait lt_emu::WgWait(__FILE__, __LINE__).wait
+#define lt_wgmma_barrier() lt_emu::barrier(__FILE__, __LINE__, "fence.proxy.async + __syncthreads")
+template <class T> static inline __attribute__((unused)) void lt_wgmma_settle(T &) {}

@@ -8,8 +8,11 @@
 **    matrices (operands packed from row-major arrays by the fragment
 **    formulas), ldmatrix + mma together in the usual addressing (A by
 **    ldmatrix.x4, B by ldmatrix.x2.trans) against a plain matmul, cp.async
-**    landing only at a covering wait, with its zero fill.
-** 2. Each detection on a kernel that has the bug: the launch must fail
+**    landing only at a covering wait, with its zero fill; wgmma (A and B
+**    by descriptor, A from registers) on swizzled tiles stored by the
+**    chunk formula.
+** 2. Each detection on a kernel that has the bug (wgmma: operands or
+**    accumulators changed in flight, no wait): the launch must fail
 **    with the expected words in the message.
 ** 3. The checks of plain shared-memory loads and stores (unwritten reads,
 **    races, __shared__ arrays cleared per block), when the build traces
@@ -242,6 +245,95 @@ static void test_ldmatrix_mma(void) {
   char why[96];
   snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 8, bad % 8);
   verdict("ldmatrix.x4 + ldmatrix.x2.trans + mma.sync = A*B", rc == 0 && bad < 0, why);
+}
+
+/* ------------------------------------------------------------------ */
+/* wgmma m64nNk16                                                       */
+
+/* One warpgroup, D = C + A B with A 64x16 and B 16x32 taken at k 16..31
+** of tiles stored as sm90a's code stores them, here by the chunk formula
+** (chunk c of a row at c ^ f(row)), not by address bits: A [64][64] and B
+** [32 n][64 k] in 128-byte rows (chunk c ^ (r % 8)), A by descriptor
+** (ss, both K-major); or B [16 k][32 n] in 64-byte rows (chunk c ^ (k / 2
+** % 4), MN-major) with A from registers in the mma.sync A layout (rs).
+** `bug`: 1 a thread stores to A after the issue, 2 a lane writes its
+** accumulator, 3 no wait, 4 D read before the wait. */
+__global__ void wgmma_kernel(const uint16_t *A, const uint16_t *B, const float *C, float *D, int rs, int bug) {
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  uint16_t *As = (uint16_t *)lt_smem, *Bs = (uint16_t *)(lt_smem + 8192);
+  int tid = threadIdx.x, w = tid / 32, l = tid % 32, gid = l >> 2, tig = l % 4;
+  for (int i = tid; i < 64 * 64; i += 128) {
+    int r = i / 64, c = i % 64;
+    As[r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8] = A[r * 16 + (c - 16 < 0 || c - 16 >= 16 ? 0 : c - 16)];
+  }
+  for (int i = tid; i < 32 * 64 && !rs; i += 128) {
+    int n = i / 64, k = i % 64;
+    Bs[n * 64 + ((k / 8) ^ (n % 8)) * 8 + k % 8] = B[(k - 16 < 0 || k - 16 >= 16 ? 0 : k - 16) * 32 + n];
+  }
+  for (int i = tid; i < 16 * 32 && rs; i += 128) {
+    int k = i / 32, n = i % 32;
+    Bs[k * 32 + ((n / 8) ^ (k / 2 % 4)) * 8 + n % 8] = B[k * 32 + n];
+  }
+  float d[16];
+  for (int i = 0; i < 16; i++) d[i] = C[(16 * w + gid + 8 * (i / 8)) * 32 + 8 * (i % 8 / 2) + 2 * tig + i % 2];
+  lt_wgmma_barrier();
+  lt_wgmma_fence();
+  if (rs) {
+    uint32_t a[4];
+    for (int r = 0; r < 4; r++) {
+      int row = 16 * w + gid + 8 * (r % 2), col = 2 * tig + 8 * (r / 2);
+      a[r] = (uint32_t)A[row * 16 + col] | (uint32_t)A[row * 16 + col + 1] << 16;
+    }
+    lt_emu::Wgmma(32, 1, __FILE__, __LINE__).rs<1>(d, a, lt_wgmma_desc(Bs, 1024, 512, 2), 1);
+  } else {
+    lt_emu::Wgmma(32, 1, __FILE__, __LINE__).ss<0, 0>(d, lt_wgmma_desc(As + 16, 16, 1024, 1),
+                                                      lt_wgmma_desc(Bs + 16, 16, 1024, 1), 1);
+  }
+  lt_wgmma_commit();
+  if (bug == 1 && tid == 5) As[64 * 3 + 9] = 0;   /* row 3, column 17 (chunk 2 stored at 2 ^ 3) */
+  if (bug == 2 && tid == 9) d[3] = 1.0f;
+  if (bug == 4)
+    for (int i = 0; i < 16; i++) D[(16 * w + gid + 8 * (i / 8)) * 32 + 8 * (i % 8 / 2) + 2 * tig + i % 2] = d[i];
+  if (bug != 3) lt_wgmma_wait<0>();
+  if (bug == 4) return;
+  for (int i = 0; i < 16; i++) D[(16 * w + gid + 8 * (i / 8)) * 32 + 8 * (i % 8 / 2) + 2 * tig + i % 2] = d[i];
+}
+
+static void test_wgmma(void) {
+  static float Af[64 * 16], Bf[16 * 32], C[64 * 32], D[64 * 32];
+  static uint16_t A[64 * 16], B[16 * 32];
+  fill_ints(Af, 64 * 16, 4), fill_ints(Bf, 16 * 32, 6), fill_ints(C, 64 * 32, 8);
+  for (int i = 0; i < 64 * 16; i++) A[i] = b16(Af[i]);
+  for (int i = 0; i < 16 * 32; i++) B[i] = b16(Bf[i]);
+  for (int rs = 0; rs < 2; rs++) {
+    int rc = lt_emu_launch(wgmma_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, rs, 0);
+    int bad = -1;
+    for (int i = 0; i < 64 && rc == 0; i++)
+      for (int j = 0; j < 32; j++) {
+        float ref = C[i * 32 + j];
+        for (int k = 0; k < 16; k++) ref += Af[i * 16 + k] * Bf[k * 32 + j];
+        if (D[i * 32 + j] != ref && bad < 0) bad = i * 32 + j;
+      }
+    char why[96];
+    snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 32, bad % 32);
+    verdict(rs ? "wgmma m64n32k16 bf16, A from registers, B MN-major in 64-byte swizzled rows = C + A*B"
+               : "wgmma m64n32k16 bf16, A and B K-major in 128-byte swizzled rows from k 16 = C + A*B",
+            rc == 0 && bad < 0, why);
+  }
+  expect_error("wgmma: shared memory it reads stored to before its wait",
+               lt_emu_launch(wgmma_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, 0, 1), 719,
+               "the shared memory of A (row 3, k 1) changed while the wgmma was in flight");
+  expect_error("wgmma: accumulator written before its wait",
+               lt_emu_launch(wgmma_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, 1, 2), 719,
+               "lane 9 of warp 0 wrote its accumulator register 3 while the wgmma was in flight");
+  expect_error("wgmma: no wait before the block ends",
+               lt_emu_launch(wgmma_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, 0, 3), 719,
+               "wgmma is still in flight when the block ends (missing wgmma.wait_group)");
+  int rc = lt_emu_launch(wgmma_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, 0, 4), nan = 0;
+  for (int i = 0; i < 64 * 32; i++) nan += isnan(D[i]);
+  char why[96];
+  snprintf(why, sizeof why, "rc %d; %d of %d elements NaN", rc, nan, 64 * 32);
+  verdict("wgmma: accumulators read before the wait are NaN", rc == 0 && nan == 64 * 32, why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -621,6 +713,7 @@ int main(int argc, char **argv) {
   test_ldmatrix();
   test_mma();
   test_ldmatrix_mma();
+  test_wgmma();
   test_cp_async();
   test_detections();
   test_plain_shared();
