@@ -143,12 +143,12 @@ static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emul
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
       int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
       const char *ty = bf ? "bf16" : "f16";
-      if (seen[bf][ss] >> (N / 8) & 1) {
-      } else if (emulate) {
-        ltU_printf(b, "#define lt_wgmma_m64n%dk16_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, ty,
-                   ss ? "_ss" : "", N, bf, ss ? "ss" : "rs");
-      } else {
-        ltU_put(b, wgmma_helper(N, ty, ss));
+      if (!(seen[bf][ss] >> (N / 8) & 1)) {
+        if (emulate)
+          ltU_printf(b, "#define lt_wgmma_m64n%dk16_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, ty,
+                     ss ? "_ss" : "", N, bf, ss ? "ss" : "rs");
+        else
+          ltU_put(b, wgmma_helper(N, ty, ss));
       }
       seen[bf][ss] |= (uint64_t)1 << (N / 8);
     }

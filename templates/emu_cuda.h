@@ -237,6 +237,12 @@ LT_EMU_FN double unpack16(uint32_t r, int half, int bf16) {
   return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
+/* Element a_i (i = 0..7: register i / 2, half i % 2) of the 16 x 16 A
+** fragment of the lane with groupID g and threadID_in_group t: row g for
+** i in {0,1,4,5} else g + 8; column 2t + (i & 1), + 8 for i >= 4. */
+LT_EMU_FN int a_row(int g, int i) { return (i < 2 || (i >= 4 && i < 6)) ? g : g + 8; }
+LT_EMU_FN int a_col(int t, int i) { return t * 2 + (i & 1) + (i >= 4 ? 8 : 0); }
+
 /* D = C + A B of an m16n8kK mma (A 16 x K and B K x 8, row-major), into
 ** each lane's d in the C/D fragment layout: rows g, g + 8, columns 2t, 2t + 1
 ** (g = lane / 4, t = lane % 4). */
@@ -267,11 +273,7 @@ LT_EMU_FN void mma16816_run(Thread *lanes, int n) {
   for (int l = 0; l < 32; l++) {
     MmaArgs *x = (MmaArgs *)lanes[l].args;
     int gid = l >> 2, tig = l % 4;
-    for (int i = 0; i < 8; i++) {
-      int row = (i < 2 || (i >= 4 && i < 6)) ? gid : gid + 8;
-      int col = tig * 2 + (i & 1) + (i >= 4 ? 8 : 0);
-      A[row][col] = unpack16(x->a[i / 2], i % 2, x0->bf16);
-    }
+    for (int i = 0; i < 8; i++) A[a_row(gid, i)][a_col(tig, i)] = unpack16(x->a[i / 2], i % 2, x0->bf16);
     for (int i = 0; i < 4; i++) {
       int row = tig * 2 + (i & 1) + (i >= 2 ? 8 : 0);
       B[row][gid] = unpack16(x->b[i / 2], i % 2, x0->bf16);
@@ -413,8 +415,7 @@ LT_EMU_FN void wgmma_operands(State *s, Thread *t, const WgOp &op, float (*a)[16
   for (int k = 0; k < 16; k++) {
     if (op.da)
       for (int r = 0; r < 16; r++)
-        a[r][k] = op.ta ? wgmma_read(s, t, op.da, 1, row + r, k, op.bf16, check, op.file, op.line)
-                        : wgmma_read(s, t, op.da, 0, row + r, k, op.bf16, check, op.file, op.line);
+        a[r][k] = wgmma_read(s, t, op.da, op.ta, row + r, k, op.bf16, check, op.file, op.line);
     for (int n = 0; n < op.n; n++) b[k][n] = wgmma_read(s, t, op.db, op.tb, n, k, op.bf16, check, op.file, op.line);
   }
 }
@@ -456,9 +457,7 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
     op.d[l] = y->d;
     if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
       int gid = l >> 2, tig = l % 4;
-      for (int i = 0; i < 8; i++)
-        op.a[(i < 2 || (i >= 4 && i < 6)) ? gid : gid + 8][tig * 2 + (i & 1) + (i >= 4 ? 8 : 0)] =
-            (float)unpack16(y->a[i / 2], i % 2, x->bf16);
+      for (int i = 0; i < 8; i++) op.a[a_row(gid, i)][a_col(tig, i)] = (float)unpack16(y->a[i / 2], i % 2, x->bf16);
     }
     if (!op.chained) {
       memcpy(op.c[l], y->d, (size_t)x->n / 2 * sizeof(float));
@@ -469,11 +468,11 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
   s->nwg++;
 }
 
-/* Completes op at a wait_group (file:line): checks that what it reads did
+/* Completes op at the wait_group at `line`: checks that what it reads did
 ** not change in flight, then d = A B + (scale-d ? C : 0) into the lanes'
 ** registers (accumulator i of lane l: row l/4 + 8 (i / (N/4)), column
 ** 8 (i % (N/4) / 2) + 2 (l % 4) + i % 2), in double, rounded once. */
-LT_EMU_FN void wgmma_complete(State *s, WgOp &op, const char *file, int line) {
+LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
   static thread_local float a[16][16], b[16][256];
   Thread *t = &s->threads[op.warp * s->warp];
   wgmma_operands(s, t, op, a, b, 0);
@@ -487,7 +486,6 @@ LT_EMU_FN void wgmma_complete(State *s, WgOp &op, const char *file, int line) {
         fail(op.file, op.line, "wgmma: the shared memory of B (k %d, n %d) changed while the wgmma was in flight, "
              "before the wgmma.wait_group at line %d", k, n, line);
   }
-  (void)file;
   int q = op.n / 4;
   for (int l = 0; l < 32; l++) {
     float *d = op.d[l];
@@ -517,7 +515,7 @@ LT_EMU_FN void wgmma_wait_run(Thread *lanes, int n) {
   int w = lanes[0].warp, upto = s->warps[w].wg_group - *(int *)lanes[0].args;
   size_t k = 0;
   for (size_t i = 0; i < s->nwg; i++) {
-    if (s->wg[i].warp == w && s->wg[i].group < upto) wgmma_complete(s, s->wg[i], lanes[0].file, lanes[0].line);
+    if (s->wg[i].warp == w && s->wg[i].group < upto) wgmma_complete(s, s->wg[i], lanes[0].line);
     else s->wg[k++] = s->wg[i];
   }
   s->nwg = k;
