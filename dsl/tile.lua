@@ -39,7 +39,9 @@ function tile.cdiv(a, b) return (a + b - 1) // b end
 function tile.grouped(pid, rows, cols, group)
   local width = group * cols              -- programs per group of tile rows
   local first = pid // width * group      -- the group's first tile row
-  local height = tile.min(rows - first, group)
+  -- rows - first is at least one; the max says so to the generator, which
+  -- then knows the tile row is not negative (no bounds check below zero)
+  local height = tile.min(tile.max(rows - first, 1), group)
   return first + pid % width % height, pid % width // height
 end
 

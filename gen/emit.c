@@ -251,6 +251,7 @@ static void close_loops(E *e, int n) {
 /* expressions                                                         */
 
 static void expr(E *e, Buf *o, const Expr *x, const Ctx *c);
+static const char *etext(E *e, const Expr *x, const Ctx *c);
 
 static void const_text(Buf *o, double v, Dtype dt) {
   if (dt == DT_BOOL) ltU_put(o, v ? "true" : "false");
@@ -341,6 +342,15 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     return;
   case E_BINARY: {
     Dtype ct = ltI_compute_type(x->a->weak ? x->b->dt : x->a->dt);
+    if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
+      /* the launcher's int64 grid arithmetic: a conditional, as lt_imax
+      ** and lt_imin take int */
+      const char *a = etext(e, x->a, c), *b = etext(e, x->b, c);
+      if (prec(x->a) <= 10) a = ltU_fmt("(%s)", a);
+      if (prec(x->b) <= 10) b = ltU_fmt("(%s)", b);
+      ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
+      return;
+    }
     if (x->op == B_MAX || x->op == B_MIN) {
       const char *fn = ct == DT_I32 ? (x->op == B_MAX ? "lt_imax" : "lt_imin") : (x->op == B_MAX ? "fmaxf" : "fminf");
       ltU_printf(o, "%s(", fn);
@@ -2301,6 +2311,11 @@ static void emit_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     Buf d = {0};
     for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], log2s[j]);
     line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);
+  }
+  if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
+    line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
+    line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
+    for (int i = 0; i < n; i++) line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args.p);
   }
   for (int i = 0; i < n - 1; i++) {
     Buf c = {0};

@@ -64,9 +64,9 @@ static void matmul_bf16_bias_gelu_nn_block(int pid, int b, const lt_bf16 *restri
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
-  const int bm = t16 + pid % t14 % t18;
-  const int bn = pid % t14 / t18;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[32768];
   for (int ri = 0; ri < 128; ++ri) {
@@ -120,7 +120,7 @@ static void matmul_bf16_bias_gelu_nn_block(int pid, int b, const lt_bf16 *restri
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[32768];
+    float t28[32768];
     {
       const bool ok = b < batch;
       const lt_bf16 *base = C0 + (int64_t)b * sc;
@@ -129,8 +129,8 @@ static void matmul_bf16_bias_gelu_nn_block(int pid, int b, const lt_bf16 *restri
           const int gr = bm * 128 + ri;
           const int gc = bn * 256 + ci;
           const lt_bf16 *ptr = base + (int64_t)gr * ldc + gc;
-          t27[ri * 256 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
-          acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] + beta * t27[ri * 256 + ci];
+          t28[ri * 256 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+          acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] + beta * t28[ri * 256 + ci];
         }
       }
     }
@@ -146,11 +146,11 @@ static void matmul_bf16_bias_gelu_nn_block(int pid, int b, const lt_bf16 *restri
     }
   }
   // matmul.lua:86: k:assign(acc, act(acc + bias))
-  float t32[32768];
+  float t33[32768];
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 256; ++ci) {
-      t32[ri * 256 + ci] = acc_2[ri * 256 + ci] + bias_2[ci];
-      acc_2[ri * 256 + ci] = 0.5f * t32[ri * 256 + ci] * (1.0f + erff(t32[ri * 256 + ci] * 0.70710678f));
+      t33[ri * 256 + ci] = acc_2[ri * 256 + ci] + bias_2[ci];
+      acc_2[ri * 256 + ci] = 0.5f * t33[ri * 256 + ci] * (1.0f + erff(t33[ri * 256 + ci] * 0.70710678f));
     }
   }
   // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)

@@ -64,9 +64,9 @@ static void matmul_f16_bias_relu_nt_block(int pid, int b, const lt_f16 *restrict
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
-  const int bm = t16 + pid % t14 % t18;
-  const int bn = pid % t14 / t18;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[32768];
   for (int ri = 0; ri < 128; ++ri) {
@@ -120,7 +120,7 @@ static void matmul_f16_bias_relu_nt_block(int pid, int b, const lt_f16 *restrict
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[32768];
+    float t28[32768];
     {
       const bool ok = b < batch;
       const lt_f16 *base = C0 + (int64_t)b * sc;
@@ -129,8 +129,8 @@ static void matmul_f16_bias_relu_nt_block(int pid, int b, const lt_f16 *restrict
           const int gr = bm * 128 + ri;
           const int gc = bn * 256 + ci;
           const lt_f16 *ptr = base + (int64_t)gr * ldc + gc;
-          t27[ri * 256 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
-          acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] + beta * t27[ri * 256 + ci];
+          t28[ri * 256 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_f16_to_f32(ptr[0]) : 0.0f;
+          acc_2[ri * 256 + ci] = acc_2[ri * 256 + ci] + beta * t28[ri * 256 + ci];
         }
       }
     }

@@ -90,9 +90,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const lt_bf16 
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
-  const int bm = t16 + pid % t14 % t18;
-  const int bn = pid % t14 / t18;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[64];
   #pragma unroll
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const lt_bf16 
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[64];
+    float t28[64];
     {
       const bool ok = b < batch;
       const lt_bf16 *base = C0 + (int64_t)b * sc;
@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_nn_kernel(const lt_bf16 
           const int gr = bm * 128 + ri * 2 + row0;
           const int gc = bn * 128 + ci * 16 + col0;
           const lt_bf16 *ptr = base + (int64_t)gr * ldc + gc;
-          t27[ri * 4 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
-          acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] + beta * t27[ri * 4 + ci];
+          t28[ri * 4 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+          acc_2[ri * 4 + ci] = acc_2[ri * 4 + ci] + beta * t28[ri * 4 + ci];
         }
       }
     }

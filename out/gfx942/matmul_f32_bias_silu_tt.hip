@@ -62,9 +62,9 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tt_kernel(const floa
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
-  const int bm = t16 + pid % t14 % t18;
-  const int bn = pid % t14 / t18;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tt_kernel(const floa
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[128];
+    float t28[128];
     {
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
@@ -223,16 +223,16 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tt_kernel(const floa
           union { uint4 v[1]; float e[4]; } h;
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) t27[ri * 4 + vi] = h.e[vi];
+          for (int vi = 0; vi < 4; ++vi) t28[ri * 4 + vi] = h.e[vi];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t27[ri * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+            t28[ri * 4 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
           }
         }
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t27[ri * 4 + vi];
+          acc_2[ri * 4 + vi] = acc_2[ri * 4 + vi] + beta * t28[ri * 4 + vi];
         }
       }
     }
@@ -256,13 +256,13 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_silu_tt_kernel(const floa
     }
   }
   // matmul.lua:86: k:assign(acc, act(acc + bias))
-  float t32[128];
+  float t33[128];
   #pragma unroll
   for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      t32[ri * 4 + vi] = acc_2[ri * 4 + vi] + bias_2[vi];
-      acc_2[ri * 4 + vi] = t32[ri * 4 + vi] / (1.0f + expf(-t32[ri * 4 + vi]));
+      t33[ri * 4 + vi] = acc_2[ri * 4 + vi] + bias_2[vi];
+      acc_2[ri * 4 + vi] = t33[ri * 4 + vi] / (1.0f + expf(-t33[ri * 4 + vi]));
     }
   }
   // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)

@@ -137,9 +137,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_nt_kernel(const __ha
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
-  const int t18 = lt_imin((M + 128 - 1) / 128 - t16, 8);
-  const int bm = t16 + pid % t14 % t18;
-  const int bn = pid % t14 / t18;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_nt_kernel(const __ha
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t27[128];
+    float t28[128];
     {
       const bool ok = b < batch;
       const __half *base = C0 + (int64_t)b * sc;
@@ -383,16 +383,16 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_relu_nt_kernel(const __ha
             union { uint32_t v[1]; __half e[2]; } h;
             h.v[0] = ((const uint32_t *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t27[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t27[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+              t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t27[ri * 16 + ci * 2 + vi];
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
           }
         }
       }

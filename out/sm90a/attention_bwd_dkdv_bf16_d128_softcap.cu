@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_bf16_d128_softcap on sm90a, NVIDIA H100 80GB HBM3).
+ * Config: BM=64 BN=64 WN=2 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d128_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -114,98 +114,34 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
-** Accumulate").  A warpgroup of four consecutive warps issues each
-** wgmma.mma_async together; B is read from shared memory by the tensor
-** cores through a descriptor, A the same way or from registers (each
-** warp's 16 rows, the mma.sync A fragment), and the result lands in the
-** mma.sync result layout of each warp's 16 rows. */
-
-/* The descriptor of a shared-memory operand: the address of its first
-** element, the byte offsets of the next 64 columns (lbo; MN-major only)
-** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
-** 3: 32) its tile is stored with. */
-LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
-  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
-  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
-         (uint64_t)swizzle << 62;
-}
-/* Orders this thread's register writes (accumulators, A fragments) before
-** the wgmmas that follow; every warp of the warpgroup runs it. */
-LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-/* Closes the wgmmas issued so far into a group; lt_wgmma_wait<N> waits
-** until at most N groups are in flight. */
-LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-/* An accumulator's or the A fragments' registers, pinned here: the
-** compiler moves neither their writes below the fence nor their reads
-** above the wait. */
-template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
-  #pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
-  #pragma unroll
-  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
-}
-/* The block barrier, with what the tensor cores read next in shared memory
-** made visible to them first: ordinary and cp.async stores are in the
-** generic proxy, wgmma's reads in the async proxy. */
-LT_FN void lt_wgmma_barrier(void) {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  __syncthreads();
-}
-
-/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_bf16_ss(float (&d)[16], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
-}
-
-/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, bf16 operands, A from registers; TA, TB: A stored M-major, B N-major. */
-template <int TB> LT_FN void lt_wgmma_m64n128k16_bf16(float (&d)[64], const uint32_t a[4], uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %70, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
-                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
-                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
-}
-
 /* One block (128 threads) of attention_bwd_dkdv_bf16_d128_softcap. */
 __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
-  const int warp_row = tid / 32 * 16;
-  const int warp_col = 0;
-  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = tid / 32 % 2 * 16;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
+  /* the 128-column accumulators: their warp's columns from warp_col_128, this thread's from col0_128 */
+  const int warp_col_128 = tid / 32 % 2 * 64, col0_128 = warp_col_128 + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Ks)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 0);
-  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Vs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 16384);
-  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Qs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 32768);
-  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*dOs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 49152);
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Ks)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Vs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 16384);
+  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*Qs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 32768);
+  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*dOs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 49152);
   float (*lses)[1][32] = (float (*)[1][32])(lt_smem + 65536);
   float (*deltas)[1][32] = (float (*)[1][32])(lt_smem + 65792);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
+  __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 66048);
   /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dK_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
@@ -242,11 +178,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Ks[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -261,11 +197,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Vs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -273,24 +209,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
   // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[64];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dk[ri * 32 + ci * 2 + vi] = 0.0f;
+        dk[ri * 16 + ci * 2 + vi] = 0.0f;
       }
     }
   }
   // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[64];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dv[ri * 32 + ci * 2 + vi] = 0.0f;
+        dv[ri * 16 + ci * 2 + vi] = 0.0f;
       }
     }
   }
@@ -298,7 +234,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
   for (int g = 0; g < group; ++g) {
     // attention_bwd_dkdv.lua:97: local h = hk * group + g
     const int h_2 = hk * group + g;
-    lt_wgmma_barrier();
+    __syncthreads();
     // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
@@ -311,7 +247,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -321,11 +257,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -338,7 +274,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -348,11 +284,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -411,7 +347,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
     }
     for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-      lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+      __syncthreads();   /* everyone's have; and stage j - 1 is free again */
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
@@ -422,7 +358,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -432,11 +368,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -449,7 +385,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
@@ -459,11 +395,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -519,114 +455,216 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         }
       }
       lt_cp_async_commit();
+      const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
       // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
       float st[16];
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            st[ri * 4 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
       // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(st);
-      lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
+      uint32_t Ks_frag[2][2][4], Qs_frag[2][2][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 2; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+        Qs_frag[0][ni][0] = t[0];
+        Qs_frag[0][ni][1] = t[1];
+        Qs_frag[0][ni + 1][0] = t[2];
+        Qs_frag[0][ni + 1][1] = t[3];
+      }
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            Qs_frag[cur ^ 1][ni][0] = t[0];
+            Qs_frag[cur ^ 1][ni][1] = t[1];
+            Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+            Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {st[i], st[i + 1], st[i + 4], st[i + 5]};
+            lt_mma_16816_bf16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
+            st[i] = d[0];
+            st[i + 1] = d[1];
+            st[i + 4] = d[2];
+            st[i + 5] = d[3];
+          }
+        }
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
       // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[16];
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            dpt[ri * 4 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
       // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(dpt);
-      lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
+      uint32_t Vs_frag[2][2][4], dOs_frag[2][2][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 2; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+        dOs_frag[0][ni][0] = t[0];
+        dOs_frag[0][ni][1] = t[1];
+        dOs_frag[0][ni + 1][0] = t[2];
+        dOs_frag[0][ni + 1][1] = t[3];
+      }
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n32k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[cur ^ 1][ni][0] = t[0];
+            dOs_frag[cur ^ 1][ni][1] = t[1];
+            dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+            dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 4], dpt[i + 5]};
+            lt_mma_16816_bf16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
+            dpt[i] = d[0];
+            dpt[i + 1] = d[1];
+            dpt[i + 4] = d[2];
+            dpt[i + 5] = d[3];
+          }
+        }
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
       // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
       // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(st);   /* read below, after the wait */
-      lt_wgmma_settle(dpt);   /* read below, after the wait */
       // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
         float t[16];
         // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+              t[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
         // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = t[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = t[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 8 + ci * 2 + vi] = 1.0f - t[ri * 8 + ci * 2 + vi] * t[ri * 8 + ci * 2 + vi];
+              t[ri * 4 + ci * 2 + vi] = 1.0f - t[ri * 4 + ci * 2 + vi] * t[ri * 4 + ci * 2 + vi];
             }
           }
         }
         // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
-        int key[2];
+        int key[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           key[ri] = ri * 8 + row0;
         }
         // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-        int row[2];
+        int row[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
         // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
-        int lo[2];
+        int lo[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
         // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-        int hi[2];
+        int hi[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
         // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
         int col[16];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] >= lo[ri] && col[ri * 4 + ci * 2 + vi] < hi[ri] ? st[ri * 4 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse[8];
+        float lse[4];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -634,41 +672,84 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         }
         // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[kk / 16][mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 8], st[i + 8 + 1]);
-            st_frag[kk / 16][mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 10], st[i + 10 + 1]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 4 + ci * 2 + vi]));
+            }
           }
         }
-        lt_wgmma_settle(st_frag);
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 16] = d[2];
+                dv[i + 17] = d[3];
+              }
+            }
+          }
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta[8];
+        float delta[4];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -677,80 +758,119 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
         float dst[16];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 8 + ci * 2 + vi];
+              dst[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 4 + ci * 2 + vi];
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
-        uint32_t dst_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_frag[kk / 16][mi][0] = lt_pack_bf16x2(dst[i], dst[i + 1]);
-            dst_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst[i + 8], dst[i + 8 + 1]);
-            dst_frag[kk / 16][mi][2] = lt_pack_bf16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst[i + 10], dst[i + 10 + 1]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst[ri * 4 + ci * 2 + vi]));
+            }
           }
         }
-        lt_wgmma_settle(dst_frag);
-        lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_frag and dk in their registers before the wgmmas read them */
+        __syncthreads();
+        uint32_t st_sh_frag[2][2][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Qs_frag[0][ni][0] = t[0];
+          Qs_frag[0][ni][1] = t[1];
+          Qs_frag[0][ni + 1][0] = t[2];
+          Qs_frag[0][ni + 1][1] = t[3];
+        }
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+          const int cur = kk / 16 % 2;
+          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              const int r = warp_row + mi * 16 + (j_lane & 15);
+              lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+            }
+            #pragma unroll
+            for (int ni = 0; ni < 8; ni += 2) {
+              uint32_t t[4];
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+              lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              Qs_frag[cur ^ 1][ni][0] = t[0];
+              Qs_frag[cur ^ 1][ni][1] = t[1];
+              Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+              Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
+              lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+              dk[i] = d[0];
+              dk[i + 1] = d[1];
+              dk[i + 16] = d[2];
+              dk[i + 17] = d[3];
+            }
+          }
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
-        lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
         // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
         float t_2[16];
         // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
+              t_2[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
         // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = t_2[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = t_2[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 8 + ci * 2 + vi] = 1.0f - t_2[ri * 8 + ci * 2 + vi] * t_2[ri * 8 + ci * 2 + vi];
+              t_2[ri * 4 + ci * 2 + vi] = 1.0f - t_2[ri * 4 + ci * 2 + vi] * t_2[ri * 4 + ci * 2 + vi];
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[8];
+        float lse_2[4];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -758,41 +878,84 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         }
         // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[kk / 16][mi][0] = lt_pack_bf16x2(st[i], st[i + 1]);
-            st_frag[kk / 16][mi][1] = lt_pack_bf16x2(st[i + 8], st[i + 8 + 1]);
-            st_frag[kk / 16][mi][2] = lt_pack_bf16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 10], st[i + 10 + 1]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 4 + ci * 2 + vi]));
+            }
           }
         }
-        lt_wgmma_settle(st_frag);
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 8; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 8; ++ni) {
+                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
+                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 16] = d[2];
+                dv[i + 17] = d[3];
+              }
+            }
+          }
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[8];
+        float delta_2[4];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -801,39 +964,78 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
         // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
         float dst_2[16];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 8 + ci * 2 + vi];
+              dst_2[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 4 + ci * 2 + vi];
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
-        uint32_t dst_2_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_2_frag[kk / 16][mi][0] = lt_pack_bf16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[kk / 16][mi][1] = lt_pack_bf16x2(dst_2[i + 8], dst_2[i + 8 + 1]);
-            dst_2_frag[kk / 16][mi][2] = lt_pack_bf16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[kk / 16][mi][3] = lt_pack_bf16x2(dst_2[i + 10], dst_2[i + 10 + 1]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2bfloat16_rn(lt_round_bf16(dst_2[ri * 4 + ci * 2 + vi]));
+            }
           }
         }
-        lt_wgmma_settle(dst_2_frag);
-        lt_wgmma_settle(dk);
-        lt_wgmma_fence();   /* dst_2_frag and dk in their registers before the wgmmas read them */
+        __syncthreads();
+        uint32_t st_sh_frag[2][2][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Qs_frag[0][ni][0] = t[0];
+          Qs_frag[0][ni][1] = t[1];
+          Qs_frag[0][ni + 1][0] = t[2];
+          Qs_frag[0][ni + 1][1] = t[3];
+        }
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+          const int cur = kk / 16 % 2;
+          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              const int r = warp_row + mi * 16 + (j_lane & 15);
+              lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+            }
+            #pragma unroll
+            for (int ni = 0; ni < 8; ni += 2) {
+              uint32_t t[4];
+              const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+              lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              Qs_frag[cur ^ 1][ni][0] = t[0];
+              Qs_frag[cur ^ 1][ni][1] = t[1];
+              Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+              Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
+              lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+              dk[i] = d[0];
+              dk[i + 1] = d[1];
+              dk[i + 16] = d[2];
+              dk[i + 17] = d[3];
+            }
+          }
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
-        lt_wgmma_settle(dk);   /* read below, after the wait */
       }
     }
     lt_cp_async_wait<0>();
@@ -843,39 +1045,39 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
-      lt_wgmma_barrier();   /* every warp is done with the shared tiles dK_out lies over */
+      __syncthreads();   /* every warp is done with the shared tiles dK_out lies over */
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           union { uint32_t v; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
-          *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          *(uint32_t *)&dK_out[ri * 8 + row0][(ci * 8 + col0_128) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      lt_wgmma_barrier();   /* dK_out is whole */
+      __syncthreads();   /* dK_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdks + (int64_t)(ri * 8) * sdks + tid % 16 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0;
+          const int gc = ci * 8 + col0_128;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
           if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
             ((uint32_t *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
             }
           }
         }
@@ -887,39 +1089,39 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
-      lt_wgmma_barrier();   /* every warp is done with the shared tiles dV_out lies over */
+      __syncthreads();   /* every warp is done with the shared tiles dV_out lies over */
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           union { uint32_t v; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
-          *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
+          *(uint32_t *)&dV_out[ri * 8 + row0][(ci * 8 + col0_128) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      lt_wgmma_barrier();   /* dV_out is whole */
+      __syncthreads();   /* dV_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         *(uint4 *)(base + (int64_t)(kb * 64 + tid / 16) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 16 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0;
+          const int gc = ci * 8 + col0_128;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
           if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
             ((uint32_t *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
             }
           }
         }
@@ -939,9 +1141,9 @@ extern "C" int attention_bwd_dkdv_bf16_d128_softcap(const void *Q, const void *K
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 66048 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 66048);
+  /* 70144 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 70144);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_bf16_d128_softcap_kernel<<<grid, dim3(128), 66048, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_bf16_d128_softcap_kernel<<<grid, dim3(128), 70144, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

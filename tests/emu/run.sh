@@ -11,7 +11,9 @@
 #      every output must be bitwise the same (a race would change it).  All variants of the row ops;
 #      of matmul's 60 (dtype x layout x epilogue) the 12 dtype x layout
 #      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60); of
-#      attention, f16 d64 and bf16 d32 with softcap, forward and backward;
+#      attention, f16 d64 and bf16 d32 with softcap, forward and backward.
+#      A variant with a kernel per tuned shape bucket runs again once per
+#      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
 # The kernels and unit tests are built with clang's SanitizerCoverage
@@ -315,6 +317,24 @@ for t in $targets; do
   else
     echo "PASS emu $t: $(wc -l < $d/hash.forward) outputs bitwise equal in the forward and warps thread orders"
   fi
+  # a variant tuned for several shape buckets has one kernel each, and the
+  # small shapes above reach only the nearest: LT_EMU_BUCKET runs each
+  for f in $d/*.emu.cpp; do
+    v=$(basename "$f" .emu.cpp)
+    n=$(grep -c '^  if (forced == [0-9]*) return' "$f")
+    for i in $(seq 0 $((n - 1))); do
+      LT_EMU_BUCKET=$i $d/check $t $v > $d/bucket$i.out 2> $d/bucket$i.stderr
+      st=$?
+      grep '^FAIL' $d/bucket$i.out | sed "s/^FAIL emu $t /FAIL emu $t [bucket $i] /"
+      if ! grep -q "^# emu $t: done" $d/bucket$i.out; then
+        echo "FAIL emu $t $v [bucket $i]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/bucket$i.stderr)"
+      elif ! grep -q '^PASS' $d/bucket$i.out; then
+        echo "FAIL emu $t $v [bucket $i]: no case ran (check.cpp selects cases by the forward variant's name)"
+      elif ! grep -q '^FAIL' $d/bucket$i.out; then
+        echo "PASS emu $t $v [bucket $i of $n: $(sed -n "s|^  const int d$i = .*/\* \(.*\) \*/\$|\1|p" "$f")]: $(grep -c '^PASS' $d/bucket$i.out) cases"
+      fi
+    done
+  done
 done
 
 # 3. mutants: apply, build, run, and ask the named detector.
@@ -332,7 +352,7 @@ mutate() {   # src dst where find repl nth
 
 : > $b/mut/jobs
 grep -v '^#' tests/emu/mutants.txt | grep -v '^$' > $b/mut/list
-while IFS='|' read -r name t v detector words where find repl nth; do
+while IFS='|' read -r name t v detector words where find repl nth env; do
   [ -e $b/$t/$v.dup ] && t=$(cat $b/$t/$v.dup)   # the same code is built there
   src=$b/$t/$v.emu.cpp
   if [ ! -e "$src" ]; then echo "FAIL emu mutant $name: $src was not generated"; continue; fi
@@ -345,7 +365,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
 done < $b/mut/list
 compile_all $b/mut/jobs
 
-while IFS='|' read -r name t v detector words where find repl nth; do
+while IFS='|' read -r name t v detector words where find repl nth env; do
   [ -e $b/$t/$v.dup ] && t=$(cat $b/$t/$v.dup)
   m=$b/mut/$name
   [ -e $m.emu.cpp ] || continue
@@ -366,7 +386,7 @@ while IFS='|' read -r name t v detector words where find repl nth; do
   # the forward order first; a race may need the warps order to show
   found=""
   for order in forward warps; do
-    LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v < /dev/null > $m.out 2> $m.err
+    env $env LT_EMU_SCHEDULE=$order LT_EMU_TIMEOUT=60 timeout 120 $m $t $v < /dev/null > $m.out 2> $m.err
     case $detector in
       emulator|emulator-traced) grep -q 'error: lt_emu:' $m.err && grep -qF "$words" $m.err ;;
       sanitizer) grep -qE 'AddressSanitizer|runtime error' $m.err && grep -qF "$words" $m.err ;;

@@ -2,7 +2,8 @@
 -- i32 tensors, iota along both axes of a 2-D tile, // and % on sizes and
 -- indices, comparisons combined with both/either/negate, where, min, max,
 -- abs, casts between i32 and f32, views with explicit strides (a column
--- stride that is not 1 too), and
+-- stride that is not 1 too), max in a grid extent (the launcher's int64
+-- arithmetic), and
 -- a Lua generation-time loop that unrolls.
 local tile = require "tile"
 
@@ -18,7 +19,7 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
-    local bm, bn = k:grid(tile.cdiv(p.M, c.BM), tile.cdiv(p.N, c.BN))
+    local bm, bn = k:grid(tile.max(tile.cdiv(p.M, c.BM), 1), tile.cdiv(p.N, c.BN))
     local a = k:load(p.A:tile({ bm, bn }, { c.BM, c.BN }), -1)
     local r = k:iota({ c.BM, c.BN }, 1) + bm * c.BM
     local q = k:iota({ c.BM, c.BN }, 2) + bn * c.BN

@@ -59,7 +59,7 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of index_math: what one GPU block computes, with one thread. */
 static void index_math_block(int bm, int bn, const int *restrict A, int *restrict O, float *restrict F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)
 {
-  // index_math.lua:22: local a = k:load(p.A:tile({ bm, bn }, { c.BM, c.BN }), -1)
+  // index_math.lua:23: local a = k:load(p.A:tile({ bm, bn }, { c.BM, c.BN }), -1)
   int a[256];
   {
     const int *base = A;
@@ -72,28 +72,28 @@ static void index_math_block(int bm, int bn, const int *restrict A, int *restric
       }
     }
   }
-  // index_math.lua:23: local r = k:iota({ c.BM, c.BN }, 1) + bm * c.BM
+  // index_math.lua:24: local r = k:iota({ c.BM, c.BN }, 1) + bm * c.BM
   int r[256];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
       r[ri * 32 + ci] = ri + bm * 8;
     }
   }
-  // index_math.lua:24: local q = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
+  // index_math.lua:25: local q = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
   int q[256];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
       q[ri * 32 + ci] = ci + bn * 32;
     }
   }
-  // index_math.lua:27: acc = acc + (r * t) % (p.N // 2 + 1)
+  // index_math.lua:28: acc = acc + (r * t) % (p.N // 2 + 1)
   int acc_2[256];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
       acc_2[ri * 32 + ci] = a[ri * 32 + ci] + r[ri * 32 + ci] % (N / 2 + 1) + r[ri * 32 + ci] * 2 % (N / 2 + 1) + r[ri * 32 + ci] * 3 % (N / 2 + 1);
     }
   }
-  // index_math.lua:29: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
+  // index_math.lua:30: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
   bool edge[256];
   bool keep[256];
   for (int ri = 0; ri < 8; ++ri) {
@@ -102,14 +102,14 @@ static void index_math_block(int bm, int bn, const int *restrict A, int *restric
       keep[ri * 32 + ci] = !edge[ri * 32 + ci] && a[ri * 32 + ci] != 0;
     }
   }
-  // index_math.lua:31: local o = tile.where(keep, tile.min(tile.max(acc, -100), 100), tile.abs(a))
+  // index_math.lua:32: local o = tile.where(keep, tile.min(tile.max(acc, -100), 100), tile.abs(a))
   int o[256];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
       o[ri * 32 + ci] = keep[ri * 32 + ci] ? lt_imin(lt_imax(acc_2[ri * 32 + ci], -100), 100) : lt_iabs(a[ri * 32 + ci]);
     }
   }
-  // index_math.lua:32: k:store(p.O:tile({ bm, bn }, { c.BM, c.BN }), o)
+  // index_math.lua:33: k:store(p.O:tile({ bm, bn }, { c.BM, c.BN }), o)
   {
     int *base = O;
     for (int ri = 0; ri < 8; ++ri) {
@@ -121,7 +121,7 @@ static void index_math_block(int bm, int bn, const int *restrict A, int *restric
       }
     }
   }
-  // index_math.lua:33: k:store(p.F:view({ bm * c.BM, bn * c.BN }, { c.BM, c.BN }), o:cast("f32") * 0.5)
+  // index_math.lua:34: k:store(p.F:view({ bm * c.BM, bn * c.BN }, { c.BM, c.BN }), o:cast("f32") * 0.5)
   {
     float *base = F;
     for (int ri = 0; ri < 8; ++ri) {
@@ -143,7 +143,7 @@ int index_math(const void *A, void *O, void *F, int M, int N, int64_t so_m, int6
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return 1;
   if (M > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return 1;
-  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bn = 0; bn < grid_y; ++bn)

@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
   const int ty = tid / 8;
   const int bm = blockIdx.x;
   const int bn = blockIdx.y;
-  // index_math.lua:22: local a = k:load(p.A:tile({ bm, bn }, { c.BM, c.BN }), -1)
+  // index_math.lua:23: local a = k:load(p.A:tile({ bm, bn }, { c.BM, c.BN }), -1)
   int a[4];
   {
     const int *base = A;
@@ -68,25 +68,25 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
       }
     }
   }
-  // index_math.lua:23: local r = k:iota({ c.BM, c.BN }, 1) + bm * c.BM
+  // index_math.lua:24: local r = k:iota({ c.BM, c.BN }, 1) + bm * c.BM
   int r[4];
   #pragma unroll
   for (int vi = 0; vi < 4; ++vi) {
     r[vi] = ty + bm * 8;
   }
-  // index_math.lua:24: local q = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
+  // index_math.lua:25: local q = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
   int q[4];
   #pragma unroll
   for (int vi = 0; vi < 4; ++vi) {
     q[vi] = tx * 4 + vi + bn * 32;
   }
-  // index_math.lua:27: acc = acc + (r * t) % (p.N // 2 + 1)
+  // index_math.lua:28: acc = acc + (r * t) % (p.N // 2 + 1)
   int acc_2[4];
   #pragma unroll
   for (int vi = 0; vi < 4; ++vi) {
     acc_2[vi] = a[vi] + r[vi] % (N / 2 + 1) + r[vi] * 2 % (N / 2 + 1) + r[vi] * 3 % (N / 2 + 1);
   }
-  // index_math.lua:29: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
+  // index_math.lua:30: local edge = tile.either(r:eq(0), q:ge(p.N - 1))
   bool edge[4];
   bool keep[4];
   #pragma unroll
@@ -94,13 +94,13 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
     edge[vi] = r[vi] == 0 || q[vi] >= N - 1;
     keep[vi] = !edge[vi] && a[vi] != 0;
   }
-  // index_math.lua:31: local o = tile.where(keep, tile.min(tile.max(acc, -100), 100), tile.abs(a))
+  // index_math.lua:32: local o = tile.where(keep, tile.min(tile.max(acc, -100), 100), tile.abs(a))
   int o[4];
   #pragma unroll
   for (int vi = 0; vi < 4; ++vi) {
     o[vi] = keep[vi] ? lt_imin(lt_imax(acc_2[vi], -100), 100) : abs(a[vi]);
   }
-  // index_math.lua:32: k:store(p.O:tile({ bm, bn }, { c.BM, c.BN }), o)
+  // index_math.lua:33: k:store(p.O:tile({ bm, bn }, { c.BM, c.BN }), o)
   {
     int *base = O;
     const int gr = bm * 8 + ty;
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
       }
     }
   }
-  // index_math.lua:33: k:store(p.F:view({ bm * c.BM, bn * c.BN }, { c.BM, c.BN }), o:cast("f32") * 0.5)
+  // index_math.lua:34: k:store(p.F:view({ bm * c.BM, bn * c.BN }, { c.BM, c.BN }), o:cast("f32") * 0.5)
   {
     float *base = F;
     const int gr = bm * 8 + ty;
@@ -138,7 +138,7 @@ extern "C" int index_math(const void *A, void *O, void *F, int M, int N, int64_t
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
