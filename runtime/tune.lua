@@ -45,7 +45,7 @@ if arg[1] == "--worker" then
   require("tune.worker").main(arg[2])
 end
 
-local TUNER_VERSION = "1"   -- part of every result key: bump when checks change
+local TUNER_VERSION = "2"   -- part of every result key: bump when checks change (2: spills on the own arch)
 local ROOT = lt.root
 
 local USAGE = [[
@@ -234,6 +234,7 @@ end
 local arch = o.arch or (dev and dev.arch ~= "" and dev.arch) or nil
 if arch and o.target == "sm90a" and arch == "sm_90" then arch = "sm_90a" end
 local compile = build.compiler(o.target, arch)
+local own_check, own_arch = build.own_arch_check(o.target, arch)
 
 local work = o.work or (ROOT .. "build/tune/work")
 os.execute("mkdir -p " .. build.quote(work))
@@ -294,6 +295,7 @@ for _, v in ipairs(variants) do
       arch or "", v.name, ctext }, "\n"))
     local job = { dir = work .. "/" .. kname .. "-" .. jkey, gen = gen, kernel = o.kernel,
                   target = o.target, variant = v.name, defines = defines(c, v), compile = compile,
+                  own_check = own_check, own_arch = own_arch,
                   config = c, ctext = ctext, v = v }
     jobs[#jobs + 1] = job
     for si, shape in ipairs(info.shapes) do

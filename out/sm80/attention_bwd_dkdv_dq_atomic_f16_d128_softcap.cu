@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_dq_atomic_f16_d128_softcap on sm80, NVIDIA H100 80GB HBM3).
+ * Config: BM=64 BN=64 WN=2 stages=2 threads=256 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dkdv_dq_atomic_f16_d128_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -114,14 +114,14 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (128 threads) of attention_bwd_dkdv_dq_atomic_f16_d128_softcap. */
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, float *__restrict__ dQacc, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
+/* One block (256 threads) of attention_bwd_dkdv_dq_atomic_f16_d128_softcap. */
+__global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, float *__restrict__ dQacc, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [32, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 64 * 16;
-  const int warp_col = tid / 32 % 2 * 16;
+  const int warp_col = tid / 32 % 2 * 32;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
@@ -133,17 +133,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
   /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Ks)[128] = (__half (*)[128])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[128] = (__half (*)[128])(lt_smem + 8192);
+  __half (*Vs)[128] = (__half (*)[128])(lt_smem + 16384);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Qs)[32][128] = (__half (*)[32][128])(lt_smem + 16384);
+  __half (*Qs)[64][128] = (__half (*)[64][128])(lt_smem + 32768);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*dOs)[32][128] = (__half (*)[32][128])(lt_smem + 32768);
-  float (*lses)[1][32] = (float (*)[1][32])(lt_smem + 49152);
-  float (*deltas)[1][32] = (float (*)[1][32])(lt_smem + 49408);
-  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __half (*st_sh)[32] = (__half (*)[32])(lt_smem + 49664);
+  __half (*dOs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 98304);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 98816);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*st_sh)[64] = (__half (*)[64])(lt_smem + 99328);
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 32 - 1) / 32;
+  const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
   // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
@@ -152,33 +152,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
   // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
   // attention_bwd_dkdv.lua:76: local k0 = kb * BN
-  const int k0 = kb * 32;
+  const int k0 = kb * 64;
   // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
   // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 32 - 1) / 32;
+  const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
-  const int hi_q = k0 + 32 - 1 - diag + window_left;
+  const int hi_q = k0 + 64 - 1 - diag + window_left;
   // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
-  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
+  const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
   // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
-  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
+  const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
   // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
-      const int gr = kb * 32 + ri * 8 + tid / 16;
+      const int gr = kb * 64 + ri * 16 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Ks[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -189,15 +189,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
     const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
-      const int gr = kb * 32 + ri * 8 + tid / 16;
+      const int gr = kb * 64 + ri * 16 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Vs[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -240,24 +240,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 16;
+              const int gr = j * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -267,24 +267,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 16;
+              const int gr = j * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -294,13 +294,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&lses[j_stage][0][tid * 4], base + j * 32 + tid * 4, 16);
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
             }
           } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j * 32 + tid * 4;
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
               const float *ptr = base + gc;
               if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
@@ -318,13 +318,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&deltas[j_stage][0][tid * 4], base + j * 32 + tid * 4, 16);
+          if (ok && j * 64 >= 0 && j * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_stage][0][tid * 4], base + j * 64 + tid * 4, 16);
             }
           } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j * 32 + tid * 4;
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j * 64 + tid * 4;
               const float *ptr = base + gc;
               if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
@@ -351,24 +351,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+              lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 16;
+              const int gr = j_next * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -378,24 +378,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+              lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 16;
+              const int gr = j_next * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -405,13 +405,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&lses[j_next_stage][0][tid * 4], base + j_next * 32 + tid * 4, 16);
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside LSE, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&lses[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
             }
           } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j_next * 32 + tid * 4;
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
               const float *ptr = base + gc;
               if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
@@ -429,13 +429,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-          if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              lt_cp_async16(&deltas[j_next_stage][0][tid * 4], base + j_next * 32 + tid * 4, 16);
+          if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && Sq % 4 == 0) {   /* the whole tile is inside Delta, rows 16-byte aligned */
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              lt_cp_async16(&deltas[j_next_stage][0][tid * 4], base + j_next * 64 + tid * 4, 16);
             }
           } else {
-            if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
-              const int gc = j_next * 32 + tid * 4;
+            if (tid < 16) {   /* the threads that hold a piece of the [1, 64] tile */
+              const int gc = j_next * 64 + tid * 4;
               const float *ptr = base + gc;
               if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
@@ -453,26 +453,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
       // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[8];
+      float st[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 4 + ci * 2 + vi] = 0.0f;
+            st[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4], Qs_frag[2][2][2];   /* [16 of K: even, odd] */
+      uint32_t Ks_frag[2][1][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 2; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -491,7 +491,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -504,38 +504,38 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
-            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {st[i], st[i + 1], st[i + 4], st[i + 5]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {st[i], st[i + 1], st[i + 8], st[i + 9]};
             lt_mma_16816_f16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
             st[i] = d[0];
             st[i + 1] = d[1];
-            st[i + 4] = d[2];
-            st[i + 5] = d[3];
+            st[i + 8] = d[2];
+            st[i + 9] = d[3];
           }
         }
       }
       // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[8];
+      float dpt[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 4 + ci * 2 + vi] = 0.0f;
+            dpt[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4], dOs_frag[2][2][2];   /* [16 of K: even, odd] */
+      uint32_t Vs_frag[2][1][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 2; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -554,7 +554,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -567,33 +567,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
-            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 4], dpt[i + 5]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 8], dpt[i + 9]};
             lt_mma_16816_f16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
             dpt[i] = d[0];
             dpt[i + 1] = d[1];
-            dpt[i + 4] = d[2];
-            dpt[i + 5] = d[3];
+            dpt[i + 8] = d[2];
+            dpt[i + 9] = d[3];
           }
         }
       }
       // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
-      const int qend = (j + 1) * 32;
+      const int qend = (j + 1) * 64;
       // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
-        float t[8];
+        float t[16];
         // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
+              t[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
@@ -601,10 +601,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = t[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = t[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
@@ -612,10 +612,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t[ri * 4 + ci * 2 + vi] = 1.0f - t[ri * 4 + ci * 2 + vi] * t[ri * 4 + ci * 2 + vi];
+              t[ri * 8 + ci * 2 + vi] = 1.0f - t[ri * 8 + ci * 2 + vi] * t[ri * 8 + ci * 2 + vi];
             }
           }
         }
@@ -629,7 +629,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = key[ri] + (k0 - j * 32 - diag);
+          row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
         // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
@@ -641,26 +641,26 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
+          hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
         // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
-        int col[8];
+        int col[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] >= lo[ri] && col[ri * 4 + ci * 2 + vi] < hi[ri] ? st[ri * 4 + ci * 2 + vi] : -INFINITY;
+              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse[4];
+        float lse[8];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -670,10 +670,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
@@ -681,10 +681,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(st[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -694,7 +694,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
           }
           #pragma unroll
           for (int ni = 0; ni < 8; ni += 2) {
@@ -707,13 +707,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             dOs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int kk = 0; kk < 32; kk += 16) {
+          for (int kk = 0; kk < 64; kk += 16) {
             const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
               #pragma unroll
               for (int mi = 0; mi < 1; ++mi) {
                 const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
               }
               #pragma unroll
               for (int ni = 0; ni < 8; ni += 2) {
@@ -742,24 +742,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           }
         }
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta[4];
+        float delta[8];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
         // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
-        float dst[8];
+        float dst[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 4 + ci * 2 + vi];
+              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]) * t[ri * 8 + ci * 2 + vi];
             }
           }
         }
@@ -768,10 +768,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(dst[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -781,7 +781,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
           }
           #pragma unroll
           for (int ni = 0; ni < 8; ni += 2) {
@@ -794,13 +794,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             Qs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int kk = 0; kk < 32; kk += 16) {
+          for (int kk = 0; kk < 64; kk += 16) {
             const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
               #pragma unroll
               for (int mi = 0; mi < 1; ++mi) {
                 const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
               }
               #pragma unroll
               for (int ni = 0; ni < 8; ni += 2) {
@@ -845,10 +845,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(dst[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -857,7 +857,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
@@ -870,13 +870,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           Ks_frag[0][ni + 1][1] = t[3];
         }
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           const int cur = kk / 16 % 2;
-          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+          if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
             for (int ni = 0; ni < 8; ni += 2) {
@@ -911,7 +911,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 8; ++ci) {
-              const int gr = j * 32 + ri * 8 + row0;
+              const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
@@ -923,15 +923,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         }
       } else {
         // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
-        float t_2[8];
+        float t_2[16];
         // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 4 + ci * 2 + vi] = tanhf(st[ri * 4 + ci * 2 + vi] * (scale / softcap));
+              t_2[ri * 8 + ci * 2 + vi] = tanhf(st[ri * 8 + ci * 2 + vi] * (scale / softcap));
             }
           }
         }
@@ -939,10 +939,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = t_2[ri * 4 + ci * 2 + vi] * (softcap * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = t_2[ri * 8 + ci * 2 + vi] * (softcap * 1.442695f);
             }
           }
         }
@@ -950,18 +950,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t_2[ri * 4 + ci * 2 + vi] = 1.0f - t_2[ri * 4 + ci * 2 + vi] * t_2[ri * 4 + ci * 2 + vi];
+              t_2[ri * 8 + ci * 2 + vi] = 1.0f - t_2[ri * 8 + ci * 2 + vi] * t_2[ri * 8 + ci * 2 + vi];
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[4];
+        float lse_2[8];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -971,10 +971,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = lt_exp2(st[ri * 4 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
             }
           }
         }
@@ -982,10 +982,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(st[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -995,7 +995,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
           }
           #pragma unroll
           for (int ni = 0; ni < 8; ni += 2) {
@@ -1008,13 +1008,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             dOs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int kk = 0; kk < 32; kk += 16) {
+          for (int kk = 0; kk < 64; kk += 16) {
             const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
               #pragma unroll
               for (int mi = 0; mi < 1; ++mi) {
                 const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
               }
               #pragma unroll
               for (int ni = 0; ni < 8; ni += 2) {
@@ -1043,24 +1043,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           }
         }
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[4];
+        float delta_2[8];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
         // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
-        float dst_2[8];
+        float dst_2[16];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 4 + ci * 2 + vi] = st[ri * 4 + ci * 2 + vi] * (dpt[ri * 4 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 4 + ci * 2 + vi];
+              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]) * t_2[ri * 8 + ci * 2 + vi];
             }
           }
         }
@@ -1069,10 +1069,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -1082,7 +1082,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
           }
           #pragma unroll
           for (int ni = 0; ni < 8; ni += 2) {
@@ -1095,13 +1095,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
             Qs_frag[0][ni + 1][1] = t[3];
           }
           #pragma unroll
-          for (int kk = 0; kk < 32; kk += 16) {
+          for (int kk = 0; kk < 64; kk += 16) {
             const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
               #pragma unroll
               for (int mi = 0; mi < 1; ++mi) {
                 const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
               }
               #pragma unroll
               for (int ni = 0; ni < 8; ni += 2) {
@@ -1146,10 +1146,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) >> 1 & 3) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 4 + ci * 2 + vi]));
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 8 + ci * 2 + vi]));
             }
           }
         }
@@ -1158,7 +1158,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
         for (int ni = 0; ni < 8; ni += 2) {
@@ -1171,13 +1171,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           Ks_frag[0][ni + 1][1] = t[3];
         }
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
+        for (int kk = 0; kk < 64; kk += 16) {
           const int cur = kk / 16 % 2;
-          if (kk + 16 < 32) {   /* the next 16 of K into the other set */
+          if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~24) | (((warp_row + mi * 16) & 24) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane >> 1 & 3) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
             for (int ni = 0; ni < 8; ni += 2) {
@@ -1212,7 +1212,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 8; ++ci) {
-              const int gr = j * 32 + ri * 8 + row0;
+              const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
@@ -1234,7 +1234,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int gr = kb * 32 + ri * 8 + row0;
+        const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0_128;
         __half *ptr = base + (int64_t)gr * sdks + gc;
         if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
@@ -1259,7 +1259,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d128_sof
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int gr = kb * 32 + ri * 8 + row0;
+        const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0_128;
         __half *ptr = base + (int64_t)gr * sdvs + gc;
         if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
@@ -1285,13 +1285,13 @@ extern "C" int attention_bwd_dkdv_dq_atomic_f16_d128_softcap(const void *Q, cons
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0 || (uintptr_t)dQacc % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
+  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 51712 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 51712);
+  /* 107520 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 107520);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel<<<grid, dim3(128), 51712, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_dq_atomic_f16_d128_softcap_kernel<<<grid, dim3(256), 107520, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dK, (__half *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=64 BN=64 WN=2 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dkdv_dq_atomic_f16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -120,8 +120,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
-  const int warp_col = 0;
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = tid / 32 % 2 * 32;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
@@ -138,8 +138,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
   __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
   float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 49152);
   float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 49664);
-  /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*dst_sh)[64] = (__half (*)[64])(lt_smem + 50176);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*st_sh)[64] = (__half (*)[64])(lt_smem + 50176);
   // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
@@ -203,24 +203,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
   // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dk[ri * 16 + ci * 2 + vi] = 0.0f;
+        dk[ri * 8 + ci * 2 + vi] = 0.0f;
       }
     }
   }
   // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        dv[ri * 16 + ci * 2 + vi] = 0.0f;
+        dv[ri * 8 + ci * 2 + vi] = 0.0f;
       }
     }
   }
@@ -453,24 +453,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            st[ri * 16 + ci * 2 + vi] = 0.0f;
+            st[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      uint32_t Ks_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
+      uint32_t Ks_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      for (int mi = 0; mi < 2; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -484,12 +484,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         const int cur = kk / 16 % 2;
         if (kk + 16 < 64) {   /* the next 16 of K into the other set */
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
             lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -500,40 +500,40 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {st[i], st[i + 1], st[i + 16], st[i + 17]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {st[i], st[i + 1], st[i + 8], st[i + 9]};
             lt_mma_16816_f16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
             st[i] = d[0];
             st[i + 1] = d[1];
-            st[i + 16] = d[2];
-            st[i + 17] = d[3];
+            st[i + 8] = d[2];
+            st[i + 9] = d[3];
           }
         }
       }
       // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            dpt[ri * 16 + ci * 2 + vi] = 0.0f;
+            dpt[ri * 8 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      uint32_t Vs_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
+      uint32_t Vs_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      for (int mi = 0; mi < 2; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 8; ni += 2) {
+      for (int ni = 0; ni < 4; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -547,12 +547,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         const int cur = kk / 16 % 2;
         if (kk + 16 < 64) {   /* the next 16 of K into the other set */
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
             lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
+          for (int ni = 0; ni < 4; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -563,16 +563,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           }
         }
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
-            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 16], dpt[i + 17]};
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {dpt[i], dpt[i + 1], dpt[i + 8], dpt[i + 9]};
             lt_mma_16816_f16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
             dpt[i] = d[0];
             dpt[i + 1] = d[1];
-            dpt[i + 16] = d[2];
-            dpt[i + 17] = d[3];
+            dpt[i + 8] = d[2];
+            dpt[i + 9] = d[3];
           }
         }
       }
@@ -584,57 +584,57 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       if (cuts) {
         // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
-        int key[2];
+        int key[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           key[ri] = ri * 8 + row0;
         }
         // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-        int row[2];
+        int row[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
         // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
-        int lo[2];
+        int lo[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
         // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-        int hi[2];
+        int hi[4];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
         // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              st[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? st[ri * 16 + ci * 2 + vi] : -INFINITY;
+              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              st[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? st[ri * 8 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse[16];
+        float lse[8];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -642,57 +642,84 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         }
         // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
-          }
-          uint32_t dOs_frag[8][2];
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            dOs_frag[ni][0] = t[0];
-            dOs_frag[ni][1] = t[1];
-            dOs_frag[ni + 1][0] = t[2];
-            dOs_frag[ni + 1][1] = t[3];
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-              lt_mma_16816_f16(d, st_frag[mi], dOs_frag[ni]);
-              dv[i] = d[0];
-              dv[i + 1] = d[1];
-              dv[i + 16] = d[2];
-              dv[i + 17] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 8], dv[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 8] = d[2];
+                dv[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta[16];
+        float delta[8];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -701,84 +728,113 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta[ci * 2 + vi]);
+              dst[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi]);
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_frag[mi][0] = lt_pack_f16x2(dst[i], dst[i + 1]);
-            dst_frag[mi][1] = lt_pack_f16x2(dst[i + 16], dst[i + 16 + 1]);
-            dst_frag[mi][2] = lt_pack_f16x2(dst[i + 2], dst[i + 2 + 1]);
-            dst_frag[mi][3] = lt_pack_f16x2(dst[i + 18], dst[i + 18 + 1]);
-          }
-          uint32_t Qs_frag[8][2];
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[ni][0] = t[0];
-            Qs_frag[ni][1] = t[1];
-            Qs_frag[ni + 1][0] = t[2];
-            Qs_frag[ni + 1][1] = t[3];
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-              lt_mma_16816_f16(d, dst_frag[mi], Qs_frag[ni]);
-              dk[i] = d[0];
-              dk[i + 1] = d[1];
-              dk[i + 16] = d[2];
-              dk[i + 17] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 8], dk[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 8] = d[2];
+                dk[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dq[ri * 16 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst[ri * 16 + ci * 2 + vi]));
+              dq[ri * 8 + ci * 2 + vi] = 0.0f;
             }
           }
         }
         __syncthreads();
-        uint32_t dst_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        uint32_t st_sh_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(dst_sh_frag[0][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
+        for (int ni = 0; ni < 4; ni += 2) {
           uint32_t t[4];
           const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -792,12 +848,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           const int cur = kk / 16 % 2;
           if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
+            for (int mi = 0; mi < 2; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(dst_sh_frag[cur ^ 1][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
+            for (int ni = 0; ni < 4; ni += 2) {
               uint32_t t[4];
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
               lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -808,16 +864,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dq[i], dq[i + 1], dq[i + 16], dq[i + 17]};
-              lt_mma_16816_f16(d, dst_sh_frag[cur][mi], Ks_frag[cur][ni]);
+            for (int ni = 0; ni < 4; ++ni) {
+              const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq[i], dq[i + 1], dq[i + 8], dq[i + 9]};
+              lt_mma_16816_f16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
               dq[i] = d[0];
               dq[i + 1] = d[1];
-              dq[i + 16] = d[2];
-              dq[i + 17] = d[3];
+              dq[i + 8] = d[2];
+              dq[i + 9] = d[3];
             }
           }
         }
@@ -826,15 +882,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ri = 0; ri < 4; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
+            for (int ci = 0; ci < 4; ++ci) {
               const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0;
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq[ri * 8 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -842,20 +898,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
       } else {
         // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[16];
+        float lse_2[8];
         // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
@@ -863,57 +919,84 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         }
         // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 16 + ci * 2 + vi] = lt_exp2(st[ri * 16 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
+              st[ri * 8 + ci * 2 + vi] = lt_exp2(st[ri * 8 + ci * 2 + vi] - lse_2[ci * 2 + vi] * 1.442695f);
             }
           }
         }
         // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t st_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            st_frag[mi][0] = lt_pack_f16x2(st[i], st[i + 1]);
-            st_frag[mi][1] = lt_pack_f16x2(st[i + 16], st[i + 16 + 1]);
-            st_frag[mi][2] = lt_pack_f16x2(st[i + 2], st[i + 2 + 1]);
-            st_frag[mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
-          }
-          uint32_t dOs_frag[8][2];
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            dOs_frag[ni][0] = t[0];
-            dOs_frag[ni][1] = t[1];
-            dOs_frag[ni + 1][0] = t[2];
-            dOs_frag[ni + 1][1] = t[3];
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-              lt_mma_16816_f16(d, st_frag[mi], dOs_frag[ni]);
-              dv[i] = d[0];
-              dv[i + 1] = d[1];
-              dv[i + 16] = d[2];
-              dv[i + 17] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], dOs_frag[2][4][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            dOs_frag[0][ni][0] = t[0];
+            dOs_frag[0][ni][1] = t[1];
+            dOs_frag[0][ni + 1][0] = t[2];
+            dOs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                dOs_frag[cur ^ 1][ni][0] = t[0];
+                dOs_frag[cur ^ 1][ni][1] = t[1];
+                dOs_frag[cur ^ 1][ni + 1][0] = t[2];
+                dOs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dv[i], dv[i + 1], dv[i + 8], dv[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
+                dv[i] = d[0];
+                dv[i + 1] = d[1];
+                dv[i + 8] = d[2];
+                dv[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[16];
+        float delta_2[8];
         // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
@@ -922,84 +1005,113 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
         // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dst_2[ri * 16 + ci * 2 + vi] = st[ri * 16 + ci * 2 + vi] * (dpt[ri * 16 + ci * 2 + vi] - delta_2[ci * 2 + vi]);
+              dst_2[ri * 8 + ci * 2 + vi] = st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta_2[ci * 2 + vi]);
             }
           }
         }
+        __syncthreads();
         // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          uint32_t dst_2_frag[1][4];
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            dst_2_frag[mi][0] = lt_pack_f16x2(dst_2[i], dst_2[i + 1]);
-            dst_2_frag[mi][1] = lt_pack_f16x2(dst_2[i + 16], dst_2[i + 16 + 1]);
-            dst_2_frag[mi][2] = lt_pack_f16x2(dst_2[i + 2], dst_2[i + 2 + 1]);
-            dst_2_frag[mi][3] = lt_pack_f16x2(dst_2[i + 18], dst_2[i + 18 + 1]);
-          }
-          uint32_t Qs_frag[8][2];
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[ni][0] = t[0];
-            Qs_frag[ni][1] = t[1];
-            Qs_frag[ni + 1][0] = t[2];
-            Qs_frag[ni + 1][1] = t[3];
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-              lt_mma_16816_f16(d, dst_2_frag[mi], Qs_frag[ni]);
-              dk[i] = d[0];
-              dk[i + 1] = d[1];
-              dk[i + 16] = d[2];
-              dk[i + 17] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        {
+          uint32_t st_sh_frag[2][2][4], Qs_frag[2][4][2];   /* [16 of K: even, odd] */
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Qs_frag[0][ni][0] = t[0];
+            Qs_frag[0][ni][1] = t[1];
+            Qs_frag[0][ni + 1][0] = t[2];
+            Qs_frag[0][ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int kk = 0; kk < 64; kk += 16) {
+            const int cur = kk / 16 % 2;
+            if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+              #pragma unroll
+              for (int mi = 0; mi < 2; ++mi) {
+                const int r = warp_row + mi * 16 + (j_lane & 15);
+                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+              }
+              #pragma unroll
+              for (int ni = 0; ni < 4; ni += 2) {
+                uint32_t t[4];
+                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+                Qs_frag[cur ^ 1][ni][0] = t[0];
+                Qs_frag[cur ^ 1][ni][1] = t[1];
+                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
+                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
+              }
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int ni = 0; ni < 4; ++ni) {
+                const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+                float d[4] = {dk[i], dk[i + 1], dk[i + 8], dk[i + 9]};
+                lt_mma_16816_f16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
+                dk[i] = d[0];
+                dk[i + 1] = d[1];
+                dk[i + 8] = d[2];
+                dk[i + 9] = d[3];
+              }
             }
           }
         }
         // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[32];
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              dq_2[ri * 16 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
-        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dst_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 16 + ci * 2 + vi]));
+              dq_2[ri * 8 + ci * 2 + vi] = 0.0f;
             }
           }
         }
         __syncthreads();
-        uint32_t dst_sh_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(dst_2[ri * 8 + ci * 2 + vi]));
+            }
+          }
+        }
+        __syncthreads();
+        uint32_t st_sh_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
           const int r = (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4_trans(dst_sh_frag[0][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          lt_ldmatrix_x4_trans(st_sh_frag[0][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
+        for (int ni = 0; ni < 4; ni += 2) {
           uint32_t t[4];
           const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -1013,12 +1125,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           const int cur = kk / 16 % 2;
           if (kk + 16 < 64) {   /* the next 16 of K into the other set */
             #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
+            for (int mi = 0; mi < 2; ++mi) {
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4_trans(dst_sh_frag[cur ^ 1][mi], &dst_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+              lt_ldmatrix_x4_trans(st_sh_frag[cur ^ 1][mi], &st_sh[r][((warp_row + mi * 16) & ~56) | (((warp_row + mi * 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
             }
             #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
+            for (int ni = 0; ni < 4; ni += 2) {
               uint32_t t[4];
               const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
               lt_ldmatrix_x4_trans(t, &Ks[r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
@@ -1029,16 +1141,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
             }
           }
           #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
+          for (int mi = 0; mi < 2; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 8; ++ni) {
-              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 16], dq_2[i + 17]};
-              lt_mma_16816_f16(d, dst_sh_frag[cur][mi], Ks_frag[cur][ni]);
+            for (int ni = 0; ni < 4; ++ni) {
+              const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {dq_2[i], dq_2[i + 1], dq_2[i + 8], dq_2[i + 9]};
+              lt_mma_16816_f16(d, st_sh_frag[cur][mi], Ks_frag[cur][ni]);
               dq_2[i] = d[0];
               dq_2[i + 1] = d[1];
-              dq_2[i + 16] = d[2];
-              dq_2[i + 17] = d[3];
+              dq_2[i + 8] = d[2];
+              dq_2[i + 9] = d[3];
             }
           }
         }
@@ -1047,15 +1159,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ri = 0; ri < 4; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
+            for (int ci = 0; ci < 4; ++ci) {
               const int gr = j * 64 + ri * 8 + row0;
               const int gc = ci * 8 + col0;
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq_2[ri * 8 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1069,21 +1181,21 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdks + gc;
         if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -1094,21 +1206,21 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_kern
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdvs + gc;
         if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
           }
         }
       }

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=128 BN=32 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dq_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -119,8 +119,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 32] accumulator */
-  const int warp_row = tid / 32 * 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
@@ -131,15 +131,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Qs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*dOs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 32768);
+  __nv_bfloat16 (*dOs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 16384);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Ks)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 65536);
+  __nv_bfloat16 (*Ks)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 81920);
+  __nv_bfloat16 (*Vs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 65536);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dQ_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   // attention_bwd_dq.lua:53: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 128 - 1) / 128;
+  const int nqb = (Sq + 64 - 1) / 64;
   // attention_bwd_dq.lua:55: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
   // attention_bwd_dq.lua:56: local b, h = bh // p.Hq, bh % p.Hq
@@ -148,32 +148,32 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   // attention_bwd_dq.lua:57: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
   // attention_bwd_dq.lua:59: local q0 = qb * BM
-  const int q0 = qb * 128;
+  const int q0 = qb * 64;
   // attention_bwd_dq.lua:60: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
   // attention_bwd_dq.lua:61: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 32 - 1) / 32;
+  const int nkb = (Sk + 64 - 1) / 64;
   // attention_bwd_dq.lua:62: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
   // attention_bwd_dq.lua:63: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 32;
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
   // attention_bwd_dq.lua:64: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
   // attention_bwd_dq.lua:70: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(qb * 128 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+      for (int ri = 0; ri < 8; ++ri) {
+        lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(qb * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        const int gr = qb * 128 + ri * 8 + tid / 16;
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = qb * 64 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
@@ -193,15 +193,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        lt_cp_async16(&dOs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(qb * 128 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+      for (int ri = 0; ri < 8; ++ri) {
+        lt_cp_async16(&dOs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(qb * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        const int gr = qb * 128 + ri * 8 + tid / 16;
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = qb * 64 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
@@ -217,35 +217,35 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
     }
   }
   // attention_bwd_dq.lua:73: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t21[4];
-  float lse2[4];
+  float t21[2];
+  float lse2[2];
   {
     const bool ok = b < B && h_2 < Hq;
     const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 128 + ri * 8 + row0;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
       t21[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
       lse2[ri] = t21[ri] * 1.442695f;
     }
   }
   // attention_bwd_dq.lua:74: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
-  float delta[4];
+  float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
     const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 128 + ri * 8 + row0;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
   // attention_bwd_dq.lua:75: local dq = k:fragment("f32", { BM, D }, 0)
-  float dq[128];
+  float dq[64];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
@@ -263,15 +263,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 32 >= 0 && j * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 32 + ri * 8 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -290,15 +290,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 32 >= 0 && j * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 32 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 32 + ri * 8 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -326,15 +326,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 32 + ri * 8 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -353,15 +353,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 32 + ri * 8 + tid / 16;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -382,24 +382,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
     // attention_bwd_dq.lua:79: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
+      for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 8 + ci * 2 + vi] = 0.0f;
+          s[ri * 16 + ci * 2 + vi] = 0.0f;
         }
       }
     }
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
-    for (int mi = 0; mi < 2; ++mi) {
+    for (int mi = 0; mi < 1; ++mi) {
       const int r = warp_row + mi * 16 + (j_lane & 15);
       lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
-    for (int ni = 0; ni < 4; ni += 2) {
+    for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
       const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
       lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -413,12 +413,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       const int cur = kk / 16 % 2;
       if (kk + 16 < 128) {   /* the next 16 of K into the other set */
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
+        for (int mi = 0; mi < 1; ++mi) {
           const int r = warp_row + mi * 16 + (j_lane & 15);
           lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
+        for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
           const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
           lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -429,40 +429,40 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         }
       }
       #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
+      for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
+        for (int ni = 0; ni < 8; ++ni) {
+          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
           lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
           s[i] = d[0];
           s[i + 1] = d[1];
-          s[i + 8] = d[2];
-          s[i + 9] = d[3];
+          s[i + 16] = d[2];
+          s[i + 17] = d[3];
         }
       }
     }
     // attention_bwd_dq.lua:81: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
+      for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          dp[ri * 8 + ci * 2 + vi] = 0.0f;
+          dp[ri * 16 + ci * 2 + vi] = 0.0f;
         }
       }
     }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    uint32_t dOs_frag[2][2][4], Vs_frag[2][4][2];   /* [16 of K: even, odd] */
+    uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
-    for (int mi = 0; mi < 2; ++mi) {
+    for (int mi = 0; mi < 1; ++mi) {
       const int r = warp_row + mi * 16 + (j_lane & 15);
       lt_ldmatrix_x4(dOs_frag[0][mi], &dOs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
-    for (int ni = 0; ni < 4; ni += 2) {
+    for (int ni = 0; ni < 8; ni += 2) {
       uint32_t t[4];
       const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
       lt_ldmatrix_x4(t, &Vs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -476,12 +476,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       const int cur = kk / 16 % 2;
       if (kk + 16 < 128) {   /* the next 16 of K into the other set */
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
+        for (int mi = 0; mi < 1; ++mi) {
           const int r = warp_row + mi * 16 + (j_lane & 15);
           lt_ldmatrix_x4(dOs_frag[cur ^ 1][mi], &dOs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
+        for (int ni = 0; ni < 8; ni += 2) {
           uint32_t t[4];
           const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
           lt_ldmatrix_x4(t, &Vs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -492,101 +492,101 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
         }
       }
       #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
+      for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {dp[i], dp[i + 1], dp[i + 8], dp[i + 9]};
+        for (int ni = 0; ni < 8; ++ni) {
+          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {dp[i], dp[i + 1], dp[i + 16], dp[i + 17]};
           lt_mma_16816_bf16(d, dOs_frag[cur][mi], Vs_frag[cur][ni]);
           dp[i] = d[0];
           dp[i + 1] = d[1];
-          dp[i + 8] = d[2];
-          dp[i + 9] = d[3];
+          dp[i + 16] = d[2];
+          dp[i + 17] = d[3];
         }
       }
     }
     // attention_bwd_dq.lua:105: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 32;
+    const int kend = (j + 1) * 64;
     // attention_bwd_dq.lua:106: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     // attention_bwd_dq.lua:108: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
       // attention_bwd_dq.lua:94: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
-      int row[4];
+      int row[2];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 32);
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
       // attention_bwd_dq.lua:95: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[4];
+      int lo[2];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
       // attention_bwd_dq.lua:96: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[4];
+      int hi[2];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
       // attention_bwd_dq.lua:97: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
       // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
       float ds[32];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (dp[ri * 8 + ci * 2 + vi] - delta[ri]);
+            ds[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t ds_frag[2][4];
+      for (int kk = 0; kk < 64; kk += 16) {
+        uint32_t ds_frag[1][4];
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_frag[mi][0] = lt_pack_bf16x2(ds[i], ds[i + 1]);
-          ds_frag[mi][1] = lt_pack_bf16x2(ds[i + 8], ds[i + 8 + 1]);
+          ds_frag[mi][1] = lt_pack_bf16x2(ds[i + 16], ds[i + 16 + 1]);
           ds_frag[mi][2] = lt_pack_bf16x2(ds[i + 2], ds[i + 2 + 1]);
-          ds_frag[mi][3] = lt_pack_bf16x2(ds[i + 10], ds[i + 10 + 1]);
+          ds_frag[mi][3] = lt_pack_bf16x2(ds[i + 18], ds[i + 18 + 1]);
         }
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
           const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
+          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int nj = 0; nj < 2; ++nj) {
               const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
@@ -612,49 +612,49 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
     } else {
       // attention_bwd_dq.lua:90: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
       // attention_bwd_dq.lua:100: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:101: local ds = s * (dp - delta)
       float ds_2[32];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds_2[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (dp[ri * 8 + ci * 2 + vi] - delta[ri]);
+            ds_2[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:103: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t ds_2_frag[2][4];
+      for (int kk = 0; kk < 64; kk += 16) {
+        uint32_t ds_2_frag[1][4];
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_2_frag[mi][0] = lt_pack_bf16x2(ds_2[i], ds_2[i + 1]);
-          ds_2_frag[mi][1] = lt_pack_bf16x2(ds_2[i + 8], ds_2[i + 8 + 1]);
+          ds_2_frag[mi][1] = lt_pack_bf16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
           ds_2_frag[mi][2] = lt_pack_bf16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
-          ds_2_frag[mi][3] = lt_pack_bf16x2(ds_2[i + 10], ds_2[i + 10 + 1]);
+          ds_2_frag[mi][3] = lt_pack_bf16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
         }
         #pragma unroll
         for (int ni = 0; ni < 16; ni += 2) {
@@ -662,7 +662,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
           const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
           lt_ldmatrix_x4_trans(t, &Ks[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
+          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int nj = 0; nj < 2; ++nj) {
               const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
@@ -684,10 +684,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
-    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
+    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
       __syncthreads();   /* every warp is done with the shared tiles dQ_out lies over */
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           union { uint32_t v; __nv_bfloat16 e[2]; } h;
@@ -698,15 +698,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const _
       }
       __syncthreads();   /* dQ_out is whole */
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        *(uint4 *)(base + (int64_t)(qb * 128 + tid / 16) * sdqs + (int64_t)(ri * 8) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(qb * 64 + tid / 16) * sdqs + (int64_t)(ri * 8) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gr = qb * 128 + ri * 8 + row0;
+          const int gr = qb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
           if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
@@ -733,7 +733,7 @@ extern "C" int attention_bwd_dq_bf16_d128(const void *Q, const void *K, const vo
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
+  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);

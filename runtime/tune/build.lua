@@ -65,6 +65,18 @@ function M.compiler(target, arch)
   return nil
 end
 
+--[[ The spill check on the target's own architecture when the compile
+above builds for another one (an sm80 variant tuned on an sm_90 GPU, whose
+ptxas allocates registers differently; tests/compile checks sm_80): a
+format with %s for source and output, or nil when there is none to do. ]]
+function M.own_arch_check(target, arch)
+  if not target:match("^sm") or not arch or arch == "" then return nil end
+  local own = "sm_" .. target:match("^sm(%w+)")
+  if arch == own then return nil end
+  local flag = own:match("a$") and ("-gencode=arch=compute_" .. own:sub(4) .. ",code=" .. own) or ("-arch=" .. own)
+  return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 " .. flag .. " -Xptxas -v -cubin %s -o %s", own
+end
+
 -- One line naming the compiler and its version (part of the cache key).
 function M.toolchain(target)
   local cmd = M.compiler(target, nil):match("^(%S+)")
@@ -96,7 +108,8 @@ function M.first_line(path)
 end
 
 --[[ Writes job.sh into job.dir.  job = { dir, gen, kernel, target, variant,
-defines = { "K=V" ... }, compile (format from M.compiler) }. ]]
+defines = { "K=V" ... }, compile (format from M.compiler), and own_check,
+own_arch (from M.own_arch_check) or nil }. ]]
 function M.prepare(job)
   local ext = M.ext(job.target)
   local src = job.dir .. "/src/" .. job.variant .. "." .. ext
@@ -115,6 +128,13 @@ function M.prepare(job)
     "grep -qE '[1-9][0-9]* bytes spill stores' cc.log && { echo spill >status; exit 0; }",
     -- so is one whose wgmmas ptxas serializes (it keeps their accumulators safe that way: slow)
     "grep -q 'wgmma.mma_async instructions are serialized' cc.log && { echo serialized >status; exit 0; }",
+    job.own_check and table.concat({
+      -- and on the target's own architecture (its log joins cc.log when it fails)
+      string.format(job.own_check, q(src), "own.cubin") .. " >cc_own.log 2>&1 || { echo 'as " .. job.own_arch ..
+        ":' >>cc.log; cat cc_own.log >>cc.log; echo compile >status; exit 0; }",
+      "grep -qE '[1-9][0-9]* bytes spill stores' cc_own.log && { echo 'as " .. job.own_arch ..
+        ":' >>cc.log; cat cc_own.log >>cc.log; echo spill >status; exit 0; }",
+    }, "\n") or "true",
     "echo ok >status",
     "",
   }, "\n")
@@ -171,7 +191,9 @@ function M.run(list, jobs, progress)
       if job.log:sub(1, #prefix) == prefix then job.log = job.log:sub(#prefix + 1) end
       if job.status == "missing" then job.log = "gen wrote no " .. job.variant .. "." .. M.ext(job.target) end
       if job.status == "spill" then
-        job.log = "register spills (ptxas): " .. (text:match("(%d+ bytes spill stores[^\n]*)") or "")
+        local own = text:match("\nas (sm_%w+):\n")
+        job.log = "register spills (ptxas" .. (own and ", as " .. own or "") .. "): " ..
+          (text:match("([1-9]%d* bytes spill stores[^\n]*)") or "")
       elseif job.status == "serialized" then
         job.log = "ptxas: " .. (text:match("(wgmma.mma_async instructions are serialized due to [%a %-]+)") or "")
       end

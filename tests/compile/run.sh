@@ -22,12 +22,10 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # Issue 4: the dK/dV kernel on AMD (two copies of the softmax step, for masked
 # and unmasked blocks, keep LLVM's allocator at its register limits); its
 # dq_atomic variants spill scalar registers (SGPRs) there too.
-# sm80: the dq_atomic dK/dV kernel at f16 d64 spills 20 bytes as sm_80
-# machine code (its tuned config does not spill as sm_90, where it runs).
 KNOWN="gfx1100:attention_bwd_dkdv_f16_d64_softcap
   gfx1100:attention_bwd_dkdv_bf16_d32 gfx1100:attention_bwd_dkdv_bf16_d128 gfx90a:attention_bwd_dkdv_dq_atomic_bf16_d128
   gfx942:attention_bwd_dkdv_dq_atomic_bf16_d128 gfx1100:attention_bwd_dkdv_dq_atomic_bf16_d128
-  gfx1100:attention_bwd_dkdv_dq_atomic_f16_d64 sm80:attention_bwd_dkdv_dq_atomic_f16_d64"
+  gfx1100:attention_bwd_dkdv_dq_atomic_f16_d64"
 known() {
   local list=" $(echo $KNOWN) " f key
   while IFS= read -r l; do
