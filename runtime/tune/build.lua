@@ -48,6 +48,14 @@ function M.ext(target)
   return nil
 end
 
+-- nvcc's options for GPU architecture a (sm_80, sm_90a, ...): sm_90a
+-- (wgmma) by -gencode, as nvcc 13.0's -arch=sm_90a also runs a plain sm_90
+-- pass that rejects wgmma.
+local function nvcc_arch(a)
+  local flag = a:match("a$") and ("-gencode=arch=compute_" .. a:sub(4) .. ",code=" .. a) or ("-arch=" .. a)
+  return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 " .. flag .. " -Xptxas -v"
+end
+
 --[[ The compile command for a target, as a format with %s for source and
 output; arch overrides the GPU architecture (nvcc -arch / --offload-arch). ]]
 function M.compiler(target, arch)
@@ -55,9 +63,7 @@ function M.compiler(target, arch)
     return (os.getenv("CC") or "cc") .. " -O2 -std=c11 -fPIC -shared %s -o %s -lm"
   elseif target:match("^sm") then
     local a = arch and arch ~= "" and arch or ("sm_" .. target:match("^sm(%w+)"))
-    -- sm_90a (wgmma) by -gencode: nvcc 13.0's -arch=sm_90a also runs a plain sm_90 pass that rejects wgmma
-    local flag = a:match("a$") and ("-gencode=arch=compute_" .. a:sub(4) .. ",code=" .. a) or ("-arch=" .. a)
-    return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 " .. flag .. " -Xptxas -v -Xcompiler -fPIC -shared %s -o %s"
+    return nvcc_arch(a) .. " -Xcompiler -fPIC -shared %s -o %s"
   elseif target:match("^gfx") then
     local a = arch and arch ~= "" and arch or target
     return (os.getenv("LT_HIPCC") or "hipcc") .. " -O3 --offload-arch=" .. a .. " -fPIC -shared %s -o %s"
@@ -68,13 +74,13 @@ end
 --[[ The spill check on the target's own architecture when the compile
 above builds for another one (an sm80 variant tuned on an sm_90 GPU, whose
 ptxas allocates registers differently; tests/compile checks sm_80): a
-format with %s for source and output, or nil when there is none to do. ]]
+format with %s for source and output, and that architecture; or nil when
+there is none to do. ]]
 function M.own_arch_check(target, arch)
   if not target:match("^sm") or not arch or arch == "" then return nil end
   local own = "sm_" .. target:match("^sm(%w+)")
   if arch == own then return nil end
-  local flag = own:match("a$") and ("-gencode=arch=compute_" .. own:sub(4) .. ",code=" .. own) or ("-arch=" .. own)
-  return (os.getenv("LT_NVCC") or "nvcc") .. " -O3 " .. flag .. " -Xptxas -v -cubin %s -o %s", own
+  return nvcc_arch(own) .. " -cubin %s -o %s", own
 end
 
 -- One line naming the compiler and its version (part of the cache key).
@@ -124,17 +130,13 @@ function M.prepare(job)
       table.concat(d, " ") .. " >gen.log 2>&1 || { [ $? = 1 ] && echo gen >status || echo setup-gen >status; exit 0; }",
     "test -f " .. q(src) .. " || { echo missing >status; exit 0; }",
     string.format(job.compile, q(src), q(so)) .. " >cc.log 2>&1 || { [ $? -ge 126 ] && echo setup-compile >status || echo compile >status; exit 0; }",
+    -- ptxas on the target's own architecture too, its report after a line "as ARCH:"
+    job.own_check and "echo 'as " .. job.own_arch .. ":' >>cc.log; " .. string.format(job.own_check, q(src), "own.cubin") ..
+      " >>cc.log 2>&1 || { echo compile >status; exit 0; }" or "true",
     -- a config whose registers spill (ptxas -v) is left out: it is slow, and the compile tests reject it
     "grep -qE '[1-9][0-9]* bytes spill stores' cc.log && { echo spill >status; exit 0; }",
     -- so is one whose wgmmas ptxas serializes (it keeps their accumulators safe that way: slow)
     "grep -q 'wgmma.mma_async instructions are serialized' cc.log && { echo serialized >status; exit 0; }",
-    job.own_check and table.concat({
-      -- and on the target's own architecture (its log joins cc.log when it fails)
-      string.format(job.own_check, q(src), "own.cubin") .. " >cc_own.log 2>&1 || { echo 'as " .. job.own_arch ..
-        ":' >>cc.log; cat cc_own.log >>cc.log; echo compile >status; exit 0; }",
-      "grep -qE '[1-9][0-9]* bytes spill stores' cc_own.log && { echo 'as " .. job.own_arch ..
-        ":' >>cc.log; cat cc_own.log >>cc.log; echo spill >status; exit 0; }",
-    }, "\n") or "true",
     "echo ok >status",
     "",
   }, "\n")
@@ -191,9 +193,10 @@ function M.run(list, jobs, progress)
       if job.log:sub(1, #prefix) == prefix then job.log = job.log:sub(#prefix + 1) end
       if job.status == "missing" then job.log = "gen wrote no " .. job.variant .. "." .. M.ext(job.target) end
       if job.status == "spill" then
-        local own = text:match("\nas (sm_%w+):\n")
-        job.log = "register spills (ptxas" .. (own and ", as " .. own or "") .. "): " ..
-          (text:match("([1-9]%d* bytes spill stores[^\n]*)") or "")
+        local at, _, spill = text:find("([1-9]%d* bytes spill stores[^\n]*)")
+        local mark, _, own = text:find("\nas (sm_%w+):\n")
+        job.log = "register spills (ptxas" .. (mark and at and at > mark and ", as " .. own or "") .. "): " ..
+          (spill or "")
       elseif job.status == "serialized" then
         job.log = "ptxas: " .. (text:match("(wgmma.mma_async instructions are serialized due to [%a %-]+)") or "")
       end
