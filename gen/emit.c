@@ -1216,16 +1216,24 @@ static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, 
   close_for(e);
 }
 
-/* MFMA (wave64) and WMMA (wave32): operands gathered from LDS per lane. */
+/* MFMA (wave64) and WMMA (wave32): operands gathered from LDS per lane.
+** A WMMA operand is sixteen elements a lane (the lanes' two halves hold
+** the same), 8 registers, so a WMMA gemm keeps its k loop rolled and
+** gathers one B tile at a time: with every step of K unrolled and all B
+** tiles held at once, clang hoisted the loads past the 256 registers
+** (gfx1100's dK/dV kernels spilled up to 1152 of them). */
 static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   MmaKind m = l->mma;
   int ik = m == MMA_MFMA32 ? 8 : 16, per = m == MMA_WMMA ? 16 : 4;   /* K per instruction, per lane */
-  int MI = l->wtm / l->im, NI = l->wtn / l->in;
+  int MI = l->wtm / l->im, NI = l->wtn / l->in, wmma = m == MMA_WMMA;
   const char *st = stype(e, b->dt), *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   const char *inst = m == MMA_MFMA32 ? "mfma_32x32x8" : m == MMA_MFMA16 ? "mfma_16x16x16" : "wmma_16x16x16";
-  open_for(e, "kk", BK, ik);
-  line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI, b->name, NI);
+  line(e, wmma ? "#pragma unroll 1" : "#pragma unroll");   /* WMMA's operands come from shared tiles (mma.c) */
+  line(e, "for (int kk = 0; kk < %d; kk += %d) {", BK, ik);
+  e->depth++;
+  if (wmma) line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag;", per / 2, st, per, a->name, MI, b->name);
+  else line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI, b->name, NI);
   const char *row, *k;   /* this lane's row of its operand tile, and its first k */
   if (m == MMA_MFMA32) row = "lane % 32", k = "kk + lane / 32 * 4";
   else if (m == MMA_MFMA16) row = "lane % 16", k = "kk + lane / 16 * 4";
@@ -1243,16 +1251,21 @@ static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
     gather(e, a, s->trans_a, ltU_fmt("%s_frag", a->name), MI, per, "mi",
            ltU_fmt("%s + mi * %d + %s", l->wrow, l->im, row), kx);
   }
-  gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni",
-         ltU_fmt("%s + ni * %d + %s", l->wcol, l->in, row), kx);
-  open_for(e, "mi", MI, 1);
-  open_for(e, "ni", NI, 1);
-  if (m == MMA_WMMA) {   /* lane l holds rows 16 mi + 2 v + l / 16 (v = 0..7) of column 16 ni + l % 16 */
+  const char *b_at = ltU_fmt("%s + ni * %d + %s", l->wcol, l->in, row);
+  if (wmma) {   /* lane l holds rows 16 mi + 2 v + l / 16 (v = 0..7) of column 16 ni + l % 16 */
+    open_for(e, "ni", NI, 1);
+    open_for(e, "x", per, 1);
+    line(e, "%s_frag.h[x] = %s;", b->name, op_at(e, b, !s->trans_b, b_at, kx));
+    close_for(e);
+    open_for(e, "mi", MI, 1);
     line(e, "float d[8];");
     line(e, "for (int v = 0; v < 8; ++v) d[v] = %s[(mi * 8 + v) * %d + ni];", acc->name, NI);
-    line(e, "lt_%s_%s(d, %s_frag[mi].u, %s_frag[ni].u);", inst, ty, a->name, b->name);
+    line(e, "lt_%s_%s(d, %s_frag[mi].u, %s_frag.u);", inst, ty, a->name, b->name);
     line(e, "for (int v = 0; v < 8; ++v) %s[(mi * 8 + v) * %d + ni] = d[v];", acc->name, NI);
   } else {   /* B^T A^T: the result's registers are the accumulator's, in order */
+    gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni", b_at, kx);
+    open_for(e, "mi", MI, 1);
+    open_for(e, "ni", NI, 1);
     int regs = l->im * l->in / 64;
     line(e, "lt_%s_%s(&%s[mi * %d + ni * %d], %s_frag[ni].u, %s_frag[mi].u);", inst, ty, acc->name, NI * regs, regs,
          b->name, a->name);

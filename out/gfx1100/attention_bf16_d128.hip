@@ -202,9 +202,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
       }
     }
     // attention.lua:112: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    #pragma unroll
+    #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
-      union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag[2];
+      union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
@@ -216,16 +216,13 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
       for (int ni = 0; ni < 2; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
-          Ks_frag[ni].h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
+          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
         }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
+        for (int mi = 0; mi < 1; ++mi) {
           float d[8];
           for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 2 + ni];
-          lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag[ni].u);
+          lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag.u);
           for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 2 + ni] = d[v];
         }
       }
@@ -352,9 +349,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
         }
       }
       lt_syncthreads();
-      #pragma unroll
+      #pragma unroll 1
       for (int kk = 0; kk < 32; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag[8];
+        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -366,16 +363,13 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
         for (int ni = 0; ni < 8; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 8 + ni];
-            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag[ni].u);
+            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
             for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 8 + ni] = d[v];
           }
         }
@@ -474,9 +468,9 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
         }
       }
       lt_syncthreads();
-      #pragma unroll
+      #pragma unroll 1
       for (int kk = 0; kk < 32; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag[8];
+        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -488,16 +482,13 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_kernel(const lt_bf16 
         for (int ni = 0; ni < 8; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 8; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 8 + ni];
-            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag[ni].u);
+            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
             for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 8 + ni] = d[v];
           }
         }

@@ -77,107 +77,97 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
-  const int warp_row = tid / 32 * 16;
-  const int warp_col = 0;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [32, 64] accumulator */
+  const int warp_row = tid / 64 * 16;
+  const int warp_col = tid / 32 % 2 * 32;
   /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
   const int row0 = warp_row + lane / 16;
   const int col0 = warp_col + lane % 16;
+  /* the 32-column accumulators: their warp's columns from warp_col_32, this thread's from col0_32 */
+  const int warp_col_32 = tid / 32 % 2 * 16, col0_32 = warp_col_32 + lane % 16;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
-  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][32];
-  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][32];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[32][32];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[32][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 dOs[64][32];
   __shared__ __attribute__((aligned(16))) float lses[1][64];
   __shared__ __attribute__((aligned(16))) float deltas[1][64];
-  __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[64][64];
-  // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
+  __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[32][64];
+  // attention_bwd_dkdv.lua:78: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 32 - 1) / 32;
+  // attention_bwd_dkdv.lua:80: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:81: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:82: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:76: local k0 = kb * BN
-  const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:84: local k0 = kb * BN
+  const int k0 = kb * 32;
+  // attention_bwd_dkdv.lua:85: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:87: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:88: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
-  const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  const int hi_q = k0 + 32 - 1 - diag + window_left;
+  // attention_bwd_dkdv.lua:89: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:90: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:100: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = kb * 64 + ri * 32 + tid / 4;
-      const int gc = tid % 4 * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
-        }
+    const int gr = kb * 32 + tid / 4;
+    const int gc = tid % 4 * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
       }
     }
   }
-  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:101: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = kb * 64 + ri * 32 + tid / 4;
-      const int gc = tid % 4 * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
-        }
+    const int gr = kb * 32 + tid / 4;
+    const int gc = tid % 4 * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
       }
     }
   }
-  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
-  float dk[16];
+  // attention_bwd_dkdv.lua:102: local dk = k:fragment("f32", { BN, D }, 0)
+  float dk[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      dk[ri * 2 + ci] = 0.0f;
-    }
+    dk[ri] = 0.0f;
   }
-  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
-  float dv[16];
+  // attention_bwd_dkdv.lua:103: local dv = k:fragment("f32", { BN, D }, 0)
+  float dv[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      dv[ri * 2 + ci] = 0.0f;
-    }
+    dv[ri] = 0.0f;
   }
-  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:104: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:97: local h = hk * group + g
+    // attention_bwd_dkdv.lua:105: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:108: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:109: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -196,7 +186,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:110: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -215,7 +205,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:111: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -232,7 +222,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:112: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -249,20 +239,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[32];
+      // attention_bwd_dkdv.lua:113: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[16];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          st[ri * 4 + ci] = 0.0f;
+        for (int ci = 0; ci < 2; ++ci) {
+          st[ri * 2 + ci] = 0.0f;
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      #pragma unroll
+      // attention_bwd_dkdv.lua:114: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      #pragma unroll 1
       for (int kk = 0; kk < 32; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag[4];
+        union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -271,36 +261,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int ni = 0; ni < 2; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Qs_frag[ni].h[x] = Qs[warp_col + ni * 16 + lane % 16][kk + x];
+            Qs_frag.h[x] = Qs[warp_col + ni * 16 + lane % 16][kk + x];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
-            for (int v = 0; v < 8; ++v) d[v] = st[(mi * 8 + v) * 4 + ni];
-            lt_wmma_16x16x16_bf16(d, Ks_frag[mi].u, Qs_frag[ni].u);
-            for (int v = 0; v < 8; ++v) st[(mi * 8 + v) * 4 + ni] = d[v];
+            for (int v = 0; v < 8; ++v) d[v] = st[(mi * 8 + v) * 2 + ni];
+            lt_wmma_16x16x16_bf16(d, Ks_frag[mi].u, Qs_frag.u);
+            for (int v = 0; v < 8; ++v) st[(mi * 8 + v) * 2 + ni] = d[v];
           }
         }
       }
-      // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[32];
+      // attention_bwd_dkdv.lua:115: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[16];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          dpt[ri * 4 + ci] = 0.0f;
+        for (int ci = 0; ci < 2; ++ci) {
+          dpt[ri * 2 + ci] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      #pragma unroll
+      // attention_bwd_dkdv.lua:116: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      #pragma unroll 1
       for (int kk = 0; kk < 32; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag[4];
+        union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -309,116 +296,113 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
           }
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int ni = 0; ni < 2; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            dOs_frag[ni].h[x] = dOs[warp_col + ni * 16 + lane % 16][kk + x];
+            dOs_frag.h[x] = dOs[warp_col + ni * 16 + lane % 16][kk + x];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
-            for (int v = 0; v < 8; ++v) d[v] = dpt[(mi * 8 + v) * 4 + ni];
-            lt_wmma_16x16x16_bf16(d, Vs_frag[mi].u, dOs_frag[ni].u);
-            for (int v = 0; v < 8; ++v) dpt[(mi * 8 + v) * 4 + ni] = d[v];
+            for (int v = 0; v < 8; ++v) d[v] = dpt[(mi * 8 + v) * 2 + ni];
+            lt_wmma_16x16x16_bf16(d, Vs_frag[mi].u, dOs_frag.u);
+            for (int v = 0; v < 8; ++v) dpt[(mi * 8 + v) * 2 + ni] = d[v];
           }
         }
       }
-      // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:153: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:154: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      // attention_bwd_dkdv.lua:157: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
-        float t[32];
-        // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:120: t = k:fragment("f32", { BN, BM })
+        float t[16];
+        // attention_bwd_dkdv.lua:121: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            t[ri * 4 + ci] = tanhf(st[ri * 4 + ci] * (scale / softcap));
+          for (int ci = 0; ci < 2; ++ci) {
+            t[ri * 2 + ci] = tanhf(st[ri * 2 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:122: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = t[ri * 4 + ci] * (softcap * 1.442695f);
+          for (int ci = 0; ci < 2; ++ci) {
+            st[ri * 2 + ci] = t[ri * 2 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:123: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            t[ri * 4 + ci] = 1.0f - t[ri * 4 + ci] * t[ri * 4 + ci];
+          for (int ci = 0; ci < 2; ++ci) {
+            t[ri * 2 + ci] = 1.0f - t[ri * 2 + ci] * t[ri * 2 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:130: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:131: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:132: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:133: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
-        int col[32];
+        // attention_bwd_dkdv.lua:134: local col = k:iota({ BN, BM }, 2)
+        int col[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            col[ri * 4 + ci] = ci * 16 + col0;
-            st[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? st[ri * 4 + ci] : -INFINITY;
+          for (int ci = 0; ci < 2; ++ci) {
+            col[ri * 2 + ci] = ci * 16 + col0;
+            st[ri * 2 + ci] = col[ri * 2 + ci] >= lo[ri] && col[ri * 2 + ci] < hi[ri] ? st[ri * 2 + ci] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse[4];
-        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        float lse[2];
+        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           lse[ci] = lses[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse[ci] * 1.442695f);
+          for (int ci = 0; ci < 2; ++ci) {
+            st[ri * 2 + ci] = lt_exp2(st[ri * 2 + ci] - lse[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(st[ri * 4 + ci]));
+          for (int ci = 0; ci < 2; ++ci) {
+            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(st[ri * 2 + ci]));
           }
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 64; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag[2];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -427,52 +411,49 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 1; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + x][warp_col + ni * 16 + lane % 16];
+              dOs_frag.h[x] = dOs[kk + x][warp_col_32 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
-              for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 2 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag[ni].u);
-              for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 2 + ni] = d[v];
+              for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 1 + ni];
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag.u);
+              for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 1 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta[4];
-        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        float delta[2];
+        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           delta[ci] = deltas[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
-        float dst[32];
+        // attention_bwd_dkdv.lua:144: if v.softcap then dst = dst * t end
+        float dst[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            dst[ri * 4 + ci] = st[ri * 4 + ci] * (dpt[ri * 4 + ci] - delta[ci]) * t[ri * 4 + ci];
+          for (int ci = 0; ci < 2; ++ci) {
+            dst[ri * 2 + ci] = st[ri * 2 + ci] * (dpt[ri * 2 + ci] - delta[ci]) * t[ri * 2 + ci];
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 4 + ci]));
+          for (int ci = 0; ci < 2; ++ci) {
+            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(dst[ri * 2 + ci]));
           }
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 64; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag[2];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -481,77 +462,74 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 1; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + x][warp_col + ni * 16 + lane % 16];
+              Qs_frag.h[x] = Qs[kk + x][warp_col_32 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
-              for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 2 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag[ni].u);
-              for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 2 + ni] = d[v];
+              for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 1 + ni];
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag.u);
+              for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 1 + ni] = d[v];
             }
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:112: t = k:fragment("f32", { BN, BM })
-        float t_2[32];
-        // attention_bwd_dkdv.lua:113: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:120: t = k:fragment("f32", { BN, BM })
+        float t_2[16];
+        // attention_bwd_dkdv.lua:121: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            t_2[ri * 4 + ci] = tanhf(st[ri * 4 + ci] * (scale / softcap));
+          for (int ci = 0; ci < 2; ++ci) {
+            t_2[ri * 2 + ci] = tanhf(st[ri * 2 + ci] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:114: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:122: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = t_2[ri * 4 + ci] * (softcap * 1.442695f);
+          for (int ci = 0; ci < 2; ++ci) {
+            st[ri * 2 + ci] = t_2[ri * 2 + ci] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:115: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:123: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            t_2[ri * 4 + ci] = 1.0f - t_2[ri * 4 + ci] * t_2[ri * 4 + ci];
+          for (int ci = 0; ci < 2; ++ci) {
+            t_2[ri * 2 + ci] = 1.0f - t_2[ri * 2 + ci] * t_2[ri * 2 + ci];
           }
         }
-        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[4];
-        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[2];
+        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           lse_2[ci] = lses[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st[ri * 4 + ci] = lt_exp2(st[ri * 4 + ci] - lse_2[ci] * 1.442695f);
+          for (int ci = 0; ci < 2; ++ci) {
+            st[ri * 2 + ci] = lt_exp2(st[ri * 2 + ci] - lse_2[ci] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(st[ri * 4 + ci]));
+          for (int ci = 0; ci < 2; ++ci) {
+            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(st[ri * 2 + ci]));
           }
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 64; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag[2];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -560,52 +538,49 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 1; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + x][warp_col + ni * 16 + lane % 16];
+              dOs_frag.h[x] = dOs[kk + x][warp_col_32 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
-              for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 2 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag[ni].u);
-              for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 2 + ni] = d[v];
+              for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 1 + ni];
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag.u);
+              for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 1 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[4];
-        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[2];
+        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 2; ++ci) {
           delta_2[ci] = deltas[0][ci * 16 + col0];
         }
-        // attention_bwd_dkdv.lua:136: if v.softcap then dst = dst * t end
-        float dst_2[32];
+        // attention_bwd_dkdv.lua:144: if v.softcap then dst = dst * t end
+        float dst_2[16];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            dst_2[ri * 4 + ci] = st[ri * 4 + ci] * (dpt[ri * 4 + ci] - delta_2[ci]) * t_2[ri * 4 + ci];
+          for (int ci = 0; ci < 2; ++ci) {
+            dst_2[ri * 2 + ci] = st[ri * 2 + ci] * (dpt[ri * 2 + ci] - delta_2[ci]) * t_2[ri * 2 + ci];
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 4 + ci]));
+          for (int ci = 0; ci < 2; ++ci) {
+            st_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri * 2 + ci]));
           }
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 64; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag[2];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -614,54 +589,45 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 1; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + x][warp_col + ni * 16 + lane % 16];
+              Qs_frag.h[x] = Qs[kk + x][warp_col_32 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
-              for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 2 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag[ni].u);
-              for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 2 + ni] = d[v];
+              for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 1 + ni];
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag.u);
+              for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 1 + ni] = d[v];
             }
           }
         }
       }
     }
   }
-  // attention_bwd_dkdv.lua:152: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:160: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gr = kb * 64 + ri * 2 + row0;
-        const int gc = ci * 16 + col0;
-        lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dk[ri * 2 + ci] * scale);
-      }
+      const int gr = kb * 32 + ri * 2 + row0;
+      const int gc = col0_32;
+      lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
+      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dk[ri] * scale);
     }
   }
-  // attention_bwd_dkdv.lua:153: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:161: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gr = kb * 64 + ri * 2 + row0;
-        const int gc = ci * 16 + col0;
-        lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dv[ri * 2 + ci]);
-      }
+      const int gr = kb * 32 + ri * 2 + row0;
+      const int gc = col0_32;
+      lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
+      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dv[ri]);
     }
   }
 }
@@ -673,7 +639,7 @@ extern "C" int attention_bwd_dkdv_bf16_d32_softcap(const void *Q, const void *K,
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return hipErrorInvalidValue;
-  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);

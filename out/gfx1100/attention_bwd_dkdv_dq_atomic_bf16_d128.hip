@@ -94,29 +94,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
   __shared__ __attribute__((aligned(16))) float lses[1][32];
   __shared__ __attribute__((aligned(16))) float deltas[1][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[32][32];
-  // attention_bwd_dkdv.lua:70: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:78: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:72: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:80: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:73: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:81: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:74: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:82: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:76: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:84: local k0 = kb * BN
   const int k0 = kb * 32;
-  // attention_bwd_dkdv.lua:77: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:85: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:79: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:87: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:80: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:88: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 32 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:81: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:89: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
-  // attention_bwd_dkdv.lua:82: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:90: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:92: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:100: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       }
     }
   }
-  // attention_bwd_dkdv.lua:93: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:101: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       }
     }
   }
-  // attention_bwd_dkdv.lua:94: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:102: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       dk[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:95: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:103: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -172,13 +172,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       dv[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:96: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:104: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:97: local h = hk * group + g
+    // attention_bwd_dkdv.lua:105: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:100: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:108: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:101: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:109: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
       }
-      // attention_bwd_dkdv.lua:102: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:110: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
       }
-      // attention_bwd_dkdv.lua:103: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:111: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
       }
-      // attention_bwd_dkdv.lua:104: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:112: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -250,17 +250,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
       }
-      // attention_bwd_dkdv.lua:105: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:113: local st = k:fragment("f32", { BN, BM }, 0)
       float st[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         st[ri] = 0.0f;
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:106: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-      #pragma unroll
+      // attention_bwd_dkdv.lua:114: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag[1];
+        union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -272,30 +272,27 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
         for (int ni = 0; ni < 1; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Qs_frag[ni].h[x] = Qs[warp_col + ni * 16 + lane % 16][kk + x];
+            Qs_frag.h[x] = Qs[warp_col + ni * 16 + lane % 16][kk + x];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 1; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = st[(mi * 8 + v) * 1 + ni];
-            lt_wmma_16x16x16_bf16(d, Ks_frag[mi].u, Qs_frag[ni].u);
+            lt_wmma_16x16x16_bf16(d, Ks_frag[mi].u, Qs_frag.u);
             for (int v = 0; v < 8; ++v) st[(mi * 8 + v) * 1 + ni] = d[v];
           }
         }
       }
-      // attention_bwd_dkdv.lua:107: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:115: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         dpt[ri] = 0.0f;
       }
-      // attention_bwd_dkdv.lua:108: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-      #pragma unroll
+      // attention_bwd_dkdv.lua:116: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag[1];
+        union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -307,80 +304,77 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
         for (int ni = 0; ni < 1; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            dOs_frag[ni].h[x] = dOs[warp_col + ni * 16 + lane % 16][kk + x];
+            dOs_frag.h[x] = dOs[warp_col + ni * 16 + lane % 16][kk + x];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 1; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = dpt[(mi * 8 + v) * 1 + ni];
-            lt_wmma_16x16x16_bf16(d, Vs_frag[mi].u, dOs_frag[ni].u);
+            lt_wmma_16x16x16_bf16(d, Vs_frag[mi].u, dOs_frag.u);
             for (int v = 0; v < 8; ++v) dpt[(mi * 8 + v) * 1 + ni] = d[v];
           }
         }
       }
-      // attention_bwd_dkdv.lua:145: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:153: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:146: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:154: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:149: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:157: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:125: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = st[ri] * (scale * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:122: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:130: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:123: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:131: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:124: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:132: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:125: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:133: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:126: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:134: local col = k:iota({ BN, BM }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           st[ri] = col[ri] >= lo[ri] && col[ri] < hi[ri] ? st[ri] : -INFINITY;
         }
-        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
         float lse[1];
-        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
         lse[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -392,40 +386,37 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              dOs_frag.h[x] = dOs[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag.u);
               for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
         float delta[1];
-        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
         delta[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:143: local dst = st * (dpt - delta)
         float dst[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst[ri] = st[ri] * (dpt[ri] - delta[0]);
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -437,21 +428,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              Qs_frag.h[x] = Qs[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag.u);
               for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:148: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -461,15 +449,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:149: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Ks_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Ks_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -481,21 +469,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Ks_frag[ni].h[x] = Ks[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              Ks_frag.h[x] = Ks[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dq[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Ks_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Ks_frag.u);
               for (int v = 0; v < 8; ++v) dq[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:142: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:150: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
@@ -511,29 +496,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:117: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:125: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = st[ri] * (scale * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:129: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
         float lse_2[1];
-        // attention_bwd_dkdv.lua:130: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
         lse_2[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:131: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse_2[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:132: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], dOs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -545,40 +530,37 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              dOs_frag.h[x] = dOs[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dv[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, dOs_frag.u);
               for (int v = 0; v < 8; ++v) dv[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:133: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
         float delta_2[1];
-        // attention_bwd_dkdv.lua:134: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
         delta_2[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:135: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:143: local dst = st * (dpt - delta)
         float dst_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst_2[ri] = st[ri] * (dpt[ri] - delta_2[0]);
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:137: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Qs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -590,21 +572,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              Qs_frag.h[x] = Qs[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dk[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Qs_frag.u);
               for (int v = 0; v < 8; ++v) dk[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:140: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:148: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -614,15 +593,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:141: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:149: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri]));
         }
         lt_syncthreads();
-        #pragma unroll
+        #pragma unroll 1
         for (int kk = 0; kk < 32; kk += 16) {
-          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Ks_frag[4];
+          union { uint32_t u[8]; lt_bf16 h[16]; } st_sh_frag[1], Ks_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
@@ -634,21 +613,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
           for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 16; ++x) {
-              Ks_frag[ni].h[x] = Ks[kk + x][warp_col_128 + ni * 16 + lane % 16];
+              Ks_frag.h[x] = Ks[kk + x][warp_col_128 + ni * 16 + lane % 16];
             }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 4; ++ni) {
+            for (int mi = 0; mi < 1; ++mi) {
               float d[8];
               for (int v = 0; v < 8; ++v) d[v] = dq_2[(mi * 8 + v) * 4 + ni];
-              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Ks_frag[ni].u);
+              lt_wmma_16x16x16_bf16(d, st_sh_frag[mi].u, Ks_frag.u);
               for (int v = 0; v < 8; ++v) dq_2[(mi * 8 + v) * 4 + ni] = d[v];
             }
           }
         }
-        // attention_bwd_dkdv.lua:142: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:150: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
@@ -666,7 +642,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       }
     }
   }
-  // attention_bwd_dkdv.lua:152: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:160: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -681,7 +657,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_ke
       }
     }
   }
-  // attention_bwd_dkdv.lua:153: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:161: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;

@@ -237,9 +237,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
     }
     lt_syncthreads();
     // attention_bwd_dq.lua:80: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    #pragma unroll
+    #pragma unroll 1
     for (int kk = 0; kk < 32; kk += 16) {
-      union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag[4];
+      union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
@@ -251,16 +251,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
       for (int ni = 0; ni < 4; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
-          Ks_frag[ni].h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
+          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
         }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int mi = 0; mi < 1; ++mi) {
           float d[8];
           for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 4 + ni];
-          lt_wmma_16x16x16_f16(d, Qs_frag[mi].u, Ks_frag[ni].u);
+          lt_wmma_16x16x16_f16(d, Qs_frag[mi].u, Ks_frag.u);
           for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 4 + ni] = d[v];
         }
       }
@@ -275,9 +272,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
       }
     }
     // attention_bwd_dq.lua:82: k:gemm(dOs, Vs, dp, { transpose_b = true })
-    #pragma unroll
+    #pragma unroll 1
     for (int kk = 0; kk < 32; kk += 16) {
-      union { uint32_t u[8]; _Float16 h[16]; } dOs_frag[1], Vs_frag[4];
+      union { uint32_t u[8]; _Float16 h[16]; } dOs_frag[1], Vs_frag;
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
@@ -289,16 +286,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
       for (int ni = 0; ni < 4; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
-          Vs_frag[ni].h[x] = Vs[warp_col + ni * 16 + lane % 16][kk + x];
+          Vs_frag.h[x] = Vs[warp_col + ni * 16 + lane % 16][kk + x];
         }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int mi = 0; mi < 1; ++mi) {
           float d[8];
           for (int v = 0; v < 8; ++v) d[v] = dp[(mi * 8 + v) * 4 + ni];
-          lt_wmma_16x16x16_f16(d, dOs_frag[mi].u, Vs_frag[ni].u);
+          lt_wmma_16x16x16_f16(d, dOs_frag[mi].u, Vs_frag.u);
           for (int v = 0; v < 8; ++v) dp[(mi * 8 + v) * 4 + ni] = d[v];
         }
       }
@@ -381,9 +375,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         }
       }
       lt_syncthreads();
-      #pragma unroll
+      #pragma unroll 1
       for (int kk = 0; kk < 64; kk += 16) {
-        union { uint32_t u[8]; _Float16 h[16]; } ds_sh_frag[1], Ks_frag[2];
+        union { uint32_t u[8]; _Float16 h[16]; } ds_sh_frag[1], Ks_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -395,16 +389,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         for (int ni = 0; ni < 2; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Ks_frag[ni].h[x] = Ks[kk + x][warp_col + ni * 16 + lane % 16];
+            Ks_frag.h[x] = Ks[kk + x][warp_col + ni * 16 + lane % 16];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = dq[(mi * 8 + v) * 2 + ni];
-            lt_wmma_16x16x16_f16(d, ds_sh_frag[mi].u, Ks_frag[ni].u);
+            lt_wmma_16x16x16_f16(d, ds_sh_frag[mi].u, Ks_frag.u);
             for (int v = 0; v < 8; ++v) dq[(mi * 8 + v) * 2 + ni] = d[v];
           }
         }
@@ -454,9 +445,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         }
       }
       lt_syncthreads();
-      #pragma unroll
+      #pragma unroll 1
       for (int kk = 0; kk < 64; kk += 16) {
-        union { uint32_t u[8]; _Float16 h[16]; } ds_sh_frag[1], Ks_frag[2];
+        union { uint32_t u[8]; _Float16 h[16]; } ds_sh_frag[1], Ks_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
@@ -468,16 +459,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_softcap_kernel(c
         for (int ni = 0; ni < 2; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Ks_frag[ni].h[x] = Ks[kk + x][warp_col + ni * 16 + lane % 16];
+            Ks_frag.h[x] = Ks[kk + x][warp_col + ni * 16 + lane % 16];
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int mi = 0; mi < 1; ++mi) {
             float d[8];
             for (int v = 0; v < 8; ++v) d[v] = dq[(mi * 8 + v) * 2 + ni];
-            lt_wmma_16x16x16_f16(d, ds_sh_frag[mi].u, Ks_frag[ni].u);
+            lt_wmma_16x16x16_f16(d, ds_sh_frag[mi].u, Ks_frag.u);
             for (int v = 0; v < 8; ++v) dq[(mi * 8 + v) * 2 + ni] = d[v];
           }
         }

@@ -145,9 +145,9 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_kernel(const lt_
     }
     lt_syncthreads();
     // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    #pragma unroll
+    #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
-      union { uint32_t u[8]; lt_bf16 h[16]; } As_frag[2], Bs_frag[4];
+      union { uint32_t u[8]; lt_bf16 h[16]; } As_frag[2], Bs_frag;
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
@@ -159,16 +159,13 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_kernel(const lt_
       for (int ni = 0; ni < 4; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
-          Bs_frag[ni].h[x] = Bs[kk + x][warp_col + ni * 16 + lane % 16];
+          Bs_frag.h[x] = Bs[kk + x][warp_col + ni * 16 + lane % 16];
         }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int mi = 0; mi < 2; ++mi) {
           float d[8];
           for (int v = 0; v < 8; ++v) d[v] = acc_2[(mi * 8 + v) * 4 + ni];
-          lt_wmma_16x16x16_bf16(d, As_frag[mi].u, Bs_frag[ni].u);
+          lt_wmma_16x16x16_bf16(d, As_frag[mi].u, Bs_frag.u);
           for (int v = 0; v < 8; ++v) acc_2[(mi * 8 + v) * 4 + ni] = d[v];
         }
       }
