@@ -60,7 +60,7 @@ return tile.kernel {
     --    LDS, and under 8 warps, which cannot hold dK, dV and dQ of 64 keys in
     --    registers (sm80: 196 bytes of spills);
     --  - gfx1100, always: a WMMA operand takes 16 elements a lane, and a warp's
-    --    16 rows of dK and dV (WN = 1) with the operands spilled 100-500
+    --    16 rows of dK and dV (WN = 1) with the operands spilled 6-363
     --    registers; at half the keys the warps split D (WN = 2);
     --  - CDNA at D = 128 with a softcap (1-7 registers spilled).
     local amd = k.target:sub(1, 3) == "gfx"
