@@ -1206,14 +1206,16 @@ static void gemm_tf32(E *e, Stmt *s, const Layout *l, int BK) {
 }
 
 /* Packs n consecutive-k elements of each operand tile into a union per
-** tile: name[t].h[x] = element x of this lane's part of tile t. */
+** tile: name[t].h[x] = element x of this lane's part of tile t, for t in
+** 0..tiles-1 (loop variable ti).  ti NULL: one tile, name.h[x], of the
+** caller's loop. */
 static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, int n, const char *ti,
                    const char *i_of, const char *k_of) {
-  open_for(e, ti, tiles, 1);
+  if (ti) open_for(e, ti, tiles, 1);
   open_for(e, "x", n, 1);
-  line(e, "%s[%s].h[x] = %s;", name, ti, op_at(e, sh, trans, i_of, k_of));
+  line(e, "%s%s.h[x] = %s;", name, ti ? ltU_fmt("[%s]", ti) : "", op_at(e, sh, trans, i_of, k_of));
   close_for(e);
-  close_for(e);
+  if (ti) close_for(e);
 }
 
 /* MFMA (wave64) and WMMA (wave32): operands gathered from LDS per lane.
@@ -1254,9 +1256,7 @@ static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
   const char *b_at = ltU_fmt("%s + ni * %d + %s", l->wcol, l->in, row);
   if (wmma) {   /* lane l holds rows 16 mi + 2 v + l / 16 (v = 0..7) of column 16 ni + l % 16 */
     open_for(e, "ni", NI, 1);
-    open_for(e, "x", per, 1);
-    line(e, "%s_frag.h[x] = %s;", b->name, op_at(e, b, !s->trans_b, b_at, kx));
-    close_for(e);
+    gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), 1, per, NULL, b_at, kx);
     open_for(e, "mi", MI, 1);
     line(e, "float d[8];");
     line(e, "for (int v = 0; v < 8; ++v) d[v] = %s[(mi * 8 + v) * %d + ni];", acc->name, NI);
