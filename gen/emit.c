@@ -2006,6 +2006,26 @@ static int params(Kernel *k, Sym **out) {
   return n;
 }
 
+/* Does stride s go to the kernel as an int?  On targets with int_row_strides
+** (AMD: 102 scalar registers, and each int64 stride a kernel keeps takes
+** two), a stride that is only ever a tensor's row stride (of its next to
+** last dim) does; the launcher refuses one past INT_MAX.  Outer strides
+** (batch, head) stay int64: they can pass 2^31 in tensors that exist. */
+static int narrow_stride(const E *e, const Sym *s) {
+  if (s->kind != SYM_STRIDE || !e->t->int_row_strides) return 0;
+  int rows = 0;
+  for (int i = 0; i < e->k->nsyms; i++) {
+    const Sym *t = e->k->syms[i];
+    if (t->kind != SYM_TENSOR) continue;
+    for (int j = 0; j < t->trank; j++)
+      if (t->strides[j] && t->strides[j]->kind == E_SYM && t->strides[j]->sym == s) {
+        if (j != t->trank - 2) return 0;
+        rows++;
+      }
+  }
+  return rows > 0;
+}
+
 static const char *param_decl(const E *e, const Sym *s, int launcher) {
   switch (s->kind) {
   case SYM_TENSOR: {
@@ -2015,7 +2035,7 @@ static const char *param_decl(const E *e, const Sym *s, int launcher) {
                    s->name);
   }
   case SYM_SIZE: return ltU_fmt("int %s", s->name);
-  case SYM_STRIDE: return ltU_fmt("int64_t %s", s->name);
+  case SYM_STRIDE: return ltU_fmt("%s %s", !launcher && narrow_stride(e, s) ? "int" : "int64_t", s->name);
   default: return ltU_fmt("%s %s", ctype(s->dt), s->name);
   }
 }
@@ -2157,7 +2177,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
   line(e, "{");
   e->depth++;
   if (!gpu(e)) line(e, "(void)stream;");
-  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0};
+  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0};
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR) {
@@ -2169,6 +2189,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
       ltU_printf(&big, "%s%s > %d", big.n ? " || " : "", s->name, LT_MAX_SIZE);
     } else if (s->kind == SYM_STRIDE) {
       ltU_printf(&sizes, "%s%s < 0", sizes.n ? " || " : "", s->name);
+      if (narrow_stride(e, s)) ltU_printf(&rows, "%s%s > 2147483647", rows.n ? " || " : "", s->name);
     }
   }
   if (nulls.n) line(e, "if (%s) return %s;", nulls.p, t->err_invalid);
@@ -2176,6 +2197,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
   if (big.n)
     line(e, "if (%s) return %s;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */",
          big.p, t->err_invalid);
+  if (rows.n) line(e, "if (%s) return %s;   /* row strides go to the kernel as int */", rows.p, t->err_invalid);
   if (align.n) line(e, "if (%s) return %s;", align.p, t->err_misaligned);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};
@@ -2193,7 +2215,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
     if (s->kind == SYM_TENSOR)
       ltU_printf(&args, "%s(%s%s *)%s", i ? ", " : "", s->stored ? "" : "const ", stype(e, s->dt), s->name);
     else
-      ltU_printf(&args, "%s%s", i ? ", " : "", s->name);
+      ltU_printf(&args, "%s%s%s", i ? ", " : "", narrow_stride(e, s) ? "(int)" : "", s->name);
   }
   if (gpu(e)) {
     line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
@@ -2258,7 +2280,7 @@ static const char *header(E *e, Sym **ps, int n) {
     else if (s->kind == SYM_SIZE)
       ltU_printf(&h, " *   %-8s size, 1 to 2^30 - 1\n", s->name);
     else if (s->kind == SYM_STRIDE)
-      ltU_printf(&h, " *   %-8s stride in elements, >= 0\n", s->name);
+      ltU_printf(&h, " *   %-8s stride in elements, %s\n", s->name, narrow_stride(&he, s) ? "0 to 2^31 - 1" : ">= 0");
     else
       ltU_printf(&h, " *   %-8s %s scalar\n", s->name, ltI_dtypes[s->dt].name);
   }

@@ -263,6 +263,7 @@ typedef struct Target {
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
+  int int_row_strides;      /* row strides reach the kernel as int (emit.c, narrow_stride) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */

@@ -29,7 +29,7 @@
   .err_config = "cudaErrorInvalidConfiguration", .err_last = "cudaGetLastError()"
 
 #define HIP_COMMON                                                               \
-  .lang = LANG_HIP, .ext = ".hip", .max_threads = 1024,                          \
+  .lang = LANG_HIP, .ext = ".hip", .max_threads = 1024, .int_row_strides = 1,    \
   .smem_static = 64 * 1024, .smem_max = 64 * 1024, .vec_bytes = 16,              \
   .type_names = {[DT_F32] = "float", [DT_F16] = "_Float16", [DT_BF16] = "lt_bf16", \
                  [DT_I32] = "int", [DT_BOOL] = "bool"},                          \

@@ -56,15 +56,18 @@ return tile.kernel {
     local D = tonumber(v.hdim:sub(2))
     local BN = c.BN
     -- Half the keys where the full block does not fit:
-    --  - dq_atomic at D = 128: on AMD so that K, V, Q and dO fit in the 64 KB of
-    --    LDS, and under 8 warps, which cannot hold dK, dV and dQ of 64 keys in
-    --    registers (sm80: 196 bytes of spills);
+    --  - dq_atomic on AMD: at D = 128 so that K, V, Q and dO fit in the 64 KB
+    --    of LDS; at D = 32 and 64 because a wave's 32 rows of dK, dV and dQ
+    --    took every VGPR and spilled SGPRs (16 rows: 101-142 VGPRs, 2-3
+    --    waves a SIMD);
+    --  - dq_atomic at D = 128 under 8 warps, which cannot hold dK, dV and dQ of
+    --    64 keys in registers (sm80: 196 bytes of spills);
     --  - gfx1100, always: a WMMA operand takes 16 elements a lane, and a warp's
     --    16 rows of dK and dV (WN = 1) with the operands spilled 6-363
     --    registers; at half the keys the warps split D (WN = 2);
     --  - CDNA at D = 128 with a softcap (1-7 registers spilled).
     local amd = k.target:sub(1, 3) == "gfx"
-    if k.target == "gfx1100" or (amd and D >= 128 and v.softcap) or (v.dq_atomic and D >= 128 and (amd or c.threads < 256)) then
+    if k.target == "gfx1100" or (amd and D >= 128 and v.softcap) or (v.dq_atomic and (amd or (D >= 128 and c.threads < 256))) then
       BN = BN // 2
     end
     -- WN warps across the columns (P^T and dS^T then reach their gemms through

@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -73,7 +77,7 @@ LT_FN void lt_wmma_16x16x16_bf16(float d[8], const uint32_t a[8], const uint32_t
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_f16_d128_softcap. */
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const _Float16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, _Float16 *__restrict__ dK, _Float16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
+__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const _Float16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, _Float16 *__restrict__ dK, _Float16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sdob, int64_t sdoh, int sdos, int64_t sdkb, int64_t sdkh, int sdks, int64_t sdvb, int64_t sdvh, int sdvs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -94,29 +98,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
   __shared__ __attribute__((aligned(16))) float lses[1][32];
   __shared__ __attribute__((aligned(16))) float deltas[1][32];
   __shared__ __attribute__((aligned(16))) _Float16 st_sh[32][32];
-  // attention_bwd_dkdv.lua:78: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:81: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:80: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:83: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:81: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:84: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:82: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:85: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:84: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:87: local k0 = kb * BN
   const int k0 = kb * 32;
-  // attention_bwd_dkdv.lua:85: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:88: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:87: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:90: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:88: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:91: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 32 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:89: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:92: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
-  // attention_bwd_dkdv.lua:90: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:93: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:100: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:103: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -135,7 +139,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:101: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:104: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -154,7 +158,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:102: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:105: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -163,7 +167,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       dk[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:103: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:106: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -172,14 +176,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       dv[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:104: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:107: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:105: local h = hk * group + g
+    // attention_bwd_dkdv.lua:108: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:108: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:111: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:109: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:112: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -198,7 +202,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:110: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:113: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:111: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:114: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -234,7 +238,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:112: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:115: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -251,14 +255,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:113: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:116: local st = k:fragment("f32", { BN, BM }, 0)
       float st[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         st[ri] = 0.0f;
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:114: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:117: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Ks_frag[1], Qs_frag;
@@ -284,13 +288,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:115: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:118: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         dpt[ri] = 0.0f;
       }
-      // attention_bwd_dkdv.lua:116: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:119: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } Vs_frag[1], dOs_frag;
@@ -316,70 +320,70 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:153: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:156: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:154: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:157: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:157: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:160: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:120: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:123: t = k:fragment("f32", { BN, BM })
         float t[8];
-        // attention_bwd_dkdv.lua:121: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:124: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t[ri] = tanhf(st[ri] * (scale / softcap));
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:125: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = t[ri] * (softcap * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:123: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:126: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t[ri] = 1.0f - t[ri] * t[ri];
         }
-        // attention_bwd_dkdv.lua:130: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:133: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:131: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:134: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:132: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:135: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:133: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:136: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:134: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:137: local col = k:iota({ BN, BM }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           st[ri] = col[ri] >= lo[ri] && col[ri] < hi[ri] ? st[ri] : -INFINITY;
         }
-        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
         float lse[1];
-        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
         lse[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(st[ri]));
@@ -410,18 +414,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
         float delta[1];
-        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
         delta[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:144: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:147: if v.softcap then dst = dst * t end
         float dst[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst[ri] = st[ri] * (dpt[ri] - delta[0]) * t[ri];
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(dst[ri]));
@@ -453,33 +457,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:120: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:123: t = k:fragment("f32", { BN, BM })
         float t_2[8];
-        // attention_bwd_dkdv.lua:121: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:124: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t_2[ri] = tanhf(st[ri] * (scale / softcap));
         }
-        // attention_bwd_dkdv.lua:122: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:125: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = t_2[ri] * (softcap * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:123: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:126: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t_2[ri] = 1.0f - t_2[ri] * t_2[ri];
         }
-        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
         float lse_2[1];
-        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
         lse_2[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse_2[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(st[ri]));
@@ -510,18 +514,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
         float delta_2[1];
-        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
         delta_2[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:144: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:147: if v.softcap then dst = dst * t end
         float dst_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst_2[ri] = st[ri] * (dpt[ri] - delta_2[0]) * t_2[ri];
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(dst_2[ri]));
@@ -555,7 +559,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:160: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:163: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -570,7 +574,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:161: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:164: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -593,11 +597,12 @@ extern "C" int attention_bwd_dkdv_f16_d128_softcap(const void *Q, const void *K,
   if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqs > 2147483647 || sks > 2147483647 || svs > 2147483647 || sdos > 2147483647 || sdks > 2147483647 || sdvs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dkdv_f16_d128_softcap_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const _Float16 *)dO, (const float *)LSE, (const float *)Delta, (_Float16 *)dK, (_Float16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_f16_d128_softcap_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const _Float16 *)dO, (const float *)LSE, (const float *)Delta, (_Float16 *)dK, (_Float16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sdob, sdoh, (int)sdos, sdkb, sdkh, (int)sdks, sdvb, sdvh, (int)sdvs, scale, softcap, window_left, window_right);
   return (int)hipGetLastError();
 }

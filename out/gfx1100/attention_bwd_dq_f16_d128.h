@@ -19,19 +19,19 @@
  *   Sk       size, 1 to 2^30 - 1
  *   sqb      stride in elements, >= 0
  *   sqh      stride in elements, >= 0
- *   sqs      stride in elements, >= 0
+ *   sqs      stride in elements, 0 to 2^31 - 1
  *   skb      stride in elements, >= 0
  *   skh      stride in elements, >= 0
- *   sks      stride in elements, >= 0
+ *   sks      stride in elements, 0 to 2^31 - 1
  *   svb      stride in elements, >= 0
  *   svh      stride in elements, >= 0
- *   svs      stride in elements, >= 0
+ *   svs      stride in elements, 0 to 2^31 - 1
  *   sdob     stride in elements, >= 0
  *   sdoh     stride in elements, >= 0
- *   sdos     stride in elements, >= 0
+ *   sdos     stride in elements, 0 to 2^31 - 1
  *   sdqb     stride in elements, >= 0
  *   sdqh     stride in elements, >= 0
- *   sdqs     stride in elements, >= 0
+ *   sdqs     stride in elements, 0 to 2^31 - 1
  *   scale    f32 scalar
  *   window_left i32 scalar
  *   window_right i32 scalar

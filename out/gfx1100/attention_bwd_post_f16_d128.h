@@ -12,7 +12,7 @@
  *   Sq       size, 1 to 2^30 - 1
  *   sdqb     stride in elements, >= 0
  *   sdqh     stride in elements, >= 0
- *   sdqs     stride in elements, >= 0
+ *   sdqs     stride in elements, 0 to 2^31 - 1
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,

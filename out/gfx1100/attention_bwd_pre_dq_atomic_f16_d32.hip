@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -50,7 +54,7 @@ LT_FN void lt_syncthreads(void) {
 }
 
 /* One block (128 threads) of attention_bwd_pre_dq_atomic_f16_d32. */
-__global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d32_kernel(const _Float16 *__restrict__ O, const _Float16 *__restrict__ dO, float *__restrict__ Delta, float *__restrict__ dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos)
+__global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d32_kernel(const _Float16 *__restrict__ O, const _Float16 *__restrict__ dO, float *__restrict__ Delta, float *__restrict__ dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int sos, int64_t sdob, int64_t sdoh, int sdos)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 4;
@@ -149,11 +153,12 @@ extern "C" int attention_bwd_pre_dq_atomic_f16_d32(const void *O, const void *dO
   if (O == NULL || dO == NULL || Delta == NULL || dQacc == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sob < 0 || soh < 0 || sos < 0 || sdob < 0 || sdoh < 0 || sdos < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sos > 2147483647 || sdos > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)O % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQacc % 4 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_pre_dq_atomic_f16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)O, (const _Float16 *)dO, (float *)Delta, (float *)dQacc, B, Hq, Sq, sob, soh, sos, sdob, sdoh, sdos);
+  attention_bwd_pre_dq_atomic_f16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)O, (const _Float16 *)dO, (float *)Delta, (float *)dQacc, B, Hq, Sq, sob, soh, (int)sos, sdob, sdoh, (int)sdos);
   return (int)hipGetLastError();
 }

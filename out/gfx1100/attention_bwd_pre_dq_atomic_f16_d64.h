@@ -14,10 +14,10 @@
  *   Sq       size, 1 to 2^30 - 1
  *   sob      stride in elements, >= 0
  *   soh      stride in elements, >= 0
- *   sos      stride in elements, >= 0
+ *   sos      stride in elements, 0 to 2^31 - 1
  *   sdob     stride in elements, >= 0
  *   sdoh     stride in elements, >= 0
- *   sdos     stride in elements, >= 0
+ *   sdos     stride in elements, 0 to 2^31 - 1
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,

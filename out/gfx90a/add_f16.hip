@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */

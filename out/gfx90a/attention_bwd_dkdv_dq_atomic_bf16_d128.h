@@ -21,22 +21,22 @@
  *   Sk       size, 1 to 2^30 - 1
  *   sqb      stride in elements, >= 0
  *   sqh      stride in elements, >= 0
- *   sqs      stride in elements, >= 0
+ *   sqs      stride in elements, 0 to 2^31 - 1
  *   skb      stride in elements, >= 0
  *   skh      stride in elements, >= 0
- *   sks      stride in elements, >= 0
+ *   sks      stride in elements, 0 to 2^31 - 1
  *   svb      stride in elements, >= 0
  *   svh      stride in elements, >= 0
- *   svs      stride in elements, >= 0
+ *   svs      stride in elements, 0 to 2^31 - 1
  *   sdob     stride in elements, >= 0
  *   sdoh     stride in elements, >= 0
- *   sdos     stride in elements, >= 0
+ *   sdos     stride in elements, 0 to 2^31 - 1
  *   sdkb     stride in elements, >= 0
  *   sdkh     stride in elements, >= 0
- *   sdks     stride in elements, >= 0
+ *   sdks     stride in elements, 0 to 2^31 - 1
  *   sdvb     stride in elements, >= 0
  *   sdvh     stride in elements, >= 0
- *   sdvs     stride in elements, >= 0
+ *   sdvs     stride in elements, 0 to 2^31 - 1
  *   scale    f32 scalar
  *   window_left i32 scalar
  *   window_right i32 scalar

@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -50,7 +54,7 @@ LT_FN void lt_syncthreads(void) {
 }
 
 /* One block (256 threads) of matmul_f32_bias_silu_tn. */
-__global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+__global__ void __launch_bounds__(256) matmul_f32_bias_silu_tn_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int ldc, int64_t sa, int lda, int64_t sb, int ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 64;
@@ -295,11 +299,12 @@ extern "C" int matmul_f32_bias_silu_tn(const void *C0, const void *A, const void
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return hipErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return hipErrorInvalidValue;
   if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (ldc > 2147483647 || lda > 2147483647 || ldb > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  matmul_f32_bias_silu_tn_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f32_bias_silu_tn_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, (int)ldc, sa, (int)lda, sb, (int)ldb, alpha, beta);
   return (int)hipGetLastError();
 }

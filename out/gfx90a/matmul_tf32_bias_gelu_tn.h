@@ -15,11 +15,11 @@
  *   N        size, 1 to 2^30 - 1
  *   K        size, 1 to 2^30 - 1
  *   sc       stride in elements, >= 0
- *   ldc      stride in elements, >= 0
+ *   ldc      stride in elements, 0 to 2^31 - 1
  *   sa       stride in elements, >= 0
- *   lda      stride in elements, >= 0
+ *   lda      stride in elements, 0 to 2^31 - 1
  *   sb       stride in elements, >= 0
- *   ldb      stride in elements, >= 0
+ *   ldb      stride in elements, 0 to 2^31 - 1
  *   alpha    f32 scalar
  *   beta     f32 scalar
  *   stream   hipStream_t to launch on (NULL: the default stream)

@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -86,7 +90,7 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 }
 
 /* One block (128 threads) of attention_bwd_dkdv_f16_d32. */
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const _Float16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, _Float16 *__restrict__ dK, _Float16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
+__global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const _Float16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, _Float16 *__restrict__ dK, _Float16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sdob, int64_t sdoh, int sdos, int64_t sdkb, int64_t sdkh, int sdks, int64_t sdvb, int64_t sdvh, int sdvs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -104,29 +108,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
   __shared__ __attribute__((aligned(16))) _Float16 dOs[64][32];
   __shared__ __attribute__((aligned(16))) float lses[1][64];
   __shared__ __attribute__((aligned(16))) float deltas[1][64];
-  // attention_bwd_dkdv.lua:78: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:81: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:80: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:83: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:81: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:84: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:82: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:85: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:84: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:87: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:85: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:88: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:87: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:90: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:88: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:91: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:89: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:92: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:90: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:93: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:100: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:103: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -145,7 +149,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:101: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:104: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -164,7 +168,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:102: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:105: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -173,7 +177,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       dk[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:103: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:106: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -182,14 +186,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       dv[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:104: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:107: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:105: local h = hk * group + g
+    // attention_bwd_dkdv.lua:108: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:108: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:111: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:109: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:112: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -208,7 +212,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:110: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:113: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const _Float16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -227,7 +231,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:111: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:114: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -244,7 +248,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:112: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:115: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -261,7 +265,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:113: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:116: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -271,7 +275,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:114: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:117: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } Ks_frag[1], Qs_frag[2];
@@ -297,7 +301,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:115: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:118: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -306,7 +310,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           dpt[ci * 4 + vi] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:116: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:119: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } Vs_frag[1], dOs_frag[2];
@@ -332,13 +336,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       }
-      // attention_bwd_dkdv.lua:153: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:156: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:154: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:157: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:157: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:160: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:125: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:128: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -346,19 +350,19 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ci * 4 + vi] = st[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:130: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:133: local key = k:iota({ BN, 1 }, 1)
         int key[1];
         key[0] = row0;
-        // attention_bwd_dkdv.lua:131: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:134: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[1];
         row[0] = key[0] + (k0 - j * 64 - diag);
-        // attention_bwd_dkdv.lua:132: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:135: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[1];
         lo[0] = window_right < 0 ? 0 : row[0] - window_right;
-        // attention_bwd_dkdv.lua:133: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:136: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[1];
         hi[0] = key[0] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[0] + window_left + 1)) : 0;
-        // attention_bwd_dkdv.lua:134: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:137: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -368,9 +372,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? st[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
         float lse[32];
-        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -378,7 +382,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             lse[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -386,7 +390,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse[ci * 4 + vi] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } st_frag[1], dOs_frag[1];
@@ -412,9 +416,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             }
           }
         }
-        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
         float delta[32];
-        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -422,7 +426,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             delta[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:143: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:146: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -431,7 +435,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             dst[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } dst_frag[1], Qs_frag[1];
@@ -458,7 +462,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:125: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:128: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -466,9 +470,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ci * 4 + vi] = st[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:137: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
         float lse_2[32];
-        // attention_bwd_dkdv.lua:138: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -476,7 +480,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             lse_2[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:139: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -484,7 +488,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse_2[ci * 4 + vi] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:140: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } st_frag[1], dOs_frag[1];
@@ -510,9 +514,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             }
           }
         }
-        // attention_bwd_dkdv.lua:141: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
         float delta_2[32];
-        // attention_bwd_dkdv.lua:142: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -520,7 +524,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             delta_2[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:143: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:146: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -529,7 +533,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
             dst_2[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta_2[ci * 4 + vi]);
           }
         }
-        // attention_bwd_dkdv.lua:145: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } dst_2_frag[1], Qs_frag[1];
@@ -558,7 +562,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:160: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:163: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -580,7 +584,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       }
     }
   }
-  // attention_bwd_dkdv.lua:161: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:164: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     _Float16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -610,11 +614,12 @@ extern "C" int attention_bwd_dkdv_f16_d32(const void *Q, const void *K, const vo
   if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dK == NULL || dV == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqs > 2147483647 || sks > 2147483647 || svs > 2147483647 || sdos > 2147483647 || sdks > 2147483647 || sdvs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dkdv_f16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const _Float16 *)dO, (const float *)LSE, (const float *)Delta, (_Float16 *)dK, (_Float16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  attention_bwd_dkdv_f16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const _Float16 *)dO, (const float *)LSE, (const float *)Delta, (_Float16 *)dK, (_Float16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sdob, sdoh, (int)sdos, sdkb, sdkh, (int)sdks, sdvb, sdvh, (int)sdvs, scale, window_left, window_right);
   return (int)hipGetLastError();
 }

@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -86,7 +90,7 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 }
 
 /* One block (128 threads) of attention_bwd_dq_bf16_d32_softcap. */
-__global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const lt_bf16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, lt_bf16 *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, float softcap, int window_left, int window_right)
+__global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const lt_bf16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, lt_bf16 *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sdob, int64_t sdoh, int sdos, int64_t sdqb, int64_t sdqh, int sdqs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -483,11 +487,12 @@ extern "C" int attention_bwd_dq_bf16_d32_softcap(const void *Q, const void *K, c
   if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dQ == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqs > 2147483647 || sks > 2147483647 || svs > 2147483647 || sdos > 2147483647 || sdqs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dq_bf16_d32_softcap_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const lt_bf16 *)dO, (const float *)LSE, (const float *)Delta, (lt_bf16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, softcap, window_left, window_right);
+  attention_bwd_dq_bf16_d32_softcap_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const lt_bf16 *)dO, (const float *)LSE, (const float *)Delta, (lt_bf16 *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sdob, sdoh, (int)sdos, sdqb, sdqh, (int)sdqs, scale, softcap, window_left, window_right);
   return (int)hipGetLastError();
 }

@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -86,7 +90,7 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 }
 
 /* One block (256 threads) of attention_f16_d32_softcap. */
-__global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, _Float16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)
+__global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, _Float16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sob, int64_t soh, int sos, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -463,11 +467,12 @@ extern "C" int attention_f16_d32_softcap(const void *Q, const void *K, const voi
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqs > 2147483647 || sks > 2147483647 || svs > 2147483647 || sos > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_f16_d32_softcap_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (_Float16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
+  attention_f16_d32_softcap_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (_Float16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sob, soh, (int)sos, scale, softcap, window_left, window_right);
   return (int)hipGetLastError();
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c,
 # matmul.c and attention.c and runs them (see each), then builds and runs
-# examples/attention against out/c.  Prints PASS/FAIL/SKIP lines.
+# examples/attention against out/c, and checks the HIP target's bf16 rounding
+# (tests/cpu/bf16.c).  Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.."
 b=build/tests/cpu
 mkdir -p $b
@@ -74,3 +75,12 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
+sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
+if ! grep -q '^}' $b/hip_bf16.inc; then
+  echo "FAIL cpu bf16: no 'LT_FN lt_bf16 lt_f32_to_bf16' function in templates/hip.h"
+elif cc -std=c11 -O2 -Wall -Wextra -I$b tests/cpu/bf16.c -lm -o $b/bf16 2>$b/bf16_build.log; then
+  $b/bf16 || echo "FAIL cpu bf16: crashed (status $?)"
+else
+  echo "FAIL cpu bf16 build: $(grep -m1 error $b/bf16_build.log | cut -c1-300)"
+fi

@@ -89,8 +89,10 @@
 #endif
 
 /* run.sh writes attention_list.h: the attention variant groups to check
-** (forward, Delta, dQ, dK/dV), as LT_ATTENTIONS(X) with
-** X(fwd, pre, dq, dkdv, dtype, head dim, softcap). */
+** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
+** Delta + dQacc clear, dK/dV + dQ, and dQacc -> dQ, or 0s where the group
+** has none), as LT_ATTENTIONS(X) with
+** X(fwd, pre, dq, dkdv, prea, dkdva, post, dtype, head dim, softcap). */
 #if HAVE("attention_list.h")
 #include "attention_list.h"
 #endif
@@ -507,6 +509,19 @@ typedef int (*AttDkdvCap)(const void *, const void *, const void *, const void *
                           void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                           int64_t, int64_t, float, float, int, int, void *);
+/* dQ by atomics: pre also clears dQacc (f32 [B, Hq, Sq, D], contiguous),
+** dK/dV takes dQacc after dV, post converts it into dQ. */
+typedef int (*AttPreA)(const void *, const void *, void *, void *, int, int, int, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, void *);
+typedef int (*AttDkdvA)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                        void *, void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, int64_t, float, int, int, void *);
+typedef int (*AttDkdvACap)(const void *, const void *, const void *, const void *, const void *, const void *, void *,
+                           void *, void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t, float, float, int, int, void *);
+typedef int (*AttPost)(const void *, void *, int, int, int, int64_t, int64_t, int64_t, void *);
 
 /* A case: sizes, the window (-1: none), and whether the tensors are laid
 ** out [B, S, H, D] (strides) instead of [B, H, S, D].  Lengths are not
@@ -601,9 +616,21 @@ static const char *ltfmt(const char *fmt, ...) {
   return b;
 }
 
-static void test_attention(const char *variant, const char *names, void *fwd, void *pre, void *dqf, void *dkdvf, Dt dt,
-                           int D, int softcap) {
-  if (listing) {   /* the four kernels of the group */
+/* Checks dQ, dK and dV of one backward run of case `name` (rc: the launchers'
+** status, or-ed) against the reference gs = {dQ, dK, dV}; `how` names the
+** path in the check's name. */
+static void att_judge_grads(const char *name, const char *how, int rc, Buf *outs[3], double *gs[3], Dt dt) {
+  static const char *const what[3] = {"dQ", "dK", "dV"};
+  for (int i = 0; i < 3; i++) {
+    double *sl = att_slack(gs[i], outs[i]->n, dt);
+    judge(ltfmt("%s %s%s", name, what[i], how), rc, *outs[i], gs[i], sl);
+    free(sl);
+  }
+}
+
+static void test_attention(const char *variant, const char *names, void *fwd, void *pre, void *dqf, void *dkdvf,
+                           void *prea, void *dkdva, void *post, Dt dt, int D, int softcap) {
+  if (listing) {   /* the kernels of the group (0 where it has no dQ-by-atomics kernels) */
     for (const char *p = names; *p; p++) putchar(*p == ',' ? '\n' : *p);
     putchar('\n');
   }
@@ -648,18 +675,36 @@ static void test_attention(const char *variant, const char *names, void *fwd, vo
       rc |= ((AttDkdv)dkdvf)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, c.B, c.Hq, c.Sq, c.Hkv, c.Sk, QS, KS, KS, QS,
                              KS, KS, sc, c.wl, c.wr, NULL);
     }
-#undef QS
-#undef KS
     double *gs[3] = {rq, rk, rv};
     Buf *outs[3] = {&dQ, &dK, &dV};
-    const char *what[3] = {"dQ", "dK", "dV"};
-    for (int i = 0; i < 3; i++) {
-      sl = att_slack(gs[i], outs[i]->n, dt);
-      judge(ltfmt("%s %s", name, what[i]), rc, *outs[i], gs[i], sl);
-      free(sl);
+    att_judge_grads(name, "", rc, outs, gs, dt);
+    if (prea && dkdva && post) {   /* again, with dQ summed by atomics into dQacc */
+      drop(De), drop(dQ), drop(dK), drop(dV);
+      De = poisoned(F32, nl, 0), dQ = poisoned(dt, nq, 0), dK = poisoned(dt, nk, 0), dV = poisoned(dt, nk, 0);
+      Buf acc = poisoned(F32, nq, 0);
+      rc = ((AttPreA)prea)(O.p, dO.p, De.p, acc.p, c.B, c.Hq, c.Sq, QS, QS, NULL);
+      rc |= softcap ? ((AttDkdvACap)dkdva)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, acc.p, c.B, c.Hq, c.Sq, c.Hkv,
+                                           c.Sk, QS, KS, KS, QS, KS, KS, sc, cp, c.wl, c.wr, NULL)
+                    : ((AttDkdvA)dkdva)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, acc.p, c.B, c.Hq, c.Sq, c.Hkv,
+                                        c.Sk, QS, KS, KS, QS, KS, KS, sc, c.wl, c.wr, NULL);
+      rc |= ((AttPost)post)(acc.p, dQ.p, c.B, c.Hq, c.Sq, QS, NULL);
+      att_judge_grads(name, " (dQ by atomics)", rc, outs, gs, dt);
+      drop(acc);
     }
+#undef QS
+#undef KS
     drop(Q), drop(K), drop(V), drop(dO), drop(O), drop(L), drop(De), drop(dQ), drop(dK), drop(dV);
     free(q), free(k), free(v), free(g), free(o), free(lse), free(rq), free(rk), free(rv);
+  }
+  if (target && strncmp(target, "gfx", 3) == 0) {   /* AMD: row strides reach the kernel as int (docs/dsl.md) */
+    Buf t = poisoned(dt, 64, 0), l = poisoned(F32, 64, 0);
+    const int64_t big = (int64_t)1 << 31;
+    int rc = softcap ? ((AttFwdCap)fwd)(t.p, t.p, t.p, t.p, l.p, 1, 1, 1, 1, 1, 0, 0, big, 0, 0, D, 0, 0, D, 0, 0, D,
+                                        1.0f, 4.0f, -1, -1, NULL)
+                     : ((AttFwd)fwd)(t.p, t.p, t.p, t.p, l.p, 1, 1, 1, 1, 1, 0, 0, big, 0, 0, D, 0, 0, D, 0, 0, D,
+                                     1.0f, -1, -1, NULL);
+    verdict(ltfmt("%s rejects a sequence stride of 2^31", variant), rc != 0 ? NULL : "the launcher accepted it");
+    drop(t), drop(l);
   }
 }
 
@@ -720,8 +765,9 @@ int main(int argc, char **argv) {
   LT_MATMULS(RUN_MM)
 #endif
 #ifdef LT_ATTENTIONS
-#define RUN_ATT(fwd, pre, dq, dkdv, dt, D, cap) \
-  test_attention(#fwd, #pre "," #dq "," #dkdv, (void *)fwd, (void *)pre, (void *)dq, (void *)dkdv, dt, D, cap);
+#define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap)                                                   \
+  test_attention(#fwd, #pre "," #dq "," #dkdv "," #prea "," #dkdva "," #post, (void *)fwd, (void *)pre, (void *)dq, \
+                 (void *)dkdv, (void *)prea, (void *)dkdva, (void *)post, dt, D, cap);
   LT_ATTENTIONS(RUN_ATT)
 #endif
   if (hashes) fclose(hashes);

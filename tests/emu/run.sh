@@ -124,7 +124,8 @@ pick_matmuls() {
 }
 
 # Keeps the attention variants of folder $1 that CI checks: f16 d64 and
-# bf16 d32 with softcap, forward and backward (LT_EMU_ALL=1: all).
+# bf16 d32 with softcap, forward and backward, the backward also with dQ by
+# atomics (LT_EMU_ALL=1: all).
 pick_attention() {
   local d=$1 dropped=0 n=0
   for f in $d/attention*.emu.cpp; do
@@ -133,7 +134,9 @@ pick_attention() {
     case $v in
       attention_f16_d64|attention_bf16_d32_softcap|attention_bwd_pre_f16_d64|attention_bwd_pre_bf16_d32|\
       attention_bwd_dq_f16_d64|attention_bwd_dq_bf16_d32_softcap|attention_bwd_dkdv_f16_d64|\
-      attention_bwd_dkdv_bf16_d32_softcap) n=$((n + 1)) ;;
+      attention_bwd_dkdv_bf16_d32_softcap|attention_bwd_pre_dq_atomic_f16_d64|attention_bwd_pre_dq_atomic_bf16_d32|\
+      attention_bwd_dkdv_dq_atomic_f16_d64|attention_bwd_dkdv_dq_atomic_bf16_d32_softcap|attention_bwd_post_f16_d64|\
+      attention_bwd_post_bf16_d32) n=$((n + 1)) ;;
       *) if [ "${LT_EMU_ALL:-0}" != 1 ]; then rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); else n=$((n + 1)); fi ;;
     esac
   done
@@ -142,7 +145,8 @@ pick_attention() {
 
 # Writes attention_list.h in folder $1 for check.cpp: each forward variant
 # whose three backward kernels are there too, as X(fwd, pre, dq, dkdv,
-# dtype, head dim, softcap).
+# prea, dkdva, post, dtype, head dim, softcap), where prea, dkdva and post
+# are its dQ-by-atomics kernels, or 0s when one of them is not there.
 attention_list() {
   local d=$1 n=0
   : > $d/attention_list.h
@@ -156,8 +160,16 @@ attention_list() {
     local sfx=${v#attention_} pre=attention_bwd_pre_${dt}_d$D
     local dq=attention_bwd_dq_$sfx dkdv=attention_bwd_dkdv_$sfx
     [ -e $d/$pre.h ] && [ -e $d/$dq.h ] && [ -e $d/$dkdv.h ] || continue
+    local prea=attention_bwd_pre_dq_atomic_${dt}_d$D dkdva=attention_bwd_dkdv_dq_atomic_$sfx post=attention_bwd_post_${dt}_d$D
+    if [ -e $d/$prea.h ] && [ -e $d/$dkdva.h ] && [ -e $d/$post.h ]; then
+      echo "#include \"$prea.h\"" >> $d/attention_list.h
+      echo "#include \"$dkdva.h\"" >> $d/attention_list.h
+      echo "#include \"$post.h\"" >> $d/attention_list.h
+    else
+      prea=0 dkdva=0 post=0
+    fi
     for h in $v $pre $dq $dkdv; do echo "#include \"$h.h\"" >> $d/attention_list.h; done
-    echo "  X($v, $pre, $dq, $dkdv, $(echo $dt | tr a-z A-Z), $D, $cap) \\" >> $d/attention_list.tail
+    echo "  X($v, $pre, $dq, $dkdv, $prea, $dkdva, $post, $(echo $dt | tr a-z A-Z), $D, $cap) \\" >> $d/attention_list.tail
     n=$((n + 1))
   done
   echo "" >> $d/attention_list.tail

@@ -10,8 +10,8 @@
  *   F        f32 [M, N], device pointer, written
  *   M        size, 1 to 2^30 - 1
  *   N        size, 1 to 2^30 - 1
- *   so_m     stride in elements, >= 0
- *   sf_m     stride in elements, >= 0
+ *   so_m     stride in elements, 0 to 2^31 - 1
+ *   sf_m     stride in elements, 0 to 2^31 - 1
  *   sf_n     stride in elements, >= 0
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a

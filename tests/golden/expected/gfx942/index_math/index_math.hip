@@ -18,10 +18,14 @@
 /* bf16 is kept as its 16 bits; conversions round to nearest even. */
 typedef uint16_t lt_bf16;
 LT_FN float lt_bf16_to_f32(lt_bf16 h) { return __uint_as_float((uint32_t)h << 16); }
+/* Without a branch or a compare: nan is all ones for a NaN, else 0 (the
+** sign of 0x7f800000 - |u|).  A NaN is not rounded and gets its quiet bit;
+** a compare would give each conversion a lane mask, two SGPRs on wave64,
+** and unrolled code holds enough of them to spill SGPRs on CDNA. */
 LT_FN lt_bf16 lt_f32_to_bf16(float f) {
   uint32_t u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (lt_bf16)((u >> 16) | 0x40u);  /* NaN stays NaN */
-  return (lt_bf16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  uint32_t nan = (uint32_t)((int32_t)(0x7f800000u - (u & 0x7fffffffu)) >> 31);
+  return (lt_bf16)((u + ((0x7fffu + ((u >> 16) & 1u)) & ~nan)) >> 16 | (nan & 0x40u));
 }
 /* f16 is clang's native _Float16.  f16/bf16 values are computed in f32;
 ** these round a float to the type. */
@@ -50,7 +54,7 @@ LT_FN void lt_syncthreads(void) {
 }
 
 /* One block (64 threads) of index_math. */
-__global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ A, int *__restrict__ O, float *__restrict__ F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)
+__global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ A, int *__restrict__ O, float *__restrict__ F, int M, int N, int so_m, int sf_m, int64_t sf_n)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 8;
@@ -145,11 +149,12 @@ extern "C" int index_math(const void *A, void *O, void *F, int M, int N, int64_t
   if (A == NULL || O == NULL || F == NULL) return hipErrorInvalidValue;
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return hipErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (so_m > 2147483647 || sf_m > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  index_math_kernel<<<grid, dim3(64), 0, (hipStream_t)stream>>>((const int *)A, (int *)O, (float *)F, M, N, so_m, sf_m, sf_n);
+  index_math_kernel<<<grid, dim3(64), 0, (hipStream_t)stream>>>((const int *)A, (int *)O, (float *)F, M, N, (int)so_m, (int)sf_m, sf_n);
   return (int)hipGetLastError();
 }
