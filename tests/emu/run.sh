@@ -161,14 +161,10 @@ attention_list() {
     local dq=attention_bwd_dq_$sfx dkdv=attention_bwd_dkdv_$sfx
     [ -e $d/$pre.h ] && [ -e $d/$dq.h ] && [ -e $d/$dkdv.h ] || continue
     local prea=attention_bwd_pre_dq_atomic_${dt}_d$D dkdva=attention_bwd_dkdv_dq_atomic_$sfx post=attention_bwd_post_${dt}_d$D
-    if [ -e $d/$prea.h ] && [ -e $d/$dkdva.h ] && [ -e $d/$post.h ]; then
-      echo "#include \"$prea.h\"" >> $d/attention_list.h
-      echo "#include \"$dkdva.h\"" >> $d/attention_list.h
-      echo "#include \"$post.h\"" >> $d/attention_list.h
-    else
-      prea=0 dkdva=0 post=0
-    fi
-    for h in $v $pre $dq $dkdv; do echo "#include \"$h.h\"" >> $d/attention_list.h; done
+    [ -e $d/$prea.h ] && [ -e $d/$dkdva.h ] && [ -e $d/$post.h ] || prea=0 dkdva=0 post=0
+    for h in $v $pre $dq $dkdv $prea $dkdva $post; do
+      [ $h = 0 ] || echo "#include \"$h.h\"" >> $d/attention_list.h
+    done
     echo "  X($v, $pre, $dq, $dkdv, $prea, $dkdva, $post, $(echo $dt | tr a-z A-Z), $D, $cap) \\" >> $d/attention_list.tail
     n=$((n + 1))
   done
