@@ -1270,13 +1270,13 @@ static const luaL_Reg core_funcs[] = {
 /* core.kernel(t): checks the kernel table's fields and records its line. */
 static int c_kernel(lua_State *l) {
   if (!lua_istable(l, 1)) return dsl_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
-  static const char *const fields[] = {"name", "doc", "variants", "config", "params", "body", "tune", NULL};
+  static const char *const fields[] = {"name", "doc", "variants", "config", "target_config", "params", "body", "tune", NULL};
   lua_pushnil(l);
   while (lua_next(l, 1)) {
     const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
     int ok = 0;
     for (int i = 0; fields[i]; i++) ok |= strcmp(fields[i], key) == 0;
-    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, params, body, tune)", key);
+    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, params, body, tune)", key);
     lua_pop(l, 1);
   }
   lua_getfield(l, 1, "name");
@@ -1650,6 +1650,56 @@ static int one_config(int cv, int vars, const char *vname, const char **buckets,
   return 1;
 }
 
+/* Checks the kernel's target_config (kernel table at kt: target name ->
+** { key = value }, each key one of config's with a value of its type) and
+** lays the current target's entry over the config table at ct.  Returns 0
+** after raising the error message; line is tile.kernel's. */
+static int target_config(int kt, int ct, int line) {
+  lua_getfield(L, kt, "target_config");
+  int tc = lua_gettop(L);
+  if (lua_isnil(L, tc)) return lua_pop(L, 1), 1;
+  if (!lua_istable(L, tc))
+    return raise_msg(ltU_fmt("%s:%d: error: target_config is a table target = { key = value }, e.g. "
+                             "target_config = { gfx90a = { threads = 256 } }", kfile, line)), 0;
+  const char *names[64];
+  int n = sorted_keys(tc, names, 64);
+  for (int i = 0; i < n; i++) {
+    if (!ltT_find(names[i])) {
+      Buf b = {0};
+      for (int j = 0; ltT_all[j]; j++) ltU_printf(&b, "%s%s", j ? ", " : "", ltT_all[j]->name);
+      return raise_msg(ltU_fmt("%s:%d: error: target_config.%s: no such target (targets: %s)", kfile, line, names[i],
+                               b.p)), 0;
+    }
+    lua_getfield(L, tc, names[i]);
+    if (!lua_istable(L, -1))
+      return raise_msg(ltU_fmt("%s:%d: error: target_config.%s is a table of config values, e.g. { threads = 256 }",
+                               kfile, line, names[i])), 0;
+    int et = lua_gettop(L);
+    const char *keys[64];
+    int nk = sorted_keys(et, keys, 64);
+    for (int j = 0; j < nk; j++) {
+      lua_getfield(L, ct, keys[j]);
+      int want = lua_type(L, -1);
+      lua_getfield(L, et, keys[j]);
+      int got = lua_type(L, -1);
+      if (want == LUA_TNIL)
+        return raise_msg(ltU_fmt("%s:%d: error: target_config.%s.%s: config has no '%s'; a target can only change "
+                                 "the values config names", kfile, line, names[i], keys[j], keys[j])), 0;
+      if (got != want || lua_isinteger(L, -1) != lua_isinteger(L, -2)) {
+        const char *kind = lua_isinteger(L, -2) ? "a whole number" : lua_typename(L, want);
+        return raise_msg(ltU_fmt("%s:%d: error: target_config.%s.%s = %s: config %s is %s, so the value must be one too",
+                                 kfile, line, names[i], keys[j], luaL_tolstring(L, -1, NULL), keys[j], kind)), 0;
+      }
+      if (the_target && strcmp(the_target->name, names[i]) == 0) lua_setfield(L, ct, keys[j]);
+      else lua_pop(L, 1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
 /* Enumerates variant combinations (sorted keys, values in order). */
 static int run_file(lua_State *l) {
   Run *run = lua_touserdata(l, 1);
@@ -1683,6 +1733,7 @@ static int run_file(lua_State *l) {
     }
   }
   lua_pop(L, 1);
+  if (!target_config(kt, ct, kline)) return 0;
   lua_getfield(L, kt, "variants");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); }
   if (!lua_istable(L, -1)) return dsl_error("variants is a table of name = { values }");

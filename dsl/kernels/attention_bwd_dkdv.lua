@@ -21,6 +21,10 @@ return tile.kernel {
   variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true },
                dq_atomic = { false, true } },
   config = { BM = 64, BN = 64, WN = 1, stages = 2, threads = 128 },
+  -- CDNA: 4 waves a block.  With 2, gfx90a's bf16 d128 softcap dq_atomic
+  -- kept one SGPR in a VGPR lane (gfx90a has fewer SGPRs than gfx942);
+  -- at 256 threads every CDNA variant compiles without spills (clang-19).
+  target_config = { gfx90a = { threads = 256 }, gfx942 = { threads = 256 } },
   -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
   -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
   -- step (half that at D = 128; BN with dq_atomic).  The tuner leaves out the

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=1 stages=2 threads=128 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for gfx942).
+ * Config: BM=64 BN=64 WN=1 stages=2 threads=256 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for gfx942).
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_bwd_dkdv_bf16_d64_softcap.hip
  */
 #include <hip/hip_runtime.h>
@@ -89,17 +89,17 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
   for (int i = 0; i < 4; ++i) d[i] = c[i];
 }
 
-/* One block (128 threads) of attention_bwd_dkdv_bf16_d64_softcap. */
-__global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const lt_bf16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, lt_bf16 *__restrict__ dK, lt_bf16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sdob, int64_t sdoh, int sdos, int64_t sdkb, int64_t sdkh, int sdks, int64_t sdvb, int64_t sdvh, int sdvs, float scale, float softcap, int window_left, int window_right)
+/* One block (256 threads) of attention_bwd_dkdv_bf16_d64_softcap. */
+__global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d64_softcap_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const lt_bf16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, lt_bf16 *__restrict__ dK, lt_bf16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int sqs, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, int64_t sdob, int64_t sdoh, int sdos, int64_t sdkb, int64_t sdkh, int sdks, int64_t sdvb, int64_t sdvh, int sdvs, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
   /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
-  const int warp_row = tid / 64 * 32;
+  const int warp_row = tid / 64 * 16;
   const int warp_col = 0;
-  /* MFMA 32x32x8 result layout: this thread holds rows row0 + 32 i and columns col0 + 8 j + 0..3 */
-  const int row0 = warp_row + lane % 32;
-  const int col0 = warp_col + lane / 32 * 4;
+  /* MFMA 16x16x16 result layout: this thread holds rows row0 + 16 i and columns col0 + 16 j + 0..3 */
+  const int row0 = warp_row + lane % 16;
+  const int col0 = warp_col + lane / 16 * 4;
   const int pid = blockIdx.x;
   const int bh = blockIdx.y;
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][64];
@@ -108,130 +108,130 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
   __shared__ __attribute__((aligned(16))) lt_bf16 dOs[64][64];
   __shared__ __attribute__((aligned(16))) float lses[1][64];
   __shared__ __attribute__((aligned(16))) float deltas[1][64];
-  // attention_bwd_dkdv.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:85: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:83: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:87: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:84: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:88: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:85: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:89: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:87: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:91: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:88: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:92: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:90: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:94: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:91: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:95: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:92: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:96: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:93: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:97: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:103: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:107: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = kb * 64 + ri * 16 + tid / 8;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = kb * 64 + ri * 32 + tid / 8;
       const int gc = tid % 8 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
   }
-  // attention_bwd_dkdv.lua:104: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:108: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = kb * 64 + ri * 16 + tid / 8;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = kb * 64 + ri * 32 + tid / 8;
       const int gc = tid % 8 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
   }
-  // attention_bwd_dkdv.lua:105: local dk = k:fragment("f32", { BN, D }, 0)
-  float dk[32];
+  // attention_bwd_dkdv.lua:109: local dk = k:fragment("f32", { BN, D }, 0)
+  float dk[16];
   #pragma unroll
-  for (int ci = 0; ci < 8; ++ci) {
+  for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       dk[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:106: local dv = k:fragment("f32", { BN, D }, 0)
-  float dv[32];
+  // attention_bwd_dkdv.lua:110: local dv = k:fragment("f32", { BN, D }, 0)
+  float dv[16];
   #pragma unroll
-  for (int ci = 0; ci < 8; ++ci) {
+  for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       dv[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:107: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:111: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:108: local h = hk * group + g
+    // attention_bwd_dkdv.lua:112: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:111: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:115: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:112: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:116: k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = j * 64 + ri * 16 + tid / 8;
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = j * 64 + ri * 32 + tid / 8;
           const int gc = tid % 8 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
           if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-            ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+            ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
       }
-      // attention_bwd_dkdv.lua:113: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:117: k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = j * 64 + ri * 16 + tid / 8;
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = j * 64 + ri * 32 + tid / 8;
           const int gc = tid % 8 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
           if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
-            ((uint4 *)&dOs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+            ((uint4 *)&dOs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
       }
-      // attention_bwd_dkdv.lua:114: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:118: k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:115: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:119: k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -265,347 +265,347 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:116: local st = k:fragment("f32", { BN, BM }, 0)
-      float st[32];
+      // attention_bwd_dkdv.lua:120: local st = k:fragment("f32", { BN, BM }, 0)
+      float st[16];
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st[ci * 4 + vi] = 0.0f;
         }
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:117: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:121: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 8) {
-        union { uint32_t u[2]; lt_bf16 h[4]; } Ks_frag[1], Qs_frag[2];
+      for (int kk = 0; kk < 64; kk += 16) {
+        union { uint32_t u[2]; lt_bf16 h[4]; } Ks_frag[1], Qs_frag[4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            Ks_frag[mi].h[x] = Ks[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+            Ks_frag[mi].h[x] = Ks[warp_row + mi * 16 + lane % 16][kk + lane / 16 * 4 + x];
           }
         }
         #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
+        for (int ni = 0; ni < 4; ++ni) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            Qs_frag[ni].h[x] = Qs[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
+            Qs_frag[ni].h[x] = Qs[warp_col + ni * 16 + lane % 16][kk + lane / 16 * 4 + x];
           }
         }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
-            lt_mfma_32x32x8_bf16(&st[mi * 32 + ni * 16], Qs_frag[ni].u, Ks_frag[mi].u);
+          for (int ni = 0; ni < 4; ++ni) {
+            lt_mfma_16x16x16_bf16(&st[mi * 16 + ni * 4], Qs_frag[ni].u, Ks_frag[mi].u);
           }
         }
       }
-      // attention_bwd_dkdv.lua:118: local dpt = k:fragment("f32", { BN, BM }, 0)
-      float dpt[32];
+      // attention_bwd_dkdv.lua:122: local dpt = k:fragment("f32", { BN, BM }, 0)
+      float dpt[16];
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           dpt[ci * 4 + vi] = 0.0f;
         }
       }
-      // attention_bwd_dkdv.lua:119: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:123: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 8) {
-        union { uint32_t u[2]; lt_bf16 h[4]; } Vs_frag[1], dOs_frag[2];
+      for (int kk = 0; kk < 64; kk += 16) {
+        union { uint32_t u[2]; lt_bf16 h[4]; } Vs_frag[1], dOs_frag[4];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            Vs_frag[mi].h[x] = Vs[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+            Vs_frag[mi].h[x] = Vs[warp_row + mi * 16 + lane % 16][kk + lane / 16 * 4 + x];
           }
         }
         #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
+        for (int ni = 0; ni < 4; ++ni) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            dOs_frag[ni].h[x] = dOs[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
+            dOs_frag[ni].h[x] = dOs[warp_col + ni * 16 + lane % 16][kk + lane / 16 * 4 + x];
           }
         }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
-            lt_mfma_32x32x8_bf16(&dpt[mi * 32 + ni * 16], dOs_frag[ni].u, Vs_frag[mi].u);
+          for (int ni = 0; ni < 4; ++ni) {
+            lt_mfma_16x16x16_bf16(&dpt[mi * 16 + ni * 4], dOs_frag[ni].u, Vs_frag[mi].u);
           }
         }
       }
-      // attention_bwd_dkdv.lua:156: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:160: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:157: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:161: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:160: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:164: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:123: t = k:fragment("f32", { BN, BM })
-        float t[32];
-        // attention_bwd_dkdv.lua:124: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:127: t = k:fragment("f32", { BN, BM })
+        float t[16];
+        // attention_bwd_dkdv.lua:128: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             t[ci * 4 + vi] = tanhf(st[ci * 4 + vi] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:125: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:129: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             st[ci * 4 + vi] = t[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:126: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:130: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             t[ci * 4 + vi] = 1.0f - t[ci * 4 + vi] * t[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:133: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:137: local key = k:iota({ BN, 1 }, 1)
         int key[1];
         key[0] = row0;
-        // attention_bwd_dkdv.lua:134: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:138: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[1];
         row[0] = key[0] + (k0 - j * 64 - diag);
-        // attention_bwd_dkdv.lua:135: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:139: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[1];
         lo[0] = window_right < 0 ? 0 : row[0] - window_right;
-        // attention_bwd_dkdv.lua:136: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:140: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[1];
         hi[0] = key[0] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[0] + window_left + 1)) : 0;
-        // attention_bwd_dkdv.lua:137: local col = k:iota({ BN, BM }, 2)
-        int col[32];
+        // attention_bwd_dkdv.lua:141: local col = k:iota({ BN, BM }, 2)
+        int col[16];
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            col[ci * 4 + vi] = ci * 8 + col0 + vi;
+            col[ci * 4 + vi] = ci * 16 + col0 + vi;
             st[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? st[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
-        float lse[32];
-        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:144: local lse = k:fragment("f32", { 1, BM })
+        float lse[16];
+        // attention_bwd_dkdv.lua:145: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            lse[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
+            lse[ci * 4 + vi] = lses[0][ci * 16 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:146: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse[ci * 4 + vi] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:147: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 8) {
-          union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[2];
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              st_frag[mi].h[x] = lt_f32_to_bf16(st[mi * 32 + kk / 2 + x]);
+              st_frag[mi].h[x] = lt_f32_to_bf16(st[mi * 16 + kk / 4 + x]);
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+              dOs_frag[ni].h[x] = dOs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
             }
           }
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              lt_mfma_32x32x8_bf16(&dv[mi * 32 + ni * 16], dOs_frag[ni].u, st_frag[mi].u);
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_bf16(&dv[mi * 16 + ni * 4], dOs_frag[ni].u, st_frag[mi].u);
             }
           }
         }
-        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
-        float delta[32];
-        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:148: local delta = k:fragment("f32", { 1, BM })
+        float delta[16];
+        // attention_bwd_dkdv.lua:149: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            delta[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
+            delta[ci * 4 + vi] = deltas[0][ci * 16 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:147: if v.softcap then dst = dst * t end
-        float dst[32];
+        // attention_bwd_dkdv.lua:151: if v.softcap then dst = dst * t end
+        float dst[16];
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             dst[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta[ci * 4 + vi]) * t[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:152: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 8) {
-          union { uint32_t u[2]; lt_bf16 h[4]; } dst_frag[1], Qs_frag[2];
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } dst_frag[1], Qs_frag[4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              dst_frag[mi].h[x] = lt_f32_to_bf16(dst[mi * 32 + kk / 2 + x]);
+              dst_frag[mi].h[x] = lt_f32_to_bf16(dst[mi * 16 + kk / 4 + x]);
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+              Qs_frag[ni].h[x] = Qs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
             }
           }
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              lt_mfma_32x32x8_bf16(&dk[mi * 32 + ni * 16], Qs_frag[ni].u, dst_frag[mi].u);
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_bf16(&dk[mi * 16 + ni * 4], Qs_frag[ni].u, dst_frag[mi].u);
             }
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:123: t = k:fragment("f32", { BN, BM })
-        float t_2[32];
-        // attention_bwd_dkdv.lua:124: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:127: t = k:fragment("f32", { BN, BM })
+        float t_2[16];
+        // attention_bwd_dkdv.lua:128: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             t_2[ci * 4 + vi] = tanhf(st[ci * 4 + vi] * (scale / softcap));
           }
         }
-        // attention_bwd_dkdv.lua:125: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:129: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             st[ci * 4 + vi] = t_2[ci * 4 + vi] * (softcap * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:126: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:130: k:assign(t, 1 - t * t)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             t_2[ci * 4 + vi] = 1.0f - t_2[ci * 4 + vi] * t_2[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:140: local lse = k:fragment("f32", { 1, BM })
-        float lse_2[32];
-        // attention_bwd_dkdv.lua:141: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:144: local lse = k:fragment("f32", { 1, BM })
+        float lse_2[16];
+        // attention_bwd_dkdv.lua:145: k:copy(lses, lse)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            lse_2[ci * 4 + vi] = lses[0][ci * 8 + col0 + vi];
+            lse_2[ci * 4 + vi] = lses[0][ci * 16 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:142: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:146: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             st[ci * 4 + vi] = lt_exp2(st[ci * 4 + vi] - lse_2[ci * 4 + vi] * 1.442695f);
           }
         }
-        // attention_bwd_dkdv.lua:143: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:147: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 8) {
-          union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[2];
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } st_frag[1], dOs_frag[4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              st_frag[mi].h[x] = lt_f32_to_bf16(st[mi * 32 + kk / 2 + x]);
+              st_frag[mi].h[x] = lt_f32_to_bf16(st[mi * 16 + kk / 4 + x]);
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              dOs_frag[ni].h[x] = dOs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+              dOs_frag[ni].h[x] = dOs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
             }
           }
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              lt_mfma_32x32x8_bf16(&dv[mi * 32 + ni * 16], dOs_frag[ni].u, st_frag[mi].u);
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_bf16(&dv[mi * 16 + ni * 4], dOs_frag[ni].u, st_frag[mi].u);
             }
           }
         }
-        // attention_bwd_dkdv.lua:144: local delta = k:fragment("f32", { 1, BM })
-        float delta_2[32];
-        // attention_bwd_dkdv.lua:145: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:148: local delta = k:fragment("f32", { 1, BM })
+        float delta_2[16];
+        // attention_bwd_dkdv.lua:149: k:copy(deltas, delta)
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            delta_2[ci * 4 + vi] = deltas[0][ci * 8 + col0 + vi];
+            delta_2[ci * 4 + vi] = deltas[0][ci * 16 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:147: if v.softcap then dst = dst * t end
-        float dst_2[32];
+        // attention_bwd_dkdv.lua:151: if v.softcap then dst = dst * t end
+        float dst_2[16];
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             dst_2[ci * 4 + vi] = st[ci * 4 + vi] * (dpt[ci * 4 + vi] - delta_2[ci * 4 + vi]) * t_2[ci * 4 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:148: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:152: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
-        for (int kk = 0; kk < 64; kk += 8) {
-          union { uint32_t u[2]; lt_bf16 h[4]; } dst_2_frag[1], Qs_frag[2];
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } dst_2_frag[1], Qs_frag[4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              dst_2_frag[mi].h[x] = lt_f32_to_bf16(dst_2[mi * 32 + kk / 2 + x]);
+              dst_2_frag[mi].h[x] = lt_f32_to_bf16(dst_2[mi * 16 + kk / 4 + x]);
             }
           }
           #pragma unroll
-          for (int ni = 0; ni < 2; ++ni) {
+          for (int ni = 0; ni < 4; ++ni) {
             #pragma unroll
             for (int x = 0; x < 4; ++x) {
-              Qs_frag[ni].h[x] = Qs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+              Qs_frag[ni].h[x] = Qs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
             }
           }
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              lt_mfma_32x32x8_bf16(&dk[mi * 32 + ni * 16], Qs_frag[ni].u, dst_2_frag[mi].u);
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_bf16(&dk[mi * 16 + ni * 4], Qs_frag[ni].u, dst_2_frag[mi].u);
             }
           }
         }
       }
     }
   }
-  // attention_bwd_dkdv.lua:163: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:167: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       const int gr = kb * 64 + row0;
-      const int gc = ci * 8 + col0;
+      const int gc = ci * 16 + col0;
       lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
@@ -620,14 +620,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:164: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:168: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 4; ++ci) {
       const int gr = kb * 64 + row0;
-      const int gc = ci * 8 + col0;
+      const int gc = ci * 16 + col0;
       lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
       if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
@@ -656,6 +656,6 @@ extern "C" int attention_bwd_dkdv_bf16_d64_softcap(const void *Q, const void *K,
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_dkdv_bf16_d64_softcap_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const lt_bf16 *)dO, (const float *)LSE, (const float *)Delta, (lt_bf16 *)dK, (lt_bf16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sdob, sdoh, (int)sdos, sdkb, sdkh, (int)sdks, sdvb, sdvh, (int)sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_bf16_d64_softcap_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const lt_bf16 *)dO, (const float *)LSE, (const float *)Delta, (lt_bf16 *)dK, (lt_bf16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, (int)sqs, skb, skh, (int)sks, svb, svh, (int)svs, sdob, sdoh, (int)sdos, sdkb, sdkh, (int)sdks, sdvb, sdvh, (int)sdvs, scale, softcap, window_left, window_right);
   return (int)hipGetLastError();
 }

@@ -20,11 +20,10 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # Known open defects: files that build but spill.  Their spill FAIL is
 # reported as SKIP with the reason (so every run shows it, and it is not
 # counted as passed); one that stops spilling FAILs until taken off the list.
-# Issue 4: on gfx90a the dK/dV kernel with dQ by atomics, bf16 d128 with a
-# softcap, holds one uniform value more than the scalar registers: LLVM
-# keeps it in a VGPR lane (one v_writelane before the loop, one
-# v_readlane after it; no scratch memory).  gfx942 has the room.
-KNOWN="gfx90a:attention_bwd_dkdv_dq_atomic_bf16_d128_softcap"
+# None at present (the last, gfx90a's dQ-by-atomics dK/dV in bf16 d128 with
+# a softcap, went with 4 waves a block on CDNA: attention_bwd_dkdv.lua's
+# target_config).
+KNOWN=""
 known() {
   local list=" $(echo $KNOWN) " f key
   while IFS= read -r l; do

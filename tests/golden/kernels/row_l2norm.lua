@@ -1,7 +1,8 @@
 -- row_l2norm.lua (golden): Y[r, :] = X[r, :] / max(||X[r, :]||, eps), one
 -- program per row.  Covers: a row reduction across warps, a runtime k:when
 -- (one chunk or many), a k:serial loop with a fragment accumulator, iota
--- masking of the ragged tail, reduce_max, sqrt and max.
+-- masking of the ragged tail, reduce_max, sqrt and max; a target_config
+-- (gfx942 runs 512 threads, sm80 and c the config's 256).
 local tile = require "tile"
 
 return tile.kernel {
@@ -9,6 +10,7 @@ return tile.kernel {
   doc = "Rows of X [R, C] scaled to unit L2 norm.",
   variants = { dtype = { "f16" } },
   config = { BC = 1024, threads = 256 },
+  target_config = { gfx942 = { threads = 512 } },
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "R", "C" }),

@@ -4,7 +4,7 @@
  *
  * Rows of X [R, C] scaled to unit L2 norm.
  *
- * Config: BC=1024 threads=256.
+ * Config: BC=1024 threads=512.
  * Build: hipcc -O3 --offload-arch=gfx942 -c row_l2norm_f16.hip
  */
 #include <hip/hip_runtime.h>
@@ -53,51 +53,51 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
-/* One block (256 threads) of row_l2norm_f16. */
-__global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__restrict__ X, _Float16 *__restrict__ Y, float *__restrict__ Amax, int R, int C)
+/* One block (512 threads) of row_l2norm_f16. */
+__global__ void __launch_bounds__(512) row_l2norm_f16_kernel(const _Float16 *__restrict__ X, _Float16 *__restrict__ Y, float *__restrict__ Amax, int R, int C)
 {
   const int tid = threadIdx.x;
   const int row = blockIdx.x;
-  __shared__ float t7_red[1][4];
-  __shared__ float t9_red[1][4];
-  __shared__ float t15_red[1][4];
-  __shared__ float t18_red[1][4];
-  // row_l2norm.lua:21: local nchunks = tile.cdiv(p.C, c.BC)
+  __shared__ float t7_red[1][8];
+  __shared__ float t9_red[1][8];
+  __shared__ float t15_red[1][8];
+  __shared__ float t18_red[1][8];
+  // row_l2norm.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // row_l2norm.lua:22: k:when(nchunks:eq(1), function()
+  // row_l2norm.lua:24: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // row_l2norm.lua:23: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
-    float x[4];
+    // row_l2norm.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    float x[2];
     {
       const bool ok = row < R;
       const _Float16 *base = X + (int64_t)row * C;
-      const int gc = tid * 4;
+      const int gc = tid * 2;
       const _Float16 *ptr = base + gc;
-      if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; _Float16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
+      if (ok && gc + 2 <= C && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; _Float16 e[2]; } h;
+        h.v[0] = ((const uint32_t *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 2; ++vi) x[vi] = (float)h.e[vi];
       } else {
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
+        for (int vi = 0; vi < 2; ++vi) {
           x[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
         }
       }
     }
-    // row_l2norm.lua:24: local col = k:iota({ 1, c.BC }, 2)
-    int col[4];
-    float ax[4];
+    // row_l2norm.lua:26: local col = k:iota({ 1, c.BC }, 2)
+    int col[2];
+    float ax[2];
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      col[vi] = tid * 4 + vi;
+    for (int vi = 0; vi < 2; ++vi) {
+      col[vi] = tid * 2 + vi;
       ax[vi] = col[vi] < C ? fabsf(x[vi]) : 0.0f;
     }
-    // row_l2norm.lua:26: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))
+    // row_l2norm.lua:28: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))
     float t7[1];
     t7[0] = -INFINITY;
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
+    for (int vi = 0; vi < 2; ++vi) {
       t7[0] = fmaxf(t7[0], ax[vi]);
     }
     t7[0] = fmaxf(t7[0], __shfl_xor(t7[0], 32));
@@ -112,18 +112,18 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
     lt_syncthreads();
     t7[0] = t7_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t7[0] = fmaxf(t7[0], t7_red[0][wi]);
+    for (int wi = 1; wi < 8; ++wi) t7[0] = fmaxf(t7[0], t7_red[0][wi]);
     {
       const bool ok = row < R && tid == 0;
       float *base = Amax + row;
       float *ptr = base;
       if (ok) ptr[0] = t7[0];
     }
-    // row_l2norm.lua:27: local inv = 1 / tile.max(tile.sqrt(k:reduce_sum(x * x, 2)), 1e-12)
+    // row_l2norm.lua:29: local inv = 1 / tile.max(tile.sqrt(k:reduce_sum(x * x, 2)), 1e-12)
     float t9[1];
     t9[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
+    for (int vi = 0; vi < 2; ++vi) {
       t9[0] = t9[0] + x[vi] * x[vi];
     }
     t9[0] = t9[0] + __shfl_xor(t9[0], 32);
@@ -138,60 +138,60 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
     lt_syncthreads();
     t9[0] = t9_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t9[0] = t9[0] + t9_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t9[0] = t9[0] + t9_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / fmaxf(sqrtf(t9[0]), 1e-12f);
-    // row_l2norm.lua:28: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * inv)
+    // row_l2norm.lua:30: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * inv)
     {
       const bool ok = row < R;
       _Float16 *base = Y + (int64_t)row * C;
-      const int gc = tid * 4;
+      const int gc = tid * 2;
       _Float16 *ptr = base + gc;
-      if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; _Float16 e[4]; } h;
+      if (ok && gc + 2 <= C && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; _Float16 e[2]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(x[vi] * inv[0]);
-        ((uint2 *)ptr)[0] = h.v[0];
+        for (int vi = 0; vi < 2; ++vi) h.e[vi] = (_Float16)(x[vi] * inv[0]);
+        ((uint32_t *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
+        for (int vi = 0; vi < 2; ++vi) {
           if (ok && gc + vi < C) ptr[vi] = (_Float16)(x[vi] * inv[0]);
         }
       }
     }
   } else {
-    // row_l2norm.lua:30: local ss = k:fragment("f32", { 1, 1 }, 0)
+    // row_l2norm.lua:32: local ss = k:fragment("f32", { 1, 1 }, 0)
     float ss[1];
     ss[0] = 0.0f;
-    // row_l2norm.lua:31: local amax = k:fragment("f32", { 1, 1 }, 0)
+    // row_l2norm.lua:33: local amax = k:fragment("f32", { 1, 1 }, 0)
     float amax[1];
     amax[0] = 0.0f;
-    // row_l2norm.lua:32: k:serial(0, nchunks, function(j)
+    // row_l2norm.lua:34: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // row_l2norm.lua:33: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-      float x_2[4];
+      // row_l2norm.lua:35: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      float x_2[2];
       {
         const bool ok = row < R;
         const _Float16 *base = X + (int64_t)row * C;
-        const int gc = j * 1024 + tid * 4;
+        const int gc = j * 1024 + tid * 2;
         const _Float16 *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; _Float16 e[4]; } h;
-          h.v[0] = ((const uint2 *)ptr)[0];
+        if (ok && gc + 2 <= C && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; _Float16 e[2]; } h;
+          h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = (float)h.e[vi];
+          for (int vi = 0; vi < 2; ++vi) x_2[vi] = (float)h.e[vi];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
+          for (int vi = 0; vi < 2; ++vi) {
             x_2[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }
-      // row_l2norm.lua:34: k:assign(ss, ss + k:reduce_sum(x * x, 2))
+      // row_l2norm.lua:36: k:assign(ss, ss + k:reduce_sum(x * x, 2))
       float t15[1];
       t15[0] = 0.0f;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
+      for (int vi = 0; vi < 2; ++vi) {
         t15[0] = t15[0] + x_2[vi] * x_2[vi];
       }
       t15[0] = t15[0] + __shfl_xor(t15[0], 32);
@@ -206,13 +206,13 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
       lt_syncthreads();
       t15[0] = t15_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t15[0] = t15[0] + t15_red[0][wi];
+      for (int wi = 1; wi < 8; ++wi) t15[0] = t15[0] + t15_red[0][wi];
       ss[0] = ss[0] + t15[0];
-      // row_l2norm.lua:35: k:assign(amax, tile.max(amax, k:reduce_max(tile.abs(x), 2)))
+      // row_l2norm.lua:37: k:assign(amax, tile.max(amax, k:reduce_max(tile.abs(x), 2)))
       float t18[1];
       t18[0] = -INFINITY;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
+      for (int vi = 0; vi < 2; ++vi) {
         t18[0] = fmaxf(t18[0], fabsf(x_2[vi]));
       }
       t18[0] = fmaxf(t18[0], __shfl_xor(t18[0], 32));
@@ -227,54 +227,54 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const _Float16 *__r
       lt_syncthreads();
       t18[0] = t18_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t18[0] = fmaxf(t18[0], t18_red[0][wi]);
+      for (int wi = 1; wi < 8; ++wi) t18[0] = fmaxf(t18[0], t18_red[0][wi]);
       amax[0] = fmaxf(amax[0], t18[0]);
     }
-    // row_l2norm.lua:37: k:store(p.Amax:tile({ row }, { 1 }), amax)
+    // row_l2norm.lua:39: k:store(p.Amax:tile({ row }, { 1 }), amax)
     {
       const bool ok = row < R && tid == 0;
       float *base = Amax + row;
       float *ptr = base;
       if (ok) ptr[0] = amax[0];
     }
-    // row_l2norm.lua:38: local inv = 1 / tile.max(tile.sqrt(ss), 1e-12)
+    // row_l2norm.lua:40: local inv = 1 / tile.max(tile.sqrt(ss), 1e-12)
     float inv_2[1];
     inv_2[0] = 1.0f / fmaxf(sqrtf(ss[0]), 1e-12f);
-    // row_l2norm.lua:39: k:serial(0, nchunks, function(j)
+    // row_l2norm.lua:41: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // row_l2norm.lua:40: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
-      float x_3[4];
+      // row_l2norm.lua:42: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      float x_3[2];
       {
         const bool ok = row < R;
         const _Float16 *base = X + (int64_t)row * C;
-        const int gc = j_2 * 1024 + tid * 4;
+        const int gc = j_2 * 1024 + tid * 2;
         const _Float16 *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; _Float16 e[4]; } h;
-          h.v[0] = ((const uint2 *)ptr)[0];
+        if (ok && gc + 2 <= C && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; _Float16 e[2]; } h;
+          h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = (float)h.e[vi];
+          for (int vi = 0; vi < 2; ++vi) x_3[vi] = (float)h.e[vi];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
+          for (int vi = 0; vi < 2; ++vi) {
             x_3[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }
-      // row_l2norm.lua:41: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * inv)
+      // row_l2norm.lua:43: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * inv)
       {
         const bool ok = row < R;
         _Float16 *base = Y + (int64_t)row * C;
-        const int gc = j_2 * 1024 + tid * 4;
+        const int gc = j_2 * 1024 + tid * 2;
         _Float16 *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; _Float16 e[4]; } h;
+        if (ok && gc + 2 <= C && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; _Float16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(x_3[vi] * inv_2[0]);
-          ((uint2 *)ptr)[0] = h.v[0];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = (_Float16)(x_3[vi] * inv_2[0]);
+          ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
+          for (int vi = 0; vi < 2; ++vi) {
             if (ok && gc + vi < C) ptr[vi] = (_Float16)(x_3[vi] * inv_2[0]);
           }
         }
@@ -293,6 +293,6 @@ extern "C" int row_l2norm_f16(const void *X, void *Y, void *Amax, int R, int C, 
   const int64_t grid_x = (int64_t)R;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  row_l2norm_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (_Float16 *)Y, (float *)Amax, R, C);
+  row_l2norm_f16_kernel<<<grid, dim3(512), 0, (hipStream_t)stream>>>((const _Float16 *)X, (_Float16 *)Y, (float *)Amax, R, C);
   return (int)hipGetLastError();
 }

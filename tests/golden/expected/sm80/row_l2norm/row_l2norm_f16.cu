@@ -50,11 +50,11 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
   __shared__ float t9_red[1][8];
   __shared__ float t15_red[1][8];
   __shared__ float t18_red[1][8];
-  // row_l2norm.lua:21: local nchunks = tile.cdiv(p.C, c.BC)
+  // row_l2norm.lua:23: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // row_l2norm.lua:22: k:when(nchunks:eq(1), function()
+  // row_l2norm.lua:24: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // row_l2norm.lua:23: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
+    // row_l2norm.lua:25: local x = k:load(p.X:tile({ row, 0 }, { 1, c.BC })):cast("f32")
     float x[4];
     {
       const bool ok = row < R;
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
         }
       }
     }
-    // row_l2norm.lua:24: local col = k:iota({ 1, c.BC }, 2)
+    // row_l2norm.lua:26: local col = k:iota({ 1, c.BC }, 2)
     int col[4];
     float ax[4];
     #pragma unroll
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       col[vi] = tid * 4 + vi;
       ax[vi] = col[vi] < C ? fabsf(x[vi]) : 0.0f;
     }
-    // row_l2norm.lua:26: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))
+    // row_l2norm.lua:28: k:store(p.Amax:tile({ row }, { 1 }), k:reduce_max(ax, 2))
     float t7[1];
     t7[0] = -INFINITY;
     #pragma unroll
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       float *ptr = base;
       if (ok) ptr[0] = t7[0];
     }
-    // row_l2norm.lua:27: local inv = 1 / tile.max(tile.sqrt(k:reduce_sum(x * x, 2)), 1e-12)
+    // row_l2norm.lua:29: local inv = 1 / tile.max(tile.sqrt(k:reduce_sum(x * x, 2)), 1e-12)
     float t9[1];
     t9[0] = 0.0f;
     #pragma unroll
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
     for (int wi = 1; wi < 8; ++wi) t9[0] = t9[0] + t9_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / fmaxf(sqrtf(t9[0]), 1e-12f);
-    // row_l2norm.lua:28: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * inv)
+    // row_l2norm.lua:30: k:store(p.Y:tile({ row, 0 }, { 1, c.BC }), x * inv)
     {
       const bool ok = row < R;
       __half *base = Y + (int64_t)row * C;
@@ -146,15 +146,15 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       }
     }
   } else {
-    // row_l2norm.lua:30: local ss = k:fragment("f32", { 1, 1 }, 0)
+    // row_l2norm.lua:32: local ss = k:fragment("f32", { 1, 1 }, 0)
     float ss[1];
     ss[0] = 0.0f;
-    // row_l2norm.lua:31: local amax = k:fragment("f32", { 1, 1 }, 0)
+    // row_l2norm.lua:33: local amax = k:fragment("f32", { 1, 1 }, 0)
     float amax[1];
     amax[0] = 0.0f;
-    // row_l2norm.lua:32: k:serial(0, nchunks, function(j)
+    // row_l2norm.lua:34: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // row_l2norm.lua:33: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // row_l2norm.lua:35: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
       float x_2[4];
       {
         const bool ok = row < R;
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
           }
         }
       }
-      // row_l2norm.lua:34: k:assign(ss, ss + k:reduce_sum(x * x, 2))
+      // row_l2norm.lua:36: k:assign(ss, ss + k:reduce_sum(x * x, 2))
       float t15[1];
       t15[0] = 0.0f;
       #pragma unroll
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t15[0] = t15[0] + t15_red[0][wi];
       ss[0] = ss[0] + t15[0];
-      // row_l2norm.lua:35: k:assign(amax, tile.max(amax, k:reduce_max(tile.abs(x), 2)))
+      // row_l2norm.lua:37: k:assign(amax, tile.max(amax, k:reduce_max(tile.abs(x), 2)))
       float t18[1];
       t18[0] = -INFINITY;
       #pragma unroll
@@ -214,19 +214,19 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
       for (int wi = 1; wi < 8; ++wi) t18[0] = fmaxf(t18[0], t18_red[0][wi]);
       amax[0] = fmaxf(amax[0], t18[0]);
     }
-    // row_l2norm.lua:37: k:store(p.Amax:tile({ row }, { 1 }), amax)
+    // row_l2norm.lua:39: k:store(p.Amax:tile({ row }, { 1 }), amax)
     {
       const bool ok = row < R && tid == 0;
       float *base = Amax + row;
       float *ptr = base;
       if (ok) ptr[0] = amax[0];
     }
-    // row_l2norm.lua:38: local inv = 1 / tile.max(tile.sqrt(ss), 1e-12)
+    // row_l2norm.lua:40: local inv = 1 / tile.max(tile.sqrt(ss), 1e-12)
     float inv_2[1];
     inv_2[0] = 1.0f / fmaxf(sqrtf(ss[0]), 1e-12f);
-    // row_l2norm.lua:39: k:serial(0, nchunks, function(j)
+    // row_l2norm.lua:41: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // row_l2norm.lua:40: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
+      // row_l2norm.lua:42: local x = k:load(p.X:tile({ row, j }, { 1, c.BC })):cast("f32")
       float x_3[4];
       {
         const bool ok = row < R;
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(256) row_l2norm_f16_kernel(const __half *__res
           }
         }
       }
-      // row_l2norm.lua:41: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * inv)
+      // row_l2norm.lua:43: k:store(p.Y:tile({ row, j }, { 1, c.BC }), x * inv)
       {
         const bool ok = row < R;
         __half *base = Y + (int64_t)row * C;

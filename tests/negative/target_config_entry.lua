@@ -1,0 +1,14 @@
+-- expect: tests/negative/target_config_entry.lua:3: error: target_config.sm80 is a table of config values, e.g. { threads = 256 }
+local tile = require "tile"
+return tile.kernel {
+  name = "target_config_entry",
+  config = { BLOCK = 256, threads = 256 },
+  target_config = { sm80 = 128 },
+  params = function(v)
+    return { X = tile.tensor("f32", { "N" }), Y = tile.tensor("f32", { "N" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    k:store(p.Y:tile({ i }, { c.BLOCK }), k:load(p.X:tile({ i }, { c.BLOCK })))
+  end,
+}
