@@ -13,7 +13,8 @@ difference under 1e-2) before anything is timed.  bf16, Q/K/V in
 model dim 2048).
 
 usage: python3 bench/attention_ab.py LABEL=LIB.so [LABEL=LIB.so ...]
-       (ROUNDS and REPS from the environment, default 10 and 6)"""
+       (ROUNDS and REPS from the environment, default 10 and 6; DIMS, the
+       head dims, default 64,128)"""
 import math
 import os
 import statistics
@@ -26,7 +27,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu"))
 from lt import I64, Lib  # noqa: E402
 
-POINTS = [(D, S, causal) for S in (1024, 4096, 16384) for D in (64, 128) for causal in (True, False)]
+DIMS = [int(d) for d in os.environ.get("DIMS", "64,128").split(",")]
+POINTS = [(D, S, causal) for S in (1024, 4096, 16384) for D in DIMS for causal in (True, False)]
 
 
 def interleaved(fns, rounds, reps, flush):

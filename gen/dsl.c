@@ -1117,7 +1117,23 @@ static int c_tensor(lua_State *l) {
 static int c_scalar(lua_State *l) {
   Dtype dt = arg_dtype(1);
   if (dt == DT_F16 || dt == DT_BF16) return dsl_error("scalar parameters are f32 or i32");
+  int positive = 0;
+  if (!lua_isnoneornil(l, 2)) {
+    if (!lua_istable(l, 2)) return dsl_error("tile.scalar's options are a table: { positive = true }, not %s", lua_kind(2));
+    lua_pushnil(l);
+    while (lua_next(l, 2)) {
+      lua_pop(l, 1);
+      if (lua_type(l, -1) != LUA_TSTRING || strcmp(lua_tostring(l, -1), "positive") != 0)
+        return dsl_error("tile.scalar has no option '%s' (options: positive = true)", luaL_tolstring(l, -1, NULL));
+    }
+    lua_getfield(l, 2, "positive");
+    if (!lua_isboolean(l, -1)) return dsl_error("tile.scalar's option positive is true or false, not %s", lua_kind(-1));
+    positive = lua_toboolean(l, -1);
+    lua_pop(l, 1);
+  }
   lua_newtable(l);
+  lua_pushboolean(l, positive);
+  lua_setfield(l, -2, "positive");
   lua_pushstring(l, "scalar");
   lua_setfield(l, -2, "lt_param");
   lua_pushvalue(l, 1);
@@ -1203,6 +1219,9 @@ static void build_params(void) {
       Sym *s = ltI_sym(K, SYM_SCALAR, dt, cur_line());
       s->name = ltU_strdup(ents[i].name);
       s->named = 1;
+      lua_getfield(L, d, "positive");
+      s->positive = s->nonneg = lua_toboolean(L, -1);
+      lua_pop(L, 1);
       push_expr(ltI_ref(s, s->line));
       lua_setfield(L, p, ents[i].name);
     } else {
@@ -1270,13 +1289,14 @@ static const luaL_Reg core_funcs[] = {
 /* core.kernel(t): checks the kernel table's fields and records its line. */
 static int c_kernel(lua_State *l) {
   if (!lua_istable(l, 1)) return dsl_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
-  static const char *const fields[] = {"name", "doc", "variants", "config", "target_config", "params", "body", "tune", NULL};
+  static const char *const fields[] = {"name", "doc", "variants", "config", "target_config", "tuned_as", "params", "body",
+                                      "tune", NULL};
   lua_pushnil(l);
   while (lua_next(l, 1)) {
     const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
     int ok = 0;
     for (int i = 0; fields[i]; i++) ok |= strcmp(fields[i], key) == 0;
-    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, params, body, tune)", key);
+    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, params, body, tune)", key);
     lua_pop(l, 1);
   }
   lua_getfield(l, 1, "name");
@@ -1397,6 +1417,7 @@ static int sandbox_index(lua_State *l) {
 }
 
 static const Target *the_target;   /* of the current run; NULL for --list */
+static const char *the_variant;    /* the variant run_file is on (variant_config: a tuned_as entry) */
 
 /* k's metatable: k.target (the target's name) and k.warp (lanes per warp)
 ** let a kernel pick tile sizes per target; a misspelt builder method is
@@ -1515,13 +1536,14 @@ typedef struct Run {
 ** variant table at vt and the config table at ct.  For one of nbuckets
 ** tuned shape buckets, bucket names it and the kernel's name gets its
 ** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname. */
-static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *vdesc, const char *cdesc,
-                          const char *bucket, int nbuckets) {
+static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
+                          const char *cdesc, const char *bucket, int nbuckets) {
   K = ltU_alloc(sizeof *K);
   lua_getfield(L, kt, "name");
   K->family = ltU_strdup(lua_tostring(L, -1));
   lua_pop(L, 1);
   K->launcher = vname;
+  K->tuned = tname;
   K->name = vname;
   K->bucket = bucket;
   K->nbuckets = nbuckets;
@@ -1593,6 +1615,7 @@ static const char *variant_config(int cv, int vars, const char *vname, const cha
   const TunedValue *tv;
   int ntv;
   const char *origin = ltN_pick(vname, bucket, &tv, &ntv);
+  if (ntv && strcmp(vname, the_variant) != 0) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, vname);
   for (int i = 0; i < ntv; i++) {
     int skip = 0;
     for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
@@ -1617,6 +1640,86 @@ static const char *variant_config(int cv, int vars, const char *vname, const cha
   for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
   ltU_put(&b, ")");
   return b.p;
+}
+
+/* Checks the kernel's tuned_as (kernel table at kt, variants at vars):
+** { key = { value = other value } }, each key a variant key and each
+** value one of its values.  Returns 0 after raising the error; line is
+** tile.kernel's. */
+static int tuned_as_check(int kt, int vars, int line) {
+  lua_getfield(L, kt, "tuned_as");
+  int ta = lua_gettop(L);
+  if (lua_isnil(L, ta)) return lua_pop(L, 1), 1;
+  const char *eg = "e.g. tuned_as = { hdim = { d96 = \"d128\" } }";
+  if (!lua_istable(L, ta))
+    return raise_msg(ltU_fmt("%s:%d: error: tuned_as is a table variant key = { value = other value }, %s", kfile, line,
+                             eg)), 0;
+  const char *keys[16];
+  int nk = sorted_keys(ta, keys, 16);
+  for (int i = 0; i < nk; i++) {
+    lua_getfield(L, vars, keys[i]);
+    int list = lua_gettop(L);
+    if (!lua_istable(L, list))
+      return raise_msg(ltU_fmt("%s:%d: error: tuned_as.%s: the kernel has no variant '%s'", kfile, line, keys[i],
+                               keys[i])), 0;
+    lua_getfield(L, ta, keys[i]);
+    int m = lua_gettop(L);
+    if (!lua_istable(L, m))
+      return raise_msg(ltU_fmt("%s:%d: error: tuned_as.%s is a table value = other value, %s", kfile, line, keys[i],
+                               eg)), 0;
+    lua_pushnil(L);
+    while (lua_next(L, m)) {
+      const char *pair[2] = {value_text(-2), value_text(-1)};
+      for (int j = 0; j < 2; j++) {
+        int found = 0;
+        for (lua_Integer x = 1; x <= luaL_len(L, list); x++) {
+          lua_geti(L, list, x);
+          found |= strcmp(value_text(-1), pair[j]) == 0;
+          lua_pop(L, 1);
+        }
+        if (!found)
+          return raise_msg(ltU_fmt("%s:%d: error: tuned_as.%s: %s is not one of the variant's values", kfile, line,
+                                   keys[i], pair[j])), 0;
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* The name of the variant whose tuned entries variant vname takes: vname
+** when the tuned file has an entry for it, else the one the kernel's
+** tuned_as names (the variant values in vt, some replaced), else vname. */
+static const char *tuned_name(int kt, int vt, const char **vkeys, int nv, const char *kname, const char *vname) {
+  const TunedValue *tv;
+  int n;
+  const char *found[1];
+  ltN_pick(vname, NULL, &tv, &n);
+  if (n || ltN_buckets(vname, found, 1)) return vname;
+  lua_getfield(L, kt, "tuned_as");
+  int ta = lua_gettop(L), changed = 0;
+  Buf b = {0};
+  ltU_put(&b, kname);
+  for (int i = 0; i < nv; i++) {
+    lua_getfield(L, vt, vkeys[i]);
+    const char *txt = value_text(-1);
+    if (lua_istable(L, ta)) {
+      lua_getfield(L, ta, vkeys[i]);
+      if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, txt);
+        if (!lua_isnil(L, -1)) txt = value_text(-1), changed = 1;
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (strcmp(txt, "true") == 0) ltU_printf(&b, "_%s", vkeys[i]);
+    else if (strcmp(txt, "false") != 0) ltU_printf(&b, "_%s", txt);
+  }
+  lua_pop(L, 1);
+  return changed ? b.p : vname;
 }
 
 /* Pushes a shallow copy of the table at index t; returns its index. */
@@ -1738,6 +1841,7 @@ static int run_file(lua_State *l) {
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); }
   if (!lua_istable(L, -1)) return dsl_error("variants is a table of name = { values }");
   int vars = lua_gettop(L);
+  if (!tuned_as_check(kt, vars, kline)) return 0;   /* against the variants as written, before -D picks one */
   const char *dcfg[64];   /* config keys -D set, in command-line order */
   int ndcfg = 0;
   for (int i = 0; i < req->ndefs; i++) {
@@ -1848,22 +1952,24 @@ static int run_file(lua_State *l) {
     /* several tuned buckets: one kernel each (-D applies to all), and a
     ** launcher that picks one by the call's sizes */
     const char *buckets[16];
-    int nb = req->target ? ltN_buckets(vname.p, buckets, 16) : 0;
+    const char *tname = req->target ? tuned_name(kt, vt, vkeys, nv, kname, vname.p) : vname.p;
+    the_variant = vname.p;
+    int nb = req->target ? ltN_buckets(tname, buckets, 16) : 0;
     Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
-    if (nb >= 2 && one_config(cv, vars, vname.p, buckets, nb, ckeys, nc, dcfg, ndcfg))
+    if (nb >= 2 && one_config(cv, vars, tname, buckets, nb, ckeys, nc, dcfg, ndcfg))
       for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);
     if (nb < 2 || same.p) nb = 0, buckets[0] = NULL;
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
       const char *config =
-          variant_config(cb, vars, vname.p, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+          variant_config(cb, vars, tname, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
       size_t len = strlen(config);
       if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);
       if (run->listing && req->target && nb)
         ltU_printf(run->listing, "  %s  for %s  config: %s\n", vname.p, buckets[b], config);
       else if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);
       else if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
-      else build_variant(run, kt, vt, cb, vname.p, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
+      else build_variant(run, kt, vt, cb, vname.p, tname, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
       lua_settop(L, cb - 1);
     }
     lua_settop(L, vars);

@@ -491,9 +491,20 @@ static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *di
   return ltU_fmt("%s + %d <= %s", itext(e, origin), ext, itext(e, dim));
 }
 
+/* Does view v run past its tensor's last column at a constant origin, the
+** number of columns a constant too (a head dim of 96 in 128-wide tiles)?
+** Then its copies into a stage ring test the rows for the whole tile and
+** give each chunk of a row its bytes inside (interior_copy). */
+static int cols_overrun(const View *v) {
+  long long o, n;
+  return v->rdim >= 0 && ltI_const_int(v->origin[v->cdim], &o) && ltI_const_int(v->t->dims[v->cdim], &n) &&
+         o + v->ext[v->cdim] > n && o < n;
+}
+
 /* The test, uniform over the block, that view v is wholly inside its
-** tensor and every row of it starts 16-byte aligned (rows of `per16`
-** elements to 16 bytes). */
+** tensor (but for the columns past the end of one that cols_overrun) and
+** every row of it starts 16-byte aligned (rows of `per16` elements to 16
+** bytes). */
 static const char *whole_tile(E *e, const View *v, int per16, int has_ok) {
   const Sym *t = v->t;
   const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
@@ -502,7 +513,7 @@ static const char *whole_tile(E *e, const View *v, int per16, int has_ok) {
   if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
   if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
   full = all_of(full, ends_inside(e, ro, v->ext[v->rdim], t->dims[v->rdim]));
-  full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
+  if (!cols_overrun(v)) full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
   full = all_of(full, "(uintptr_t)base % 16 == 0");
   long long rs;
   if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % per16 == 0))
@@ -524,13 +535,19 @@ static const char *row_offset(E *e, const View *v, const Layout *l, const Ctx *c
 
 /* The fast case of a copy into a stage ring: when the whole tile is inside
 ** the tensor and every row starts 16-byte aligned (a uniform test), each
-** chunk is one cp.async with no per-chunk test.  Opens the "else" that the
+** chunk is one cp.async with no per-chunk test; where the tile's columns
+** run past the tensor's (cols_overrun), its rows are tested, and each chunk
+** reads its bytes inside, zero-filling the rest.  Opens the "else" that the
 ** masked copy (load_store) fills. */
 static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, int has_ok) {
   const Sym *t = v->t;
   const char *c0 = itext(e, v->origin[v->cdim]);
   const char *full = whole_tile(e, v, l->vec, has_ok);
-  line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
+  int over = cols_overrun(v);
+  if (over)
+    line(e, "if (%s) {   /* the tile's rows are inside %s and 16-byte aligned; its columns from %s on are not */", full,
+         t->name, itext(e, t->dims[v->cdim]));
+  else line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
   e->depth++;
   Ctx c = {0};
   int shape[2];
@@ -539,7 +556,14 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   const char *r = or0(tile_row(&c)), *col = or0(tile_col(&c));
   const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
   const char *off = row_offset(e, v, l, &c);
-  line(e, "lt_cp_async16(&%s, base + %s, 16);", sh_at(e, sh, r, col), sum(off, gc));
+  if (over) {
+    line(e, "const int n = lt_imin(lt_imax(%s - (%s), 0), %d);   /* the chunk's elements inside %s */",
+         itext(e, t->dims[v->cdim]), gc, l->vec, t->name);
+    line(e, "lt_cp_async16(&%s, n > 0 ? base + %s : %s, n * %d);", sh_at(e, sh, r, col), sum(off, gc), t->name,
+         ltI_dtypes[t->dt].bytes);
+  } else {
+    line(e, "lt_cp_async16(&%s, base + %s, 16);", sh_at(e, sh, r, col), sum(off, gc));
+  }
   close_loops(e, n);
   e->depth--;
   line(e, "} else {");
@@ -634,7 +658,8 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   if (ok) line(e, "const bool ok = %s;", ok);
   line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
   int async = sh && e->t->async_copy && (sh->stages > 1 || e->lead_in);   /* cp.async, landing at a loop's wait */
-  int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16;
+  int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 &&
+                 (cols_overrun(v) || !ltI_view_never_inside(v));
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
   if (via) staged_store(e, v, val, via, l, ok != NULL);
   Ctx c = {0};
@@ -1759,10 +1784,22 @@ static Stmt *after_opening_wgmma(Stmt *first) {
   return after;
 }
 
+/* Do the two warpgroups of the block take turns at the opening wgmma gemm
+** g of a pipelined loop (ping-pong)?  Each issues its own rows' wgmmas;
+** in turns, one group's run first and it works on their result (attention:
+** the softmax) while the tensor cores run the other's, instead of both
+** waiting for both.  (H100, attention bf16 d128, BM = BN = 128: 249 against
+** 266 TFLOP/s at 1K tokens causal, 479 against 534 at 16K.)  Only that
+** gemm: taking turns at the second one too (P V) gave nothing back. */
+static int turns(const E *e, const Stmt *g) {
+  return g && g->kind == S_GEMM && g->dst->layout->mma == MMA_WGMMA && e->k->threads == 256;
+}
+
 /* A k:pipelined loop with an N-stage ring and cp.async: the copies for
 ** iteration i + N - 1 are issued while iteration i computes (i + N - 2
 ** when its last wgmmas stay in flight across the back edge), after the
-** wgmma gemm that opens its body (after_opening_wgmma). */
+** wgmma gemm that opens its body (after_opening_wgmma), which the two
+** warpgroups of a 256-thread block take in turns (turns). */
 static void pipelined(E *e, Stmt *s) {
   if (!e->t->async_copy) {
     prefetched(e, s);
@@ -1781,6 +1818,12 @@ static void pipelined(E *e, Stmt *s) {
   const Sym *carry[8];
   int ncarry = back_edge_wgmmas(s, p, carry), ahead = S - 1 - (ncarry > 0);
   prologue(e, s, &r, ahead, 0);
+  Stmt *at = s->copies_first ? p : after_opening_wgmma(p), *turn = NULL;   /* turn: the gemm taken in turns */
+  for (Stmt *x = p; at != p && x && x != at; x = x->next) turn = x;
+  if (!turns(e, turn)) turn = NULL;
+  if (turn)
+    line(e, "if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line %d: 0 goes first */",
+         turn->line);
   line(e, "for (int %s = %s, %s = 0; %s < %s; ++%s, %s = %s == %d ? 0 : %s + 1) {", v, lo, vs, v, hi, v, vs, vs, S - 1, vs);
   e->depth++;
   line(e, "lt_cp_async_wait<%d>();   /* this thread's copies for iteration %s have landed */", ahead - 1, v);
@@ -1789,7 +1832,6 @@ static void pipelined(E *e, Stmt *s) {
          e->barrier, v, v);
   else
     line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->barrier, v);
-  Stmt *at = s->copies_first ? p : after_opening_wgmma(p);
   if (at == p) refill(e, s, &r, ahead, ncarry > 0, 0);
   e->stage = vs;
   e->carrying = ncarry > 0;
@@ -1810,7 +1852,9 @@ static void pipelined(E *e, Stmt *s) {
   }
   for (Stmt *x = p; x; x = x->next) {
     if (x == at && at != p) refill(e, s, &r, ahead, ncarry > 0, 1);
+    if (x == turn) line(e, "lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */");
     stmt(e, x);
+    if (x == turn) line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
   if (!at && p) refill(e, s, &r, ahead, ncarry > 0, 1);   /* a body of wgmmas alone */
   if (!ncarry) wgmma_wait(e);
@@ -1819,6 +1863,7 @@ static void pipelined(E *e, Stmt *s) {
   e->stage = NULL;
   e->depth--;
   line(e, "}");
+  if (turn) line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
   line(e, "lt_cp_async_wait<0>();");
 }
 
@@ -2177,7 +2222,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
   line(e, "{");
   e->depth++;
   if (!gpu(e)) line(e, "(void)stream;");
-  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0};
+  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0}, pos = {0};
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR) {
@@ -2190,6 +2235,8 @@ static void emit_launcher(E *e, Sym **ps, int n) {
     } else if (s->kind == SYM_STRIDE) {
       ltU_printf(&sizes, "%s%s < 0", sizes.n ? " || " : "", s->name);
       if (narrow_stride(e, s)) ltU_printf(&rows, "%s%s > 2147483647", rows.n ? " || " : "", s->name);
+    } else if (s->kind == SYM_SCALAR && s->positive) {
+      ltU_printf(&pos, "%s!(%s > %s)", pos.n ? " || " : "", s->name, s->dt == DT_F32 ? "0.0f" : "0");
     }
   }
   if (nulls.n) line(e, "if (%s) return %s;", nulls.p, t->err_invalid);
@@ -2198,6 +2245,7 @@ static void emit_launcher(E *e, Sym **ps, int n) {
     line(e, "if (%s) return %s;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */",
          big.p, t->err_invalid);
   if (rows.n) line(e, "if (%s) return %s;   /* row strides go to the kernel as int */", rows.p, t->err_invalid);
+  if (pos.n) line(e, "if (%s) return %s;   /* scalars declared positive (NaN fails too) */", pos.p, t->err_invalid);
   if (align.n) line(e, "if (%s) return %s;", align.p, t->err_misaligned);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};
@@ -2282,18 +2330,22 @@ static const char *header(E *e, Sym **ps, int n) {
     else if (s->kind == SYM_STRIDE)
       ltU_printf(&h, " *   %-8s stride in elements, %s\n", s->name, narrow_stride(&he, s) ? "0 to 2^31 - 1" : ">= 0");
     else
-      ltU_printf(&h, " *   %-8s %s scalar\n", s->name, ltI_dtypes[s->dt].name);
+      ltU_printf(&h, " *   %-8s %s scalar%s\n", s->name, ltI_dtypes[s->dt].name, s->positive ? ", > 0" : "");
   }
+  const char *bad = "bad size";
+  for (int i = 0; i < n; i++)
+    if (ps[i]->kind == SYM_SCALAR && ps[i]->positive) bad = "bad size or scalar";
   if (gpu(e)) {
     ltU_printf(&h, " *   %-8s %s to launch on (NULL: the default stream)\n", "stream",
                t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t");
     ltU_printf(&h, " * Returns 0 on success, else a %s: %s for a null pointer or a\n"
-                   " * bad size, %s for a pointer not aligned to its element type,\n"
+                   " * %s, %s for a pointer not aligned to its element type,\n"
                    " * %s for a grid too large, or the launch's own error.\n",
-               t->lang == LANG_CUDA ? "cudaError_t" : "hipError_t", t->err_invalid, t->err_misaligned, t->err_config);
+               t->lang == LANG_CUDA ? "cudaError_t" : "hipError_t", t->err_invalid, bad, t->err_misaligned,
+               t->err_config);
   } else {
     ltU_printf(&h, " *   %-8s unused (the CPU runs the blocks in turn)\n", "stream");
-    ltU_put(&h, " * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.\n");
+    ltU_printf(&h, " * Returns 0 on success, 1 for a null or misaligned pointer, a %s or a grid too large.\n", bad);
   }
   if (k->bucket)
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
@@ -2342,7 +2394,7 @@ static void emit_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   for (int i = 0; i < n; i++) {
     const char *keys[LT_MAXRANK * 4];
     int log2s[LT_MAXRANK * 4];
-    int nk = ltN_bucket_sizes(k->launcher, ks[i]->bucket, sizes, nsizes, keys, log2s);
+    int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, log2s);
     Buf d = {0};
     for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], log2s[j]);
     line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);

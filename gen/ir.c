@@ -298,6 +298,18 @@ void ltI_view_shape(const View *v, int shape[2]) {
   shape[1] = v->ext[v->cdim];
 }
 
+/* Can view v never lie wholly inside its tensor?  When along some dim both
+** its origin and the tensor's size are constants and the window runs past
+** the end (a head dim of 96 read in 128-wide tiles): then the emitter
+** keeps only the masked path. */
+int ltI_view_never_inside(const View *v) {
+  for (int d = 0; d < v->t->trank; d++) {
+    long long o, n;
+    if (ltI_const_int(v->origin[d], &o) && ltI_const_int(v->t->dims[d], &n) && o + v->ext[d] > n) return 1;
+  }
+  return 0;
+}
+
 /* If e folds to an integer constant, stores it and returns 1. */
 int ltI_const_int(const Expr *e, long long *out) {
   if (e->kind != E_CONST || e->cval != floor(e->cval)) return 0;

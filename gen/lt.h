@@ -86,6 +86,7 @@ struct Sym {
   int uses;             /* expression references */
   Stmt *def;            /* S_LET / S_FRAG declaration */
   int nonneg;           /* scalar known to be >= 0 */
+  int positive;         /* scalar parameter the launcher requires to be > 0 */
   /* tensors */
   int trank;
   Expr *dims[LT_MAXRANK];
@@ -204,6 +205,7 @@ typedef struct Kernel {
   const char *launcher; /* the launcher's name: name, or for one of a variant's
                            tuned shape buckets, the variant's (name less _C4096_R...) */
   const char *bucket;   /* that bucket ("C=4096,R=32768"), else NULL */
+  const char *tuned;    /* the variant whose tuned entries it takes: launcher, or its tuned_as */
   int nbuckets;         /* how many buckets the variant has (0: no dispatch) */
   const char *doc;
   const char *variant_desc;   /* "dtype=bf16" */
@@ -238,6 +240,7 @@ int ltI_is_tile(const Expr *e);
 int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
+int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
 void ltI_count_uses(Kernel *k);
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];

@@ -71,7 +71,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     ** matmul bucket) the kernel ran 9% slower with the staged path in it,
     ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100) */
     if (l->wtm / l->im * (l->wtn / l->in) < 16) continue;
-    if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols) continue;
+    if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols || ltI_view_never_inside(v)) continue;
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;

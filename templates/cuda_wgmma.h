@@ -35,6 +35,19 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
+/* The two warpgroups of a 256-thread block taking turns at the tensor
+** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
+** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
+** other group's 128 arrivals); lt_wg_turn_pass(g) hands the turn to the
+** other group without waiting.  Barrier 0 stays __syncthreads'. */
+LT_FN void lt_wg_turn_wait(int g) {
+  if (g == 0) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  else asm volatile("bar.sync 2, 256;\n" ::: "memory");
+}
+LT_FN void lt_wg_turn_pass(int g) {
+  if (g == 0) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  else asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
 /* The block barrier, with what the tensor cores read next in shared memory
 ** made visible to them first: ordinary and cp.async stores are in the
 ** generic proxy, wgmma's reads in the async proxy. */

@@ -294,7 +294,7 @@ LT_EMU_FN void ctx_make(Ctx *c, char *stack, size_t size, void (*fn)(void)) {
 /* ------------------------------------------------------------------ */
 /* state of a launch                                                    */
 
-enum { RUN, WAIT_WARP, WAIT_BAR, DONE };
+enum { RUN, WAIT_WARP, WAIT_BAR, WAIT_NBAR, DONE };
 
 struct Thread;
 /* A warp operation: runs once per warp on all lanes (lanes[0..n-1]). */
@@ -320,6 +320,7 @@ struct Thread {
   int tid, warp, lane;
   int state;
   unsigned wait_gen;      /* the warp's or the barrier's generation it waits past */
+  int wait_bar;           /* WAIT_NBAR: the named barrier (1..15) */
   const char *file;       /* last sync point reached: file, line, what */
   int line;
   const char *what;
@@ -352,6 +353,7 @@ struct Warp {
   int size, arrived;
   unsigned gen;
   int wg_group;           /* wgmma (emu_cuda.h): the groups it committed, the open group's number */
+  int wg_fenced;          /* a wgmma.fence since its last commit_group: its open group may issue */
 };
 
 /* One warp's wgmma in flight (emu_cuda.h): its operands as read at issue
@@ -382,6 +384,11 @@ struct State {
   int *order;
   int bar_arrived;
   unsigned bar_gen, epoch;  /* epoch: barriers completed in this block */
+  int nbar_arrived[16];     /* named barriers 1..15 (bar.sync / bar.arrive id, count) */
+  int nbar_count[16];       /* the thread count of the phase in progress; 0: none */
+  unsigned nbar_gen[16];
+  const char *nbar_file[16];
+  int nbar_line[16];        /* where the pending phase's first arrival was */
   Thread *cur;              /* the thread running, NULL in the scheduler */
   Ctx sched;
   int error;
@@ -856,6 +863,34 @@ LT_EMU_FN void barrier(const char *file, int line, const char *what) {
   s->epoch++;
 }
 
+/* bar.sync / bar.arrive on named barrier id (1..15) with `count` threads
+** (a multiple of the warp): the arrival that makes `count` completes the
+** phase and releases the threads that wait in it; `wait`: this thread
+** waits too (bar.sync), else it goes on (bar.arrive).  Every arrival of a
+** phase must give the same count.  These barriers only order the threads
+** (the kernels take turns with them); they are no point of the shared-
+** memory checks. */
+LT_EMU_FN void named_barrier(int id, int count, bool wait, const char *file, int line, const char *what) {
+  State *s = g;
+  Thread *t = s->cur;
+  t->file = file, t->line = line, t->what = what;
+  if (id < 1 || id > 15 || count <= 0 || count % s->warp != 0 || count > s->nthreads)
+    fail(file, line, "%s: barrier %d with %d threads (ids 1..15, a multiple of the warp up to the block)", what, id, count);
+  if (s->nbar_count[id] && s->nbar_count[id] != count)
+    fail(file, line, "%s: barrier %d arrived at with %d threads, its phase in progress (from line %d) with %d", what, id,
+         count, s->nbar_line[id], s->nbar_count[id]);
+  if (!s->nbar_count[id]) s->nbar_count[id] = count, s->nbar_file[id] = file, s->nbar_line[id] = line;
+  if (++s->nbar_arrived[id] == count) {
+    s->nbar_arrived[id] = 0;
+    s->nbar_count[id] = 0;
+    s->nbar_gen[id]++;
+    return;
+  }
+  if (!wait) return;
+  t->wait_bar = id;
+  block_on(s, t, WAIT_NBAR, s->nbar_gen[id]);
+}
+
 /* A warp-wide operation: every lane of the warp must reach the same one
 ** (same code, same line).  The last lane to arrive runs fn for all lanes;
 ** the others wait.  args: this lane's operands, read by fn. */
@@ -1057,6 +1092,7 @@ LT_EMU_FN bool ready(State *s, Thread *t) {
   if (t->state == RUN) return true;
   if (t->state == WAIT_WARP) return s->warps[t->warp].gen != t->wait_gen;
   if (t->state == WAIT_BAR) return s->bar_gen != t->wait_gen;
+  if (t->state == WAIT_NBAR) return s->nbar_gen[t->wait_bar] != t->wait_gen;
   return false;
 }
 
@@ -1081,6 +1117,17 @@ LT_EMU_FN void report_stuck(State *s) {
       if (o->state == WAIT_BAR) snprintf(m + strlen(m), sizeof m - strlen(m), " (%s, line %d)", o->what, o->line);
       break;
     }
+    fail(t->file, t->line, "%s", m);
+    return;
+  }
+  for (int i = 0; i < n; i++) {   /* a named barrier short of its count */
+    Thread *t = &th[i];
+    if (t->state != WAIT_NBAR) continue;
+    int id = t->wait_bar;
+    snprintf(m, sizeof m, "%s: barrier %d waits for %d threads and %d arrived; threads ", t->what, id,
+             s->nbar_count[id], s->nbar_arrived[id]);
+    ranges(m, sizeof m, n, [&](int k) { return th[k].state == WAIT_NBAR && th[k].wait_bar == id; });
+    snprintf(m + strlen(m), sizeof m - strlen(m), " wait in it");
     fail(t->file, t->line, "%s", m);
     return;
   }
@@ -1190,8 +1237,9 @@ LT_EMU_FN int run_block(State *s) {
     t->op = NULL;
     t->group = 0;
   }
-  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0, s->warps[w].wg_group = 0;
+  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0, s->warps[w].wg_group = 0, s->warps[w].wg_fenced = 0;
   s->bar_arrived = 0;
+  for (int id = 0; id < 16; id++) s->nbar_arrived[id] = s->nbar_count[id] = 0;
   s->epoch = 0;
   s->ncopies = 0;
   s->nwg = 0;
@@ -1228,6 +1276,11 @@ LT_EMU_FN int run_block(State *s) {
         if (s->error) return s->error;
       }
     }
+    for (int id = 1; id < 16 && !left; id++)
+      if (s->nbar_arrived[id])
+        fail(s->nbar_file[id], s->nbar_line[id], "barrier %d still has %d of its %d arrivals when the block ends (an "
+             "arrival no bar.sync takes)", id, s->nbar_arrived[id], s->nbar_count[id]);
+    if (s->error) return s->error;
     if (!left && s->nwg)
       fail(s->wg[0].file, s->wg[0].line, "warp %d's wgmma is still in flight when the block ends (missing "
            "wgmma.wait_group)", s->wg[0].warp);

@@ -441,6 +441,9 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
     s->wg = (WgOp *)realloc(s->wg, s->capwg * sizeof(WgOp));
     if (!s->wg) fail(lanes[0].file, lanes[0].line, "out of memory for wgmma records");
   }
+  if (!s->warps[lanes[0].warp].wg_fenced)
+    fail(lanes[0].file, lanes[0].line, "wgmma.mma_async with no wgmma.fence since the warp's last commit_group (the "
+         "registers it reads, written before it, need the fence: PTX ISA, wgmma.fence)");
   WgOp &op = s->wg[s->nwg];
   op.warp = lanes[0].warp, op.group = s->warps[op.warp].wg_group;
   op.n = x->n, op.bf16 = x->bf16, op.ta = x->ta, op.tb = x->tb, op.scale_d = x->scale_d;
@@ -501,10 +504,19 @@ LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
   }
 }
 
+/* wgmma.fence: the warp's register writes so far are seen by the wgmmas it
+** issues next.  Checked conservatively: every group of wgmmas needs one
+** after the warp's last commit_group (the generated code fences each). */
+LT_EMU_FN void wgmma_fence_run(Thread *lanes, int n) {
+  (void)n;
+  g->warps[lanes[0].warp].wg_fenced = 1;
+}
+
 /* wgmma.commit_group: closes the warp's open group. */
 LT_EMU_FN void wgmma_commit_run(Thread *lanes, int n) {
   (void)n;
   g->warps[lanes[0].warp].wg_group++;
+  g->warps[lanes[0].warp].wg_fenced = 0;
 }
 
 /* wgmma.wait_group N: completes the warp's wgmmas but those of its N
@@ -556,8 +568,10 @@ struct WgWait {
 }  // namespace lt_emu
 
 #define lt_wgmma_desc(p, lbo, sbo, swizzle) lt_emu::wgmma_desc(p, lbo, sbo, swizzle, __FILE__, __LINE__)
-#define lt_wgmma_fence() ((void)0)
+#define lt_wgmma_fence() lt_emu::warp_sync(lt_emu::wgmma_fence_run, NULL, "wgmma.fence", __FILE__, __LINE__)
 #define lt_wgmma_commit() lt_emu::warp_sync(lt_emu::wgmma_commit_run, NULL, "wgmma.commit_group", __FILE__, __LINE__)
 #define lt_wgmma_wait lt_emu::WgWait(__FILE__, __LINE__).wait
 #define lt_wgmma_barrier() lt_emu::barrier(__FILE__, __LINE__, "fence.proxy.async + __syncthreads")
+#define lt_wg_turn_wait(g) lt_emu::named_barrier((g) == 0 ? 1 : 2, 256, true, __FILE__, __LINE__, "bar.sync (warpgroup turn)")
+#define lt_wg_turn_pass(g) lt_emu::named_barrier((g) == 0 ? 2 : 1, 256, false, __FILE__, __LINE__, "bar.arrive (warpgroup turn)")
 template <class T> static inline __attribute__((unused)) void lt_wgmma_settle(T &) {}

@@ -6,8 +6,11 @@
 -- reduced to a running max and sum (online softmax: the output so far is
 -- rescaled when the max grows), and P = exp(S - max), rounded to the input
 -- type, is the first operand of the second gemm O += P V, straight from
--- registers where the target allows.  Exponentials are exp2 of S scaled by
--- log2(e).  Only the key blocks that hold a visible key are visited, and
+-- registers where the target allows.  Exponentials are exp2; on sm90a
+-- without a softcap, scale times log2(e) is folded into each one's FFMA
+-- and the running max is taken over the unscaled logits, which holds for
+-- scale > 0 only (the launchers of every target refuse other scales: one
+-- contract).  Only the key blocks that hold a visible key are visited, and
 -- only those that cut the causal / window boundary or the end of K are
 -- masked.  GQA / MQA: query head h reads key/value head h / (Hq / Hkv).
 --
@@ -23,10 +26,12 @@ return tile.kernel {
   doc = "FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.",
   variants = {
     dtype = { "f16", "bf16" },
-    hdim = { "d32", "d64", "d128" },   -- d256: -D hdim=d256 (CUDA and CDNA; gfx1100's 64 KB of LDS cannot hold it)
+    hdim = { "d32", "d64", "d96", "d128" },   -- d256: -D hdim=d256 (CUDA and CDNA; gfx1100's 64 KB of LDS cannot hold it)
     softcap = { false, true },
   },
   config = { BM = 128, BN = 64, stages = 2, threads = 256 },
+  -- d96 runs d128's tiles (128 wide): it takes d128's tuned configs
+  tuned_as = { hdim = { d96 = "d128" } },
   -- runtime/tune.lua's search space: query block, block size and key block
   -- width.  The threads hold S (BM x BN) and O (BM x D) in registers, a warp
   -- 16 or 32 rows of them (16: what wgmma takes on sm90a); the configs left
@@ -54,15 +59,18 @@ return tile.kernel {
       V = tile.tensor(v.dtype, { "B", "Hkv", "Sk", D }, { "svb", "svh", "svs", 1 }),
       O = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sob", "soh", "sos", 1 }),
       LSE = tile.tensor("f32", { "B", "Hq", "Sq", 1 }),   -- [B, Hq, Sq]: one column, so rows store as one
-      scale = tile.scalar("f32"),
+      scale = tile.scalar("f32", { positive = true }),
     }
-    if v.softcap then ps.softcap = tile.scalar("f32") end
+    if v.softcap then ps.softcap = tile.scalar("f32", { positive = true }) end
     ps.window_left = tile.scalar("i32")
     ps.window_right = tile.scalar("i32")
     return ps
   end,
   body = function(k, p, c, v)
+    -- the tiles' width: D, or 128 for D = 96 (gen's tiles are powers of two;
+    -- the columns past 96 load as zeros and are not stored)
     local D = tonumber(v.hdim:sub(2))
+    D = D == 96 and 128 or D
     -- d256: narrower key blocks (shared memory), and on AMD half the rows: Q, K and V
     -- share 64 KB of LDS (on gfx1100 with P, which goes through LDS to the second gemm)
     local rdna, cdna = k.target == "gfx1100", k.target:match("^gfx9") ~= nil
@@ -103,8 +111,17 @@ return tile.kernel {
     local Vs = k:shared(v.dtype, { BN, D })
     k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
     local o = k:fragment("f32", { BM, D }, 0)
-    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    -- m is kept in the units of s.  On sm90a without a softcap those are the
+    -- logits unscaled, and the scale (times log2(e)) goes into each
+    -- exponential's FFMA, exp2(s c2 - m c2), which needs scale > 0 (H100,
+    -- d128: +1-5%, bench/results/2026-11-23-h100-attention-ab.txt).
+    -- Elsewhere s is scaled first, to log2 units: the sm80 code at 255
+    -- registers spilled with the fold (sm_80: 16-44 bytes), and a softcap's
+    -- multiply comes with its tanh (folded, ptxas spilled at d32 and d128).
+    local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+    local function log2units(x) return c2 and x * c2 or x end
     k:pipelined(first, last, c.stages, function(j)
       k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
@@ -118,7 +135,7 @@ return tile.kernel {
       local function step(masked)
         if v.softcap then
           k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        else
+        elseif not c2 then
           k:assign(s, s * (p.scale * LOG2E))
         end
         if masked then
@@ -129,9 +146,9 @@ return tile.kernel {
           k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
         end
         local m_new = tile.max(m, k:reduce_max(s, 2))
-        local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-        k:assign(s, tile.exp2(s - m_use))
-        local alpha = tile.exp2(m - m_use)
+        local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        k:assign(s, tile.exp2(log2units(s) - mc))
+        local alpha = tile.exp2(log2units(m) - mc)
         k:assign(l, l * alpha + k:reduce_sum(s, 2))
         k:assign(o, o * alpha)
         k:gemm(s:cast(v.dtype), Vs, o)
@@ -144,6 +161,6 @@ return tile.kernel {
     end)
     local seen = l:gt(0)
     k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-    k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+    k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   end,
 }

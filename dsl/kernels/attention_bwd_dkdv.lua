@@ -18,12 +18,15 @@ local LOG2E = 1.4426950408889634
 return tile.kernel {
   name = "attention_bwd_dkdv",
   doc = "FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" }, softcap = { false, true },
                dq_atomic = { false, true } },
   config = { BM = 64, BN = 64, WN = 1, stages = 2, threads = 128 },
+  -- d96 runs d128's tiles (128 wide): it takes d128's tuned configs
+  tuned_as = { hdim = { d96 = "d128" } },
   -- CDNA: 4 waves a block.  With 2, gfx90a's bf16 d128 softcap dq_atomic
   -- kept one SGPR in a VGPR lane (gfx90a has fewer SGPRs than gfx942);
-  -- at 256 threads every CDNA variant compiles without spills (clang-19).
+  -- at 256 threads every CDNA variant compiles without spills (clang-19)
+  -- but dq_atomic at d96 (2-8 SGPRs; tests/compile/run.sh, KNOWN).
   target_config = { gfx90a = { threads = 256 }, gfx942 = { threads = 256 } },
   -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
   -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
@@ -57,7 +60,10 @@ return tile.kernel {
     return ps
   end,
   body = function(k, p, c, v)
+    -- the tiles' width: D, or 128 for D = 96 (gen's tiles are powers of two;
+    -- the columns past 96 load as zeros and are not stored)
     local D = tonumber(v.hdim:sub(2))
+    D = D == 96 and 128 or D
     local BN = c.BN
     -- Half the keys where the full block does not fit:
     --  - dq_atomic on AMD: at D = 128 so that K, V, Q and dO fit in the 64 KB

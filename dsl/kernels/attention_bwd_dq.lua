@@ -15,8 +15,10 @@ local LOG2E = 1.4426950408889634
 return tile.kernel {
   name = "attention_bwd_dq",
   doc = "FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" }, softcap = { false, true } },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" }, softcap = { false, true } },
   config = { BM = 64, BN = 64, stages = 2, threads = 128 },
+  -- d96 runs d128's tiles (128 wide): it takes d128's tuned configs
+  tuned_as = { hdim = { d96 = "d128" } },
   -- runtime/tune.lua's search space.  Each warp owns BM / (threads / 32)
   -- query rows of dQ (16 or 32); BN keys a step.  The tuner leaves out the
   -- configs that spill.
@@ -46,7 +48,10 @@ return tile.kernel {
     return ps
   end,
   body = function(k, p, c, v)
+    -- the tiles' width: D, or 128 for D = 96 (gen's tiles are powers of two;
+    -- the columns past 96 load as zeros and are not stored)
     local D = tonumber(v.hdim:sub(2))
+    D = D == 96 and 128 or D
     local rdna = k.target == "gfx1100"
     local BM = c.BM
     local BN = (rdna and D >= 128) and c.BN // 2 or c.BN   -- gfx1100: dS also goes through the 64 KB of LDS

@@ -7,7 +7,7 @@ local tile = require "tile"
 return tile.kernel {
   name = "attention_bwd_post",
   doc = "FlashAttention-2 backward with atomic dQ, last step: dQ = dQacc in dQ's dtype.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128" } },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" } },
   config = { BM = 32, threads = 128 },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
@@ -17,7 +17,10 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c, v)
+    -- the tiles' width: D, or 128 for D = 96 (gen's tiles are powers of two;
+    -- the columns past 96 load as zeros and are not stored)
     local D = tonumber(v.hdim:sub(2))
+    D = D == 96 and 128 or D
     local qb, bh = k:grid(tile.cdiv(p.Sq, c.BM), p.B * p.Hq)
     local b, h = bh // p.Hq, bh % p.Hq
     local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))

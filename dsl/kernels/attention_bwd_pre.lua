@@ -10,7 +10,7 @@ local tile = require "tile"
 return tile.kernel {
   name = "attention_bwd_pre",
   doc = "FlashAttention-2 backward, step 1: Delta = rowsum(dO * O) in f32 (dq_atomic: and dQacc = 0).",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d128", "d256" }, dq_atomic = { false, true } },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128", "d256" }, dq_atomic = { false, true } },
   config = { BM = 32, threads = 128 },
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
@@ -23,7 +23,10 @@ return tile.kernel {
     return ps
   end,
   body = function(k, p, c, v)
+    -- the tiles' width: D, or 128 for D = 96 (gen's tiles are powers of two;
+    -- the columns past 96 load as zeros and are not stored)
     local D = tonumber(v.hdim:sub(2))
+    D = D == 96 and 128 or D
     local qb, bh = k:grid(tile.cdiv(p.Sq, c.BM), p.B * p.Hq)
     local b, h = bh // p.Hq, bh % p.Hq
     local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")

@@ -27,12 +27,12 @@
  *   sob      stride in elements, >= 0
  *   soh      stride in elements, >= 0
  *   sos      stride in elements, >= 0
- *   scale    f32 scalar
- *   softcap  f32 scalar
+ *   scale    f32 scalar, > 0
+ *   softcap  f32 scalar, > 0
  *   window_left i32 scalar
  *   window_right i32 scalar
  *   stream   unused (the CPU runs the blocks in turn)
- * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
+ * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or scalar or a grid too large.
  * Build: cc -O2 -std=c11 -c attention_bf16_d128_softcap.c
  */
 #ifndef LUATILE_ATTENTION_BF16_D128_SOFTCAP_H

@@ -27,12 +27,12 @@
  *   sob      stride in elements, >= 0
  *   soh      stride in elements, >= 0
  *   sos      stride in elements, 0 to 2^31 - 1
- *   scale    f32 scalar
+ *   scale    f32 scalar, > 0
  *   window_left i32 scalar
  *   window_right i32 scalar
  *   stream   hipStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
- * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,
+ * bad size or scalar, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Build: hipcc -O3 --offload-arch=gfx90a -c attention_f16_d128.hip
  */

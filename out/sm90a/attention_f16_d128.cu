@@ -150,6 +150,19 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
+/* The two warpgroups of a 256-thread block taking turns at the tensor
+** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
+** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
+** other group's 128 arrivals); lt_wg_turn_pass(g) hands the turn to the
+** other group without waiting.  Barrier 0 stays __syncthreads'. */
+LT_FN void lt_wg_turn_wait(int g) {
+  if (g == 0) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  else asm volatile("bar.sync 2, 256;\n" ::: "memory");
+}
+LT_FN void lt_wg_turn_pass(int g) {
+  if (g == 0) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  else asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
 /* The block barrier, with what the tensor cores read next in shared memory
 ** made visible to them first: ordinary and cp.async stores are in the
 ** generic proxy, wgmma's reads in the async proxy. */
@@ -209,38 +222,38 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
   __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 131072);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
-  // attention.lua:81: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:89: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:84: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+  // attention.lua:92: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
   const int n = lt_imax(nqb, 1);
-  // attention.lua:85: bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
+  // attention.lua:93: bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
   const int t7 = lt_imax(1, 128 / n);
   const int t8 = t7 * n;
   const int t10 = pid0 / t8 * t7;
   const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
   const int bh = t10 + pid0 % t8 % t13;
   const int pid = pid0 % t8 / t13;
-  // attention.lua:89: local qb = nqb - 1 - pid
+  // attention.lua:97: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention.lua:90: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:98: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:91: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:99: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:93: local q0 = qb * BM
+  // attention.lua:101: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:94: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:102: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:96: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:104: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:97: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:105: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:98: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:106: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:99: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:107: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:104: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:112: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -268,7 +281,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:105: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:113: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -280,24 +293,26 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:106: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the scaled logits (log2 units)
+  // attention.lua:114: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:107: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:115: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:108: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:123: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  const float c2 = scale * 1.442695f;
+  // attention.lua:125: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:109: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:126: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -324,7 +339,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:110: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:127: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -354,13 +369,15 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
     }
     lt_cp_async_commit();
   }
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 129: 0 goes first */
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention.lua:111: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:128: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
-    // attention.lua:112: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+    // attention.lua:129: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -369,11 +386,12 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
     const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
-      // attention.lua:109: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:126: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -400,7 +418,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:110: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:127: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -429,45 +447,34 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
     lt_cp_async_commit();
-    // attention.lua:140: local kend = (j + 1) * BN
+    // attention.lua:157: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:141: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:158: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:143: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:160: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:122: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention.lua:125: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:142: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:126: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:143: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:127: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:144: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:128: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:145: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -480,75 +487,75 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:131: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t69[2];
+      // attention.lua:148: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t67[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t69[ri] = -INFINITY;
+        t67[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t69[ri] = fmaxf(t69[ri], s[ri * 32 + ci * 2 + vi]);
+            t67[ri] = fmaxf(t67[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 2));
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 1));
+        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 2));
+        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t69[ri]);
+        m_new[ri] = fmaxf(m[ri], t67[ri]);
       }
-      // attention.lua:132: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use[2];
+      // attention.lua:149: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_use[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
       }
-      // attention.lua:133: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:150: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc[ri]);
           }
         }
       }
-      // attention.lua:134: local alpha = tile.exp2(m - m_use)
+      // attention.lua:151: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - m_use[ri]);
+        alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
       }
-      // attention.lua:135: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t75[2];
+      // attention.lua:152: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t76[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t75[ri] = 0.0f;
+        t76[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t75[ri] = t75[ri] + s[ri * 32 + ci * 2 + vi];
+            t76[ri] = t76[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t75[ei] = t75[ei] + __shfl_xor_sync(0xffffffffu, t75[ei], 2);
-        t75[ei] = t75[ei] + __shfl_xor_sync(0xffffffffu, t75[ei], 1);
+        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 2);
+        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t75[ri];
+        l[ri] = l[ri] * alpha[ri] + t76[ri];
       }
-      // attention.lua:136: k:assign(o, o * alpha)
+      // attention.lua:153: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -559,7 +566,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:137: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:154: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -580,92 +587,81 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:138: k:assign(m, m_new)
+      // attention.lua:155: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:122: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:148: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
+        t80[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention.lua:131: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t81[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t81[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t81[ri] = fmaxf(t81[ri], s[ri * 32 + ci * 2 + vi]);
+            t80[ri] = fmaxf(t80[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t81[ei] = fmaxf(t81[ei], __shfl_xor_sync(0xffffffffu, t81[ei], 2));
-        t81[ei] = fmaxf(t81[ei], __shfl_xor_sync(0xffffffffu, t81[ei], 1));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 2));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t81[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t80[ri]);
       }
-      // attention.lua:132: local m_use = tile.where(m_new:eq(-math.huge), 0, m_new)   -- a row with nothing visible yet
-      float m_use_2[2];
+      // attention.lua:149: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_use_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
       }
-      // attention.lua:133: k:assign(s, tile.exp2(s - m_use))
+      // attention.lua:150: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - m_use_2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc_2[ri]);
           }
         }
       }
-      // attention.lua:134: local alpha = tile.exp2(m - m_use)
+      // attention.lua:151: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - m_use_2[ri]);
+        alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
       }
-      // attention.lua:135: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t87[2];
+      // attention.lua:152: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t89[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t87[ri] = 0.0f;
+        t89[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t87[ri] = t87[ri] + s[ri * 32 + ci * 2 + vi];
+            t89[ri] = t89[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t87[ei] = t87[ei] + __shfl_xor_sync(0xffffffffu, t87[ei], 2);
-        t87[ei] = t87[ei] + __shfl_xor_sync(0xffffffffu, t87[ei], 1);
+        t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 2);
+        t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t87[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t89[ri];
       }
-      // attention.lua:136: k:assign(o, o * alpha)
+      // attention.lua:153: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -676,7 +672,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:137: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:154: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -697,15 +693,16 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:138: k:assign(m, m_new)
+      // attention.lua:155: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
-  // attention.lua:145: local seen = l:gt(0)
+  // attention.lua:162: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -713,7 +710,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
   }
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
-  // attention.lua:146: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:163: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -757,7 +754,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:147: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention.lua:164: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -765,7 +762,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 128 + ri * 8 + row0;
       float *ptr = base + gr;
-      if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
+      if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
     }
   }
 }
@@ -776,6 +773,7 @@ extern "C" int attention_f16_d128(const void *Q, const void *K, const void *V, v
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;

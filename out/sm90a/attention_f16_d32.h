@@ -27,12 +27,12 @@
  *   sob      stride in elements, >= 0
  *   soh      stride in elements, >= 0
  *   sos      stride in elements, >= 0
- *   scale    f32 scalar
+ *   scale    f32 scalar, > 0
  *   window_left i32 scalar
  *   window_right i32 scalar
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
- * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
+ * bad size or scalar, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d32.cu
  */

@@ -33,9 +33,10 @@ case $t in
     # sm90a attention gemms take wgmma where they fit it (gen/mma.c, wgmma_fits):
     # the dQ and deterministic dK/dV kernels, and the forwards whose tuned config
     # has 16 rows a warp (dsl/tuned/attention.lua: d64, d128 without softcap).
-    # Not the dK/dV kernels at d128 with a softcap: their tuned config, the one
-    # without spills, splits the warps over N (WN = 2), and wgmma stacks them on M.
-    case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu) ;;
+    # Not the dK/dV kernels at d128 (and d96, which takes d128's configs) with a
+    # softcap: their tuned config, the one without spills, splits the warps over
+    # N (WN = 2), and wgmma stacks them on M.
+    case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu|sm90a:attention_bwd_dkdv_*d96_softcap.cu) ;;
       sm90a:attention_bwd_dkdv_bf16*|sm90a:attention_bwd_dkdv_f16*|sm90a:attention_bwd_dq_*|\
       sm90a:attention_bf16_d64.cu|sm90a:attention_f16_d64.cu|sm90a:attention_bf16_d128.cu|sm90a:attention_f16_d128.cu)
       "$NVCC" -O3 $arch -ptx -o "$o/$(basename "$f").$t.ptx" "$f" 2>>"$log"

@@ -779,6 +779,23 @@ static void run_bad_args(const Set *s, int with_pre) {
         r1 = ((FwdFn)s->fwd)(x, NULL, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
         r2 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 0, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
       }
+      /* scale (and softcap) must be > 0: the kernel folds them into its
+      ** exponent, with the running max taken over the unscaled logits */
+      static const float bad[] = {0.0f, -0.125f, NAN};
+      Result r = {0};
+      for (int i = 0; i < 3; i++) {
+        int rs = s->cap ? ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, bad[i],
+                                            5, -1, 0, NULL)
+                        : ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, bad[i], -1,
+                                         0, NULL);
+        int rc = s->cap ? ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1,
+                                            bad[i], -1, 0, NULL)
+                        : 1;
+        if (!rs) fail(&r, "returned 0 for scale = %g", bad[i]);
+        if (!rc) fail(&r, "returned 0 for softcap = %g", bad[i]);
+      }
+      snprintf(label, sizeof label, "cpu %s rejects a scale%s that is not > 0", name, s->cap ? " or softcap" : "");
+      report(label, &r);
     } else if (kind == K_PRE && s->pre && with_pre) {
       name = s->pre_name;
       r1 = ((PreFn)s->pre)(x, NULL, g, 1, 1, 4, a, a, c, a, a, c, NULL);
@@ -979,10 +996,19 @@ int main(void) {
            "only the self-tests of the reference and the driver ran\n");
 #endif
   }
-  /* every (dtype, D, cap) that has a launcher */
+  /* every (dtype, D, cap) that has a launcher; a head dim outside the list
+  ** would leave its launchers unchecked: that fails */
+  static const int dims[] = {32, 64, 96, 128, 256};
+  for (int i = 0; i < nentries; i++) {
+    int known = 0;
+    for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) known |= entries[i].D == dims[j];
+    if (!known) printf("FAIL cpu attention: %s has head dim %d, which this driver does not run\n", entries[i].name,
+                       entries[i].D), failures++;
+  }
   t0 = clock();
   for (int dt = F16; dt <= BF16; dt++)
-    for (int D = 32; D <= 256; D *= 2) {
+    for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+      int D = dims[di];
       int pre_used = 0;
       Set s0 = find_set(dt, D, 0);
       for (int cap = 0; cap <= 1; cap++) {

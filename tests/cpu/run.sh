@@ -33,7 +33,7 @@ wait
     [ -e "$h" ] || continue
     n=$(basename "$h" .h)
     k=bad cap=
-    if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$ ]]; then
+    if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$ ]]; then
       k=${BASH_REMATCH[2]:-fwd}${BASH_REMATCH[3]:+a} cap=${BASH_REMATCH[6]:+_cap}
       dt=$(echo ${BASH_REMATCH[4]} | tr a-z A-Z) d=${BASH_REMATCH[5]}
     fi

@@ -92,7 +92,9 @@
 ** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
 ** Delta + dQacc clear, dK/dV + dQ, and dQacc -> dQ, or 0s where the group
 ** has none), as LT_ATTENTIONS(X) with
-** X(fwd, pre, dq, dkdv, prea, dkdva, post, dtype, head dim, softcap). */
+** X(fwd, pre, dq, dkdv, prea, dkdva, post, dtype, head dim, softcap,
+** int_rows): int_rows 1 where the forward's header gives its sequence
+** strides the range 0 to 2^31 - 1 (they reach the kernel as int). */
 #if HAVE("attention_list.h")
 #include "attention_list.h"
 #endif
@@ -629,7 +631,7 @@ static void att_judge_grads(const char *name, const char *how, int rc, Buf *outs
 }
 
 static void test_attention(const char *variant, const char *names, void *fwd, void *pre, void *dqf, void *dkdvf,
-                           void *prea, void *dkdva, void *post, Dt dt, int D, int softcap) {
+                           void *prea, void *dkdva, void *post, Dt dt, int D, int softcap, int int_rows) {
   if (listing) {   /* the kernels of the group (0 where it has no dQ-by-atomics kernels) */
     for (const char *p = names; *p; p++) putchar(*p == ',' ? '\n' : *p);
     putchar('\n');
@@ -696,7 +698,7 @@ static void test_attention(const char *variant, const char *names, void *fwd, vo
     drop(Q), drop(K), drop(V), drop(dO), drop(O), drop(L), drop(De), drop(dQ), drop(dK), drop(dV);
     free(q), free(k), free(v), free(g), free(o), free(lse), free(rq), free(rk), free(rv);
   }
-  if (target && strncmp(target, "gfx", 3) == 0) {   /* AMD: row strides reach the kernel as int (docs/dsl.md) */
+  if (int_rows) {   /* the header's range for the sequence strides: the launcher must hold to it */
     Buf t = poisoned(dt, 64, 0), l = poisoned(F32, 64, 0);
     const int64_t big = (int64_t)1 << 31;
     int rc = softcap ? ((AttFwdCap)fwd)(t.p, t.p, t.p, t.p, l.p, 1, 1, 1, 1, 1, 0, 0, big, 0, 0, D, 0, 0, D, 0, 0, D,
@@ -765,9 +767,9 @@ int main(int argc, char **argv) {
   LT_MATMULS(RUN_MM)
 #endif
 #ifdef LT_ATTENTIONS
-#define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap)                                                   \
+#define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap, int_rows)                                         \
   test_attention(#fwd, #pre "," #dq "," #dkdv "," #prea "," #dkdva "," #post, (void *)fwd, (void *)pre, (void *)dq, \
-                 (void *)dkdv, (void *)prea, (void *)dkdva, (void *)post, dt, D, cap);
+                 (void *)dkdv, (void *)prea, (void *)dkdva, (void *)post, dt, D, cap, int_rows);
   LT_ATTENTIONS(RUN_ATT)
 #endif
   if (hashes) fclose(hashes);

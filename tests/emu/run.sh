@@ -11,7 +11,9 @@
 #      every output must be bitwise the same (a race would change it).  All variants of the row ops;
 #      of matmul's 60 (dtype x layout x epilogue) the 12 dtype x layout
 #      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60); of
-#      attention, f16 d64 and bf16 d32 with softcap, forward and backward.
+#      attention, f16 d64 and bf16 d32 with softcap, forward and backward
+#      (and on sm90a bf16 d128, whose warpgroups take turns at the wgmmas;
+#      on sm80 bf16 d96, whose tiles are wider than the head dim).
 #      A variant with a kernel per tuned shape bucket runs again once per
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
@@ -30,7 +32,7 @@ if [ -z "$CXX" ]; then
 fi
 b=build/tests/emu
 jobs=$(nproc 2>/dev/null || echo 2)
-targets="sm80 sm90a gfx90a gfx942 gfx1100"
+targets=${LT_EMU_TARGETS:-sm80 sm90a gfx90a gfx942 gfx1100}   # LT_EMU_TARGETS: a subset, for a quicker look
 rm -rf $b
 mkdir -p $b/mut
 
@@ -137,6 +139,14 @@ pick_attention() {
       attention_bwd_dkdv_bf16_d32_softcap|attention_bwd_pre_dq_atomic_f16_d64|attention_bwd_pre_dq_atomic_bf16_d32|\
       attention_bwd_dkdv_dq_atomic_f16_d64|attention_bwd_dkdv_dq_atomic_bf16_d32_softcap|attention_bwd_post_f16_d64|\
       attention_bwd_post_bf16_d32) n=$((n + 1)) ;;
+      # sm90a at d128: 256 threads, whose two warpgroups take turns at the wgmmas
+      attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128)
+        if [ "$(basename $d)" = sm90a ] || [ "${LT_EMU_ALL:-0}" = 1 ]; then n=$((n + 1))
+        else rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); fi ;;
+      # sm80 at d96: 128-wide tiles over 96 columns (cp.async of part of a chunk)
+      attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96)
+        if [ "$(basename $d)" = sm80 ] || [ "${LT_EMU_ALL:-0}" = 1 ]; then n=$((n + 1))
+        else rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); fi ;;
       *) if [ "${LT_EMU_ALL:-0}" != 1 ]; then rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); else n=$((n + 1)); fi ;;
     esac
   done
@@ -145,8 +155,11 @@ pick_attention() {
 
 # Writes attention_list.h in folder $1 for check.cpp: each forward variant
 # whose three backward kernels are there too, as X(fwd, pre, dq, dkdv,
-# prea, dkdva, post, dtype, head dim, softcap), where prea, dkdva and post
-# are its dQ-by-atomics kernels, or 0s when one of them is not there.
+# prea, dkdva, post, dtype, head dim, softcap, int_rows), where prea, dkdva
+# and post are its dQ-by-atomics kernels, or 0s when one of them is not
+# there, and int_rows is 1 when the forward's header gives `sqs` the range
+# 0 to 2^31 - 1 (gen's Target.int_row_strides: check.cpp then expects the
+# launcher to refuse 2^31).
 attention_list() {
   local d=$1 n=0
   : > $d/attention_list.h
@@ -165,7 +178,9 @@ attention_list() {
     for h in $v $pre $dq $dkdv $prea $dkdva $post; do
       [ $h = 0 ] || echo "#include \"$h.h\"" >> $d/attention_list.h
     done
-    echo "  X($v, $pre, $dq, $dkdv, $prea, $dkdva, $post, $(echo $dt | tr a-z A-Z), $D, $cap) \\" >> $d/attention_list.tail
+    local int_rows=0
+    grep -q '^ \*   sqs  *stride in elements, 0 to 2^31 - 1$' $d/$v.h && int_rows=1
+    echo "  X($v, $pre, $dq, $dkdv, $prea, $dkdva, $post, $(echo $dt | tr a-z A-Z), $D, $cap, $int_rows) \\" >> $d/attention_list.tail
     n=$((n + 1))
   done
   echo "" >> $d/attention_list.tail
@@ -361,6 +376,7 @@ mutate() {   # src dst where find repl nth
 : > $b/mut/jobs
 grep -v '^#' tests/emu/mutants.txt | grep -v '^$' > $b/mut/list
 while IFS='|' read -r name t v detector words where find repl nth env; do
+  case " $targets " in *" $t "*) ;; *) echo "SKIP emu mutant $name: $t is not in LT_EMU_TARGETS"; continue ;; esac
   [ -e $b/$t/$v.dup ] && t=$(cat $b/$t/$v.dup)   # the same code is built there
   src=$b/$t/$v.emu.cpp
   if [ ! -e "$src" ]; then echo "FAIL emu mutant $name: $src was not generated"; continue; fi

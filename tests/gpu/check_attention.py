@@ -108,7 +108,7 @@ def skip(label, why):
 # ---------------------------------------------------------------------------
 # variants
 
-NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|128|256)(_softcap)?$")
+NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$")
 hdir = args.headers or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "out", args.target)
 names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h")))
 sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ..., "dkdva": ...}

@@ -250,6 +250,37 @@ grep -qF " *   N=65536: BLOCK=4096 note=plain threads=128 unroll=false (tuned: $
 grep -qF "(kernel defaults: $F has sm80 entries for 2 devices" all1/sm80/tvadd_f32.cu || why+="sm80 comment; "
 check gen_tuned_all_targets_stable "$why"
 
+# tuned_as: a variant without an entry takes the one tuned_as names (the
+# other variant's, with its buckets and their dispatch); its own entry wins
+mkdir -p ta/kernels ta/tuned
+sed 's/  config = { BLOCK = 1024, threads = 128, unroll = false, note = "plain" },/&\n  tuned_as = { dtype = { f16 = "f32" } },/' \
+  "$K" >ta/kernels/tvadd.lua
+cat >ta/tuned/tvadd.lua <<'EOF2'
+return {
+  kernel = "tvadd",
+  entries = {
+    { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+    { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1048576", config = { BLOCK = 2048 } },
+    { target = "gfx942", device = "MI300X", variant = "tvadd_f32", bucket = "N=4096", config = { BLOCK = 512 } },
+    { target = "gfx942", device = "MI300X", variant = "tvadd_f16", bucket = "N=4096", config = { BLOCK = 128 } },
+  },
+}
+EOF2
+TF=ta/tuned/tvadd.lua
+why=
+"$gen" ta/kernels/tvadd.lua --list --target sm80 --device "GPU A" >ta_list.out 2>ta.err || why+="gen failed: $(cat ta.err); "
+for l in "  tvadd_f16  for N=1048576  config: BLOCK=2048 note=plain threads=128 unroll=false (tuned: $TF, GPU A, N=1048576; tvadd_f32's entry, by tuned_as)" \
+         "  tvadd_f16  for N=1024  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: $TF, GPU A, N=1024; tvadd_f32's entry, by tuned_as)"; do
+  grep -qxF -- "$l" ta_list.out || why+="no line '$l' in: $(cat ta_list.out); "
+done
+"$gen" ta/kernels/tvadd.lua --list --target gfx942 >ta_own.out 2>ta.err || why+="gen gfx942 failed: $(cat ta.err); "
+l="  tvadd_f16  config: BLOCK=128 note=plain threads=128 unroll=false (tuned: $TF, MI300X, N=4096)"
+grep -qxF -- "$l" ta_own.out || why+="own entry: no line '$l' in: $(cat ta_own.out); "
+"$gen" ta/kernels/tvadd.lua --target sm80 --device "GPU A" -o ta_code 2>ta.err || why+="gen -o failed: $(cat ta.err); "
+grep -qxF "static int tvadd_f16_N1024(const void *X, void *Y, int N, void *stream)" ta_code/tvadd_f16.cu ||
+  why+="tvadd_f16 has no launcher for f32's bucket N=1024; "
+check gen_tuned_tuned_as "$why"
+
 # a broken file at the default place: gen says where, --no-tuned ignores it
 printf 'return {\n  entries = {\n    { target = "c", config = { BLOCK = 2 * 512 } },\n  },\n}\n' >"$F"
 "$gen" "$K" --target c -o broken_out >broken.out 2>broken.err
