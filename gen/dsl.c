@@ -1417,7 +1417,6 @@ static int sandbox_index(lua_State *l) {
 }
 
 static const Target *the_target;   /* of the current run; NULL for --list */
-static const char *the_variant;    /* the variant run_file is on (variant_config: a tuned_as entry) */
 
 /* k's metatable: k.target (the target's name) and k.warp (lanes per warp)
 ** let a kernel pick tile sizes per target; a misspelt builder method is
@@ -1604,18 +1603,19 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
 }
 
 /* The config of one variant, in the table at cv (the kernel's config with
-** -D applied, plus the variant's values): lays the variant's tuned entry
-** (tuned.c; bucket's, when not NULL) over it, except the keys -D set (dcfg) and variant keys, and
+** -D applied, plus the variant's values): lays the tuned entry of variant
+** tname (vname's own name, or its tuned_as; tuned.c; bucket's, when not
+** NULL) over it, except the keys -D set (dcfg) and variant keys, and
 ** returns its text "BC=4096 threads=256".  When a tuned file was read, or
 ** always is set (--list --target), the text says where it came from:
 ** "(tuned: FILE, DEVICE, BUCKET)" or "(kernel defaults...)", then "; -D: K"
 ** for the keys -D set. */
-static const char *variant_config(int cv, int vars, const char *vname, const char *bucket, const char **ckeys, int nc,
-                                  const char **dcfg, int ndcfg, int always) {
+static const char *variant_config(int cv, int vars, const char *vname, const char *tname, const char *bucket,
+                                  const char **ckeys, int nc, const char **dcfg, int ndcfg, int always) {
   const TunedValue *tv;
   int ntv;
-  const char *origin = ltN_pick(vname, bucket, &tv, &ntv);
-  if (ntv && strcmp(vname, the_variant) != 0) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, vname);
+  const char *origin = ltN_pick(tname, bucket, &tv, &ntv);
+  if (ntv && strcmp(vname, tname) != 0) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, tname);
   for (int i = 0; i < ntv; i++) {
     int skip = 0;
     for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
@@ -1640,6 +1640,13 @@ static const char *variant_config(int cv, int vars, const char *vname, const cha
   for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
   ltU_put(&b, ")");
   return b.p;
+}
+
+/* Appends variant key's part of a variant name, for value text txt: _key
+** for true, nothing for false, else _txt (softmax_bf16, loops_absolute). */
+static void name_part(Buf *b, const char *key, const char *txt) {
+  if (strcmp(txt, "true") == 0) ltU_printf(b, "_%s", key);
+  else if (strcmp(txt, "false") != 0) ltU_printf(b, "_%s", txt);
 }
 
 /* Checks the kernel's tuned_as (kernel table at kt, variants at vars):
@@ -1715,8 +1722,7 @@ static const char *tuned_name(int kt, int vt, const char **vkeys, int nv, const 
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (strcmp(txt, "true") == 0) ltU_printf(&b, "_%s", vkeys[i]);
-    else if (strcmp(txt, "false") != 0) ltU_printf(&b, "_%s", txt);
+    name_part(&b, vkeys[i], txt);
   }
   lua_pop(L, 1);
   return changed ? b.p : vname;
@@ -1744,7 +1750,7 @@ static int one_config(int cv, int vars, const char *vname, const char **buckets,
   size_t n0 = 0;
   for (int b = 0; b < nb; b++) {
     int cb = push_copy(cv);
-    const char *c = variant_config(cb, vars, vname, buckets[b], ckeys, nc, dcfg, ndcfg, 0);
+    const char *c = variant_config(cb, vars, vname, vname, buckets[b], ckeys, nc, dcfg, ndcfg, 0);
     lua_settop(L, cb - 1);
     size_t n = strcspn(c, "(");
     if (!first) first = c, n0 = n;
@@ -1942,8 +1948,7 @@ static int run_file(lua_State *l) {
       lua_setfield(L, vt, vkeys[i]);
       lua_setfield(L, cv, vkeys[i]);
       lua_pop(L, 1);
-      if (strcmp(txt, "true") == 0) ltU_printf(&vname, "_%s", vkeys[i]);
-      else if (strcmp(txt, "false") != 0) ltU_printf(&vname, "_%s", txt);
+      name_part(&vname, vkeys[i], txt);
       ltU_printf(&vdesc, "%s%s=%s", i ? " " : "", vkeys[i], txt);
     }
     if (!valid_ident(vname.p))
@@ -1953,7 +1958,6 @@ static int run_file(lua_State *l) {
     ** launcher that picks one by the call's sizes */
     const char *buckets[16];
     const char *tname = req->target ? tuned_name(kt, vt, vkeys, nv, kname, vname.p) : vname.p;
-    the_variant = vname.p;
     int nb = req->target ? ltN_buckets(tname, buckets, 16) : 0;
     Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
     if (nb >= 2 && one_config(cv, vars, tname, buckets, nb, ckeys, nc, dcfg, ndcfg))
@@ -1962,7 +1966,7 @@ static int run_file(lua_State *l) {
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
       const char *config =
-          variant_config(cb, vars, tname, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+          variant_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
       size_t len = strlen(config);
       if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);
       if (run->listing && req->target && nb)
