@@ -127,28 +127,25 @@ pick_matmuls() {
 
 # Keeps the attention variants of folder $1 that CI checks: f16 d64 and
 # bf16 d32 with softcap, forward and backward, the backward also with dQ by
-# atomics (LT_EMU_ALL=1: all).
+# atomics; bf16 d128 on sm90a and bf16 d96 on sm80 (LT_EMU_ALL=1: all).
 pick_attention() {
   local d=$1 dropped=0 n=0
   for f in $d/attention*.emu.cpp; do
     [ -e "$f" ] || continue
-    local v=$(basename "$f" .emu.cpp)
+    local v=$(basename "$f" .emu.cpp) on=none   # on: the target that keeps it (any: every one)
     case $v in
       attention_f16_d64|attention_bf16_d32_softcap|attention_bwd_pre_f16_d64|attention_bwd_pre_bf16_d32|\
       attention_bwd_dq_f16_d64|attention_bwd_dq_bf16_d32_softcap|attention_bwd_dkdv_f16_d64|\
       attention_bwd_dkdv_bf16_d32_softcap|attention_bwd_pre_dq_atomic_f16_d64|attention_bwd_pre_dq_atomic_bf16_d32|\
       attention_bwd_dkdv_dq_atomic_f16_d64|attention_bwd_dkdv_dq_atomic_bf16_d32_softcap|attention_bwd_post_f16_d64|\
-      attention_bwd_post_bf16_d32) n=$((n + 1)) ;;
+      attention_bwd_post_bf16_d32) on=any ;;
       # sm90a at d128: 256 threads, whose two warpgroups take turns at the wgmmas
-      attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128)
-        if [ "$(basename $d)" = sm90a ] || [ "${LT_EMU_ALL:-0}" = 1 ]; then n=$((n + 1))
-        else rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); fi ;;
+      attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128) on=sm90a ;;
       # sm80 at d96: 128-wide tiles over 96 columns (cp.async of part of a chunk)
-      attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96)
-        if [ "$(basename $d)" = sm80 ] || [ "${LT_EMU_ALL:-0}" = 1 ]; then n=$((n + 1))
-        else rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); fi ;;
-      *) if [ "${LT_EMU_ALL:-0}" != 1 ]; then rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); else n=$((n + 1)); fi ;;
+      attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96) on=sm80 ;;
     esac
+    if [ $on = any ] || [ $on = "$(basename $d)" ] || [ "${LT_EMU_ALL:-0}" = 1 ]; then n=$((n + 1))
+    else rm -f "$f" $d/$v.h; dropped=$((dropped + 1)); fi
   done
   [ $dropped -gt 0 ] && echo "SKIP emu $(basename $d): $dropped of $((n + dropped)) attention variants left out of CI (LT_EMU_ALL=1 checks all)"
 }
