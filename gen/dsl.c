@@ -1289,14 +1289,16 @@ static const luaL_Reg core_funcs[] = {
 /* core.kernel(t): checks the kernel table's fields and records its line. */
 static int c_kernel(lua_State *l) {
   if (!lua_istable(l, 1)) return dsl_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
-  static const char *const fields[] = {"name", "doc", "variants", "config", "target_config", "tuned_as", "params", "body",
-                                      "tune", NULL};
+  static const char *const fields[] = {"name",     "doc",         "variants",       "config", "target_config",
+                                      "tuned_as", "unsupported", "variant_config", "params", "body",
+                                      "tune",     NULL};
   lua_pushnil(l);
   while (lua_next(l, 1)) {
     const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
     int ok = 0;
     for (int i = 0; fields[i]; i++) ok |= strcmp(fields[i], key) == 0;
-    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, params, body, tune)", key);
+    if (!ok) return dsl_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, "
+                       "unsupported, variant_config, params, body, tune)", key);
     lua_pop(l, 1);
   }
   lua_getfield(l, 1, "name");
@@ -1602,22 +1604,37 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
   run->fn(K, run->ud);
 }
 
+/* Is word w one of the space-separated words of list (NULL: none)? */
+static int has_word(const char *list, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = list; p && *p;) {
+    size_t k = strcspn(p, " ");
+    if (k == n && strncmp(p, w, n) == 0) return 1;
+    p += k;
+    if (*p) p++;
+  }
+  return 0;
+}
+
 /* The config of one variant, in the table at cv (the kernel's config with
 ** -D applied, plus the variant's values): lays the tuned entry of variant
 ** tname (vname's own name, or its tuned_as; tuned.c; bucket's, when not
-** NULL) over it, except the keys -D set (dcfg) and variant keys, and
-** returns its text "BC=4096 threads=256".  When a tuned file was read, or
-** always is set (--list --target), the text says where it came from:
-** "(tuned: FILE, DEVICE, BUCKET)" or "(kernel defaults...)", then "; -D: K"
-** for the keys -D set. */
-static const char *variant_config(int cv, int vars, const char *vname, const char *tname, const char *bucket,
-                                  const char **ckeys, int nc, const char **dcfg, int ndcfg, int always) {
+** NULL) over it, except the keys -D set (dcfg), variant keys, and, in an
+** entry borrowed by tuned_as, the keys the kernel's variant_config set for
+** this variant (vc, "BN threads"), and returns its text "BC=4096
+** threads=256".  When a tuned file was read, or always is set (--list
+** --target), the text says where it came from: "(tuned: FILE, DEVICE,
+** BUCKET)" or "(kernel defaults...)", then "; variant_config: K" and
+** "; -D: K" for the keys those set. */
+static const char *tuned_config(int cv, int vars, const char *vname, const char *tname, const char *bucket,
+                                const char **ckeys, int nc, const char *vc, const char **dcfg, int ndcfg, int always) {
   const TunedValue *tv;
   int ntv;
   const char *origin = ltN_pick(tname, bucket, &tv, &ntv);
-  if (ntv && strcmp(vname, tname) != 0) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, tname);
+  int borrowed = ntv && strcmp(vname, tname) != 0;
+  if (borrowed) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, tname);
   for (int i = 0; i < ntv; i++) {
-    int skip = 0;
+    int skip = borrowed && has_word(vc, tv[i].key);
     for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
     lua_getfield(L, vars, tv[i].key);
     skip |= !lua_isnil(L, -1);
@@ -1637,6 +1654,16 @@ static const char *variant_config(int cv, int vars, const char *vname, const cha
   }
   if (!always && !ltN_active()) return b.p;
   ltU_printf(&b, "%s(%s", nc ? " " : "", origin);
+  Buf vck = {0};   /* the keys variant_config decided: not those of the variant's own entry */
+  for (const char *p = vc; p && *p;) {
+    size_t k = strcspn(p, " ");
+    int own = 0;
+    for (int i = 0; i < ntv && !borrowed; i++) own |= strlen(tv[i].key) == k && strncmp(tv[i].key, p, k) == 0;
+    if (!own) ltU_printf(&vck, "%s%.*s", vck.n ? " " : "", (int)k, p);
+    p += k;
+    if (*p) p++;
+  }
+  if (vck.p) ltU_printf(&b, "; variant_config: %s", vck.p);
   for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
   ltU_put(&b, ")");
   return b.p;
@@ -1744,17 +1771,53 @@ static int push_copy(int t) {
 /* Do the nb tuned buckets give variant vname one config?  Then it is one
 ** kernel, not nb copies of it under a launcher that picks among them.
 ** Compares the config texts up to where they say where they came from. */
-static int one_config(int cv, int vars, const char *vname, const char **buckets, int nb, const char **ckeys, int nc,
-                      const char **dcfg, int ndcfg) {
+static int one_config(int cv, int vars, const char *vname, const char *tname, const char **buckets, int nb,
+                      const char **ckeys, int nc, const char *vc, const char **dcfg, int ndcfg) {
   const char *first = NULL;
   size_t n0 = 0;
   for (int b = 0; b < nb; b++) {
     int cb = push_copy(cv);
-    const char *c = variant_config(cb, vars, vname, vname, buckets[b], ckeys, nc, dcfg, ndcfg, 0);
+    const char *c = tuned_config(cb, vars, vname, tname, buckets[b], ckeys, nc, vc, dcfg, ndcfg, 0);
     lua_settop(L, cb - 1);
     size_t n = strcspn(c, "(");
     if (!first) first = c, n0 = n;
     else if (n != n0 || strncmp(first, c, n) != 0) return 0;
+  }
+  return 1;
+}
+
+/* Checks the config values in the table at et against the config table
+** at ct (each key one of config's, each value of its kind) and, when into
+** is not 0, lays them over the table at into, except the keys in skip
+** (those -D set), naming the keys it changed in changed (when not NULL).
+** what names the table in messages ("target_config.sm80").  Returns 0
+** after raising the error message at line. */
+static int overlay_config(int et, int ct, const char *what, int line, int into, const char **skip, int nskip,
+                          Buf *changed) {
+  const char *keys[64];
+  int nk = sorted_keys(et, keys, 64);
+  for (int j = 0; j < nk; j++) {
+    lua_getfield(L, ct, keys[j]);
+    int want = lua_type(L, -1);
+    lua_getfield(L, et, keys[j]);
+    int got = lua_type(L, -1);
+    if (want == LUA_TNIL)
+      return raise_msg(ltU_fmt("%s:%d: error: %s.%s: config has no '%s'; only the values config names can change",
+                               kfile, line, what, keys[j], keys[j])), 0;
+    if (got != want || lua_isinteger(L, -1) != lua_isinteger(L, -2)) {
+      const char *kind = lua_isinteger(L, -2) ? "a whole number" : lua_typename(L, want);
+      return raise_msg(ltU_fmt("%s:%d: error: %s.%s = %s: config %s is %s, so the value must be one too", kfile, line,
+                               what, keys[j], luaL_tolstring(L, -1, NULL), keys[j], kind)), 0;
+    }
+    int skipped = !into;
+    for (int i = 0; i < nskip; i++) skipped |= strcmp(skip[i], keys[j]) == 0;
+    if (!skipped) {
+      lua_setfield(L, into, keys[j]);
+      if (changed) ltU_printf(changed, "%s%s", changed->n ? " " : "", keys[j]);
+    } else {
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
   }
   return 1;
 }
@@ -1783,30 +1846,71 @@ static int target_config(int kt, int ct, int line) {
     if (!lua_istable(L, -1))
       return raise_msg(ltU_fmt("%s:%d: error: target_config.%s is a table of config values, e.g. { threads = 256 }",
                                kfile, line, names[i])), 0;
-    int et = lua_gettop(L);
-    const char *keys[64];
-    int nk = sorted_keys(et, keys, 64);
-    for (int j = 0; j < nk; j++) {
-      lua_getfield(L, ct, keys[j]);
-      int want = lua_type(L, -1);
-      lua_getfield(L, et, keys[j]);
-      int got = lua_type(L, -1);
-      if (want == LUA_TNIL)
-        return raise_msg(ltU_fmt("%s:%d: error: target_config.%s.%s: config has no '%s'; a target can only change "
-                                 "the values config names", kfile, line, names[i], keys[j], keys[j])), 0;
-      if (got != want || lua_isinteger(L, -1) != lua_isinteger(L, -2)) {
-        const char *kind = lua_isinteger(L, -2) ? "a whole number" : lua_typename(L, want);
-        return raise_msg(ltU_fmt("%s:%d: error: target_config.%s.%s = %s: config %s is %s, so the value must be one too",
-                                 kfile, line, names[i], keys[j], luaL_tolstring(L, -1, NULL), keys[j], kind)), 0;
-      }
-      if (the_target && strcmp(the_target->name, names[i]) == 0) lua_setfield(L, ct, keys[j]);
-      else lua_pop(L, 1);
-      lua_pop(L, 1);
-    }
+    int mine = the_target && strcmp(the_target->name, names[i]) == 0;
+    if (!overlay_config(lua_gettop(L), ct, ltU_fmt("target_config.%s", names[i]), line, mine ? ct : 0, NULL, 0, NULL))
+      return 0;
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
   return 1;
+}
+
+/* Calls the kernel's function field fname (variant_config or unsupported)
+** with a copy of the variant table at vt and the target's name, leaving its
+** one result on the stack; leaves nil when the kernel has no such field.
+** Sets *line to the function's first line.  Raises an error when the field
+** is not a function. */
+static void call_variant_fn(int kt, int vt, const char *fname, const char *eg, int kline, int *line) {
+  lua_getfield(L, kt, fname);
+  *line = kline;
+  if (lua_isnil(L, -1)) return;
+  if (!lua_isfunction(L, -1))
+    raise_msg(ltU_fmt("%s:%d: error: %s is a function(v, target), e.g. %s", kfile, kline, fname, eg));
+  lua_Debug ar;
+  lua_pushvalue(L, -1);
+  lua_getinfo(L, ">S", &ar);
+  *line = ar.linedefined;
+  push_copy(vt);
+  lua_pushstring(L, the_target->name);
+  lua_call(L, 2, 1);
+}
+
+/* The kernel's unsupported(v, target) for the variant at vt: NULL when the
+** target runs it, else the reason it is left out (the function's string).
+** *line is the function's line.  No target (--list alone): NULL. */
+static const char *unsupported(int kt, int vt, int kline, int *line) {
+  *line = kline;
+  if (!the_target) return NULL;
+  call_variant_fn(kt, vt, "unsupported", "function(v, target) if v.hdim == \"d256\" then return \"why\" end end",
+                  kline, line);
+  const char *why = NULL;
+  if (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) > 0) why = ltU_strdup(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1) && !(lua_isboolean(L, -1) && !lua_toboolean(L, -1)))
+    raise_msg(ltU_fmt("%s:%d: error: unsupported returned %s; it returns nil where the target runs the variant, "
+                      "else a string saying why not", kfile, *line, luaL_typename(L, -1)));
+  lua_pop(L, 1);
+  return why;
+}
+
+/* Lays the kernel's variant_config(v, target) for the variant at vt over
+** its config table cv (checked against the config at ct), except the keys
+** -D set (dcfg).  Returns the keys it changed ("BN threads"), or NULL. */
+static const char *apply_variant_config(int kt, int vt, int ct, int cv, const char *vname, const char **dcfg,
+                                        int ndcfg, int kline) {
+  if (!the_target) return NULL;
+  int line;
+  call_variant_fn(kt, vt, "variant_config", "function(v, target) if v.hdim == \"d256\" then return { BN = 32 } end end",
+                  kline, &line);
+  Buf changed = {0};
+  if (lua_istable(L, -1)) {
+    if (!overlay_config(lua_gettop(L), ct, ltU_fmt("variant_config(%s)", vname), line, cv, dcfg, ndcfg, &changed))
+      return NULL;
+  } else if (!lua_isnil(L, -1)) {
+    raise_msg(ltU_fmt("%s:%d: error: variant_config returned %s for %s; it returns nil or a table of config values, "
+                      "e.g. { threads = 256 }", kfile, line, luaL_typename(L, -1), vname));
+  }
+  lua_pop(L, 1);
+  return changed.p;
 }
 
 /* Enumerates variant combinations (sorted keys, values in order). */
@@ -1933,6 +2037,8 @@ static int run_file(lua_State *l) {
       ltU_put(run->listing, "\n");
     }
   }
+  int ngen = 0, left_line = kline;   /* variants generated; the first left out, its reason and line */
+  const char *left_out = NULL, *left_why = NULL;
   for (;;) {
     /* the variant and c tables for this combination */
     lua_newtable(L);
@@ -1954,19 +2060,26 @@ static int run_file(lua_State *l) {
     if (!valid_ident(vname.p))
       return raise_msg(ltU_fmt("%s:%d: error: variant name '%s' is not an identifier; use names or numbers as variant values",
                                kfile, kline, vname.p)), 0;
+    int uline;
+    const char *why = unsupported(kt, vt, kline, &uline);
+    if (why && !left_out) left_out = vname.p, left_why = why, left_line = uline;
+    if (why && run->listing) ltU_printf(run->listing, "  %s  unsupported: %s\n", vname.p, why);
+    if (why) goto next;
+    ngen++;
+    const char *vc = apply_variant_config(kt, vt, ct, cv, vname.p, dcfg, ndcfg, kline);
     /* several tuned buckets: one kernel each (-D applies to all), and a
     ** launcher that picks one by the call's sizes */
     const char *buckets[16];
     const char *tname = req->target ? tuned_name(kt, vt, vkeys, nv, kname, vname.p) : vname.p;
     int nb = req->target ? ltN_buckets(tname, buckets, 16) : 0;
     Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
-    if (nb >= 2 && one_config(cv, vars, tname, buckets, nb, ckeys, nc, dcfg, ndcfg))
+    if (nb >= 2 && one_config(cv, vars, vname.p, tname, buckets, nb, ckeys, nc, vc, dcfg, ndcfg))
       for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);
     if (nb < 2 || same.p) nb = 0, buckets[0] = NULL;
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
       const char *config =
-          variant_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, dcfg, ndcfg, run->listing && req->target);
+          tuned_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, vc, dcfg, ndcfg, run->listing && req->target);
       size_t len = strlen(config);
       if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);
       if (run->listing && req->target && nb)
@@ -1976,11 +2089,15 @@ static int run_file(lua_State *l) {
       else build_variant(run, kt, vt, cb, vname.p, tname, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
       lua_settop(L, cb - 1);
     }
+  next:
     lua_settop(L, vars);
     int i = nv - 1;
     while (i >= 0 && ++idx[i] == count[i]) idx[i--] = 0;
     if (i < 0) break;
   }
+  if (!ngen)
+    return raise_msg(ltU_fmt("%s:%d: error: nothing to generate for %s: %s is unsupported there (%s); pick a variant "
+                             "(-D) or a target that runs it", kfile, left_line, the_target->name, left_out, left_why)), 0;
   return 0;
 }
 

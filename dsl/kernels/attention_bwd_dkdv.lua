@@ -18,7 +18,7 @@ local LOG2E = 1.4426950408889634
 return tile.kernel {
   name = "attention_bwd_dkdv",
   doc = "FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" }, softcap = { false, true },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128", "d256" }, softcap = { false, true },
                dq_atomic = { false, true } },
   config = { BM = 64, BN = 64, WN = 1, stages = 2, threads = 128 },
   -- d96 runs d128's tiles (128 wide): it takes d128's tuned configs
@@ -28,6 +28,17 @@ return tile.kernel {
   -- at 256 threads every CDNA variant compiles without spills (clang-19)
   -- but dq_atomic at d96 (2-8 SGPRs; tests/compile/run.sh, KNOWN).
   target_config = { gfx90a = { threads = 256 }, gfx942 = { threads = 256 } },
+  unsupported = function(v, target)
+    if v.hdim ~= "d256" or target == "c" then return nil end
+    if target:match("^gfx") then return "the d256 backward needs more than the 64 KB of LDS a block gets on " .. target .. " (Q, dO, K and V tiles of 256 columns)" end
+    if v.dq_atomic then return "dK, dV and dQ of a 256-wide key block do not fit in registers (sm80: 184 bytes of spills at the best config); take dQ from attention_bwd_dq (dq_atomic = false)" end
+  end,
+  -- d256: 8 warps, each 16 key rows and half the columns of dK and dV;
+  -- 64 queries a step (32 after the halving below), in one stage on sm80
+  -- (shared memory) and two on sm90a
+  variant_config = function(v, target)
+    if v.hdim == "d256" then return { threads = 256, WN = 2, BN = 64, BM = 64, stages = target == "sm80" and 1 or 2 } end
+  end,
   -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
   -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
   -- step (half that at D = 128; BN with dq_atomic).  The tuner leaves out the

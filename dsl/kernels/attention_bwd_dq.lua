@@ -15,8 +15,20 @@ local LOG2E = 1.4426950408889634
 return tile.kernel {
   name = "attention_bwd_dq",
   doc = "FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" }, softcap = { false, true } },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128", "d256" }, softcap = { false, true } },
   config = { BM = 64, BN = 64, stages = 2, threads = 128 },
+  unsupported = function(v, target)
+    if v.hdim == "d256" and target:match("^gfx") then
+      return "the d256 backward needs more than the 64 KB of LDS a block gets on " .. target .. " (Q, dO, K and V tiles of 256 columns)"
+    end
+  end,
+  -- d256: 32 keys a step (Q, dO and two stages of K and V in shared memory),
+  -- and on sm90a 8 warps of 16 rows (at 4 warps dQ spilled: 392 bytes)
+  variant_config = function(v, target)
+    if v.hdim == "d256" then
+      return target == "sm90a" and { threads = 256, BM = 128, BN = 32 } or { threads = 128, BM = 64, BN = 32 }
+    end
+  end,
   -- d96 runs d128's tiles (128 wide): it takes d128's tuned configs
   tuned_as = { hdim = { d96 = "d128" } },
   -- runtime/tune.lua's search space.  Each warp owns BM / (threads / 32)

@@ -7,8 +7,15 @@ local tile = require "tile"
 return tile.kernel {
   name = "attention_bwd_post",
   doc = "FlashAttention-2 backward with atomic dQ, last step: dQ = dQacc in dQ's dtype.",
-  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128" } },
+  variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128", "d256" } },
   config = { BM = 32, threads = 128 },
+  -- the d256 backward's limits (attention_bwd_dkdv.lua): with dQ by atomics
+  -- only on the c target
+  unsupported = function(v, target)
+    if v.hdim ~= "d256" or target == "c" then return nil end
+    if target:match("^gfx") then return "the d256 backward needs more than the 64 KB of LDS a block gets on " .. target .. " (Q, dO, K and V tiles of 256 columns)" end
+    return "dK, dV and dQ of a 256-wide key block do not fit in registers (sm80: 184 bytes of spills at the best config); take dQ from attention_bwd_dq (dq_atomic = false)"
+  end,
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     return {

@@ -12,6 +12,12 @@ return tile.kernel {
   doc = "FlashAttention-2 backward, step 1: Delta = rowsum(dO * O) in f32 (dq_atomic: and dQacc = 0).",
   variants = { dtype = { "f16", "bf16" }, hdim = { "d32", "d64", "d96", "d128", "d256" }, dq_atomic = { false, true } },
   config = { BM = 32, threads = 128 },
+  -- the d256 backward's limits (attention_bwd_dkdv.lua, attention_bwd_dq.lua)
+  unsupported = function(v, target)
+    if v.hdim ~= "d256" or target == "c" then return nil end
+    if target:match("^gfx") then return "the d256 backward needs more than the 64 KB of LDS a block gets on " .. target .. " (Q, dO, K and V tiles of 256 columns)" end
+    if v.dq_atomic then return "dK, dV and dQ of a 256-wide key block do not fit in registers (sm80: 184 bytes of spills at the best config); take dQ from attention_bwd_dq (dq_atomic = false)" end
+  end,
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     local ps = {

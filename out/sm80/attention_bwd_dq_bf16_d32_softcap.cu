@@ -135,29 +135,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[2][64][32];
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[2][64][32];
-  // attention_bwd_dq.lua:58: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dq.lua:70: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dq.lua:60: local qb = nqb - 1 - pid
+  // attention_bwd_dq.lua:72: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention_bwd_dq.lua:61: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_dq.lua:73: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_dq.lua:62: local hk = h // (p.Hq // p.Hkv)
+  // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:64: local q0 = qb * BM
+  // attention_bwd_dq.lua:76: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:65: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:77: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:66: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:78: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:67: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_bwd_dq.lua:79: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 64 - 1 + diag + window_right;
-  // attention_bwd_dq.lua:68: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention_bwd_dq.lua:80: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:69: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention_bwd_dq.lua:81: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:75: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:87: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:76: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:88: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:78: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  // attention_bwd_dq.lua:90: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
   float t21[2];
   float lse2[2];
   {
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       lse2[ri] = t21[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:79: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:91: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:80: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:92: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -251,12 +251,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:81: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:93: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_bwd_dq.lua:82: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:94: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:83: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:95: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention_bwd_dq.lua:82: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:94: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:83: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:95: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_bwd_dq.lua:84: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:96: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:85: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:97: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:86: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -451,7 +451,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:87: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:99: k:gemm(dOs, Vs, dp, { transpose_b = true })
     uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -502,15 +502,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:110: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:122: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:111: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention_bwd_dq.lua:123: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    // attention_bwd_dq.lua:113: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:125: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:91: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:103: t = k:fragment("f32", { BM, BN })
       float t[32];
-      // attention_bwd_dq.lua:92: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:104: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -521,7 +521,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:93: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:105: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -532,25 +532,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:99: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:111: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention_bwd_dq.lua:100: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:112: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:101: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:113: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:102: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:114: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:105: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:117: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -574,7 +574,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:107: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:119: if v.softcap then ds = ds * (1 - t * t) end
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -586,7 +586,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:108: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:120: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_frag[1][4];
@@ -624,9 +624,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     } else {
-      // attention_bwd_dq.lua:91: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:103: t = k:fragment("f32", { BM, BN })
       float t_2[32];
-      // attention_bwd_dq.lua:92: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:104: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -637,7 +637,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:93: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:105: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -648,7 +648,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:105: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:117: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -659,7 +659,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:107: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:119: if v.softcap then ds = ds * (1 - t * t) end
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -671,7 +671,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           }
         }
       }
-      // attention_bwd_dq.lua:108: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:120: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_2_frag[1][4];
@@ -711,7 +711,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:115: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:127: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -35,8 +35,10 @@ case $t in
     # has 16 rows a warp (dsl/tuned/attention.lua: d64, d128 without softcap).
     # Not the dK/dV kernels at d128 (and d96, which takes d128's configs) with a
     # softcap: their tuned config, the one without spills, splits the warps over
-    # N (WN = 2), and wgmma stacks them on M.
+    # N (WN = 2), and wgmma stacks them on M.  Nor the dK/dV kernels at d256
+    # (variant_config in dsl/kernels/attention_bwd_dkdv.lua): WN = 2 as well.
     case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu|sm90a:attention_bwd_dkdv_*d96_softcap.cu) ;;
+      sm90a:attention_bwd_dkdv_*d256*.cu) ;;
       sm90a:attention_bwd_dkdv_bf16*|sm90a:attention_bwd_dkdv_f16*|sm90a:attention_bwd_dq_*|\
       sm90a:attention_bf16_d64.cu|sm90a:attention_f16_d64.cu|sm90a:attention_bf16_d128.cu|sm90a:attention_f16_d128.cu)
       "$NVCC" -O3 $arch -ptx -o "$o/$(basename "$f").$t.ptx" "$f" 2>>"$log"

@@ -13,12 +13,15 @@ MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bia
 # kernels, and the dK/dV kernel at d128 as well (its registers are the
 # tightest), with and without dQ by atomics and with a softcap (CDNA halves
 # its key block there; the tightest of all is dQ by atomics with a softcap),
-# and d96 (128-wide tiles over 96 columns) forward and dK/dV.
+# and d96 (128-wide tiles over 96 columns) forward and dK/dV, and d256
+# (where the target has it: unsupported in the kernel files) forward, dK/dV
+# and dQ.
 ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 attention_bwd_pre_bf16_d128
   attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32
   attention_bwd_dkdv_bf16_d128 attention_bwd_dkdv_f16_d128_softcap attention_bwd_dkdv_dq_atomic_bf16_d128_softcap
   attention_bwd_dkdv_dq_atomic_f16_d64 attention_bwd_pre_dq_atomic_f16_d64 attention_bwd_post_bf16_d128
-  attention_bf16_d96 attention_bwd_dkdv_f16_d96 attention_bwd_dkdv_dq_atomic_bf16_d96"
+  attention_bf16_d96 attention_bwd_dkdv_f16_d96 attention_bwd_dkdv_dq_atomic_bf16_d96
+  attention_f16_d256_softcap attention_bwd_dkdv_bf16_d256_softcap attention_bwd_dq_f16_d256"
 # Known open defects: files that build but spill.  Their spill FAIL is
 # reported as SKIP with the reason (so every run shows it, and it is not
 # counted as passed); one that stops spilling FAILs until taken off the list.

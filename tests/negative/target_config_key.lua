@@ -1,4 +1,4 @@
--- expect: tests/negative/target_config_key.lua:3: error: target_config.gfx90a.BLOK: config has no 'BLOK'; a target can only change the values config names
+-- expect: tests/negative/target_config_key.lua:3: error: target_config.gfx90a.BLOK: config has no 'BLOK'; only the values config names can change
 local tile = require "tile"
 return tile.kernel {
   name = "target_config_key",

@@ -281,6 +281,34 @@ grep -qxF "static int tvadd_f16_N1024(const void *X, void *Y, int N, void *strea
   why+="tvadd_f16 has no launcher for f32's bucket N=1024; "
 check gen_tuned_tuned_as "$why"
 
+# variant_config: over config and target_config, over an entry borrowed by
+# tuned_as, under the variant's own entry and -D; unsupported: the variant
+# is not generated for that target and --list says why
+mkdir -p vc/kernels vc/tuned
+sed 's/  tuned_as = { dtype = { f16 = "f32" } },/&\n  target_config = { gfx942 = { threads = 64 } },\n  variant_config = function(v, target) if v.dtype == "f16" then return { BLOCK = 64, threads = 256 } end end,\n  unsupported = function(v, target) if v.dtype == "f16" and target == "gfx1100" then return "no f16 here" end end,/' \
+  ta/kernels/tvadd.lua >vc/kernels/tvadd.lua
+cp ta/tuned/tvadd.lua vc/tuned/tvadd.lua
+TF=vc/tuned/tvadd.lua
+why=
+grep -q "variant_config = function" vc/kernels/tvadd.lua || why+="the test kernel has no variant_config; "
+"$gen" vc/kernels/tvadd.lua --list --target sm80 --device "GPU A" >vc_list.out 2>vc.err || why+="gen failed: $(cat vc.err); "
+l="  tvadd_f16  config: BLOCK=64 note=plain threads=256 unroll=false (tuned: $TF, GPU A, N=1048576; tvadd_f32's entry, by tuned_as; variant_config: BLOCK threads; the same for N=1024)"
+grep -qxF -- "$l" vc_list.out || why+="borrowed: no line '$l' in: $(cat vc_list.out); "
+"$gen" vc/kernels/tvadd.lua --list --target gfx942 >vc_own.out 2>vc.err || why+="gen gfx942 failed: $(cat vc.err); "
+for l in "  tvadd_f16  config: BLOCK=128 note=plain threads=256 unroll=false (tuned: $TF, MI300X, N=4096; variant_config: threads)" \
+         "  tvadd_f32  config: BLOCK=512 note=plain threads=64 unroll=false (tuned: $TF, MI300X, N=4096)"; do
+  grep -qxF -- "$l" vc_own.out || why+="own entry: no line '$l' in: $(cat vc_own.out); "
+done
+"$gen" vc/kernels/tvadd.lua --list --target gfx942 -D BLOCK=32 >vc_d.out 2>vc.err || why+="gen -D failed: $(cat vc.err); "
+l="  tvadd_f16  config: BLOCK=32 note=plain threads=256 unroll=false (tuned: $TF, MI300X, N=4096; variant_config: threads; -D: BLOCK)"
+grep -qxF -- "$l" vc_d.out || why+="-D: no line '$l' in: $(cat vc_d.out); "
+"$gen" vc/kernels/tvadd.lua --target gfx1100 -o vc_code 2>vc.err || why+="gen gfx1100 failed: $(cat vc.err); "
+[ -e vc_code/tvadd_f32.hip ] || why+="gfx1100 has no tvadd_f32; "
+[ -e vc_code/tvadd_f16.hip ] || [ -e vc_code/tvadd_f16.h ] && why+="gfx1100 has the unsupported tvadd_f16; "
+"$gen" vc/kernels/tvadd.lua --list --target gfx1100 >vc_un.out 2>vc.err || why+="gen --list gfx1100 failed; "
+grep -qxF "  tvadd_f16  unsupported: no f16 here" vc_un.out || why+="--list does not say why: $(cat vc_un.out); "
+check gen_tuned_variant_config "$why"
+
 # a broken file at the default place: gen says where, --no-tuned ignores it
 printf 'return {\n  entries = {\n    { target = "c", config = { BLOCK = 2 * 512 } },\n  },\n}\n' >"$F"
 "$gen" "$K" --target c -o broken_out >broken.out 2>broken.err
