@@ -144,7 +144,8 @@ end
 local function run_probe(o)
   local lua54 = find_lua54()
   if lua54 then
-    local cmd = { build.quote(lua54), build.quote(here .. "tune/probe.lua"), build.quote(o.kernel) }
+    local cmd = { build.quote(lua54), build.quote(here .. "tune/probe.lua"), build.quote(o.kernel),
+                  "--target " .. build.quote(o.target) }
     for _, s in ipairs(o.shapes) do
       cmd[#cmd + 1] = "--shape " .. build.quote(probe.shape_text(s))
     end
@@ -160,7 +161,7 @@ local function run_probe(o)
     if not okp or type(info) ~= "table" then die(1, "cannot read the probe's answer:\n%s", out) end
     return info
   end
-  local info, err = probe.probe(o.kernel, { shapes = o.shapes, space = o.space })
+  local info, err = probe.probe(o.kernel, { shapes = o.shapes, space = o.space, target = o.target })
   if not info then
     die(1, "%s\n(no Lua 5.4 interpreter found for kernel files; set LT_LUA54 or install lua5.4)", err)
   end
@@ -251,6 +252,9 @@ end
 if #variants == 0 then
   local names = {}
   for _, v in ipairs(info.variants) do names[#names + 1] = v.name end
+  for _, l in ipairs(info.left_out or {}) do
+    if o.variants[l.name] then die(2, "%s is unsupported on %s: %s", l.name, o.target, l.why) end
+  end
   die(2, "no such variant (the kernel has: %s)", table.concat(names, ", "))
 end
 
@@ -274,6 +278,9 @@ end
 
 print(string.format("tuning %s (%s) for target %s on %s", kname, o.kernel, o.target, device_name))
 print(string.format("  toolchain: %s", toolchain))
+for _, l in ipairs(info.left_out or {}) do
+  print(string.format("  left out: %s (unsupported on %s: %s)", l.name, o.target, l.why))
+end
 print(string.format("  reference: %s", ref_kind == "c" and "the variant generated for target c, default config"
   or ref_kind == "function" and "tune.reference in the kernel file" or ("built-in " .. ref_kind)))
 

@@ -174,9 +174,47 @@ local function describe_params(kt, v, c)
   return out
 end
 
+-- Appends variant v (values), named vname, to info.variants: its tensors,
+-- the configs of the space that pass tune.constraint, its flops and bytes.
+-- Returns an error message when params(v, c) fails.
+local function add_variant(info, kt, tune, config, space, shapes, v, vname, vdesc)
+  local c0 = {}
+  for k, val in pairs(config) do c0[k] = val end
+  for k, val in pairs(v) do c0[k] = val end
+  local ok, params = pcall(describe_params, kt, v, c0)
+  if not ok then return "params(" .. vname .. "): " .. tostring(params) end
+  local entry = { name = vname, values = v, desc = table.concat(vdesc, " "), params = params,
+                  configs = {}, pruned = {}, flops = {}, bytes = {} }
+  for _, c in ipairs(combinations(space, config)) do
+    local full = {}
+    for k, val in pairs(c) do full[k] = val end
+    for k, val in pairs(v) do full[k] = val end
+    local keep, why = true, nil
+    if type(tune.constraint) == "function" then
+      local okc, res = pcall(tune.constraint, full, shapes[1] or {})
+      if not okc then keep, why = false, "constraint raised: " .. tostring(res)
+      elseif not res then keep, why = false, "constraint" end
+    end
+    if keep then entry.configs[#entry.configs + 1] = c
+    else entry.pruned[#entry.pruned + 1] = { config = c, why = why } end
+  end
+  for i, s in ipairs(shapes) do
+    if type(tune.flops) == "function" then
+      local okf, f = pcall(tune.flops, s, v)
+      if okf and type(f) == "number" then entry.flops[i] = f end
+    end
+    if type(tune.bytes) == "function" then
+      local okb, b = pcall(tune.bytes, s, v)
+      if okb and type(b) == "number" then entry.bytes[i] = b end
+    end
+  end
+  info.variants[#info.variants + 1] = entry
+end
+
 --[[ The tuner's view of a kernel file.  opts.shapes: list of shape tables
 (default: tune.shapes); opts.space: { KEY = { values } } replacing those
-keys of tune.space.  Returns a table or nil, message. ]]
+keys of tune.space; opts.target: leave out the variants the kernel's
+unsupported(v, target) refuses (info.left_out: name and why).  Returns a table or nil, message. ]]
 function M.probe(path, opts)
   opts = opts or {}
   local kt, err = M.load_kernel(path)
@@ -208,7 +246,7 @@ function M.probe(path, opts)
 
   local info = {
     name = kt.name, file = path, config = config, vkeys = vkeys, space = space,
-    shapes = shapes, variants = {}, check_shapes = tune.check_shapes,
+    shapes = shapes, variants = {}, left_out = {}, check_shapes = tune.check_shapes,
     tolerance = tune.tolerance, scalars = tune.scalars,
     reference = type(tune.reference) == "function" and "function" or tune.reference,
   }
@@ -224,40 +262,18 @@ function M.probe(path, opts)
       elseif v[k] ~= false then vname = vname .. "_" .. t end
       vdesc[#vdesc + 1] = k .. "=" .. t
     end
-    local c0 = {}
-    for k, val in pairs(config) do c0[k] = val end
-    for k, val in pairs(v) do c0[k] = val end
-    local ok, params = pcall(describe_params, kt, v, c0)
-    if not ok then return nil, "params(" .. vname .. "): " .. tostring(params) end
-    local entry = { name = vname, values = v, desc = table.concat(vdesc, " "), params = params,
-                    configs = {}, pruned = {}, flops = {}, bytes = {} }
-    for _, c in ipairs(combinations(space, config)) do
-      local full = {}
-      for k, val in pairs(c) do full[k] = val end
-      for k, val in pairs(v) do full[k] = val end
-      local keep, why = true, nil
-      if type(tune.constraint) == "function" then
-        local okc, res = pcall(tune.constraint, full, shapes[1] or {})
-        if not okc then keep, why = false, "constraint raised: " .. tostring(res)
-        elseif not res then keep, why = false, "constraint" end
-      end
-      if keep then entry.configs[#entry.configs + 1] = c
-      else entry.pruned[#entry.pruned + 1] = { config = c, why = why } end
+    local why = opts.target and type(kt.unsupported) == "function" and kt.unsupported(v, opts.target)
+    if type(why) == "string" then
+      info.left_out[#info.left_out + 1] = { name = vname, why = why }
+    else
+      local err = add_variant(info, kt, tune, config, space, shapes, v, vname, vdesc)
+      if err then return nil, err end
     end
-    for i, s in ipairs(shapes) do
-      if type(tune.flops) == "function" then
-        local okf, f = pcall(tune.flops, s, v)
-        if okf and type(f) == "number" then entry.flops[i] = f end
-      end
-      if type(tune.bytes) == "function" then
-        local okb, b = pcall(tune.bytes, s, v)
-        if okb and type(b) == "number" then entry.bytes[i] = b end
-      end
-    end
-    info.variants[#info.variants + 1] = entry
   end
   return info
 end
+
+
 
 -- Lua source for a value made of tables, strings, numbers and booleans
 -- (functions become nil); keys sorted so the text is stable.
@@ -301,6 +317,9 @@ local function main(argv)
       if not s then io.stderr:write("error: ", err, "\n") os.exit(1) end
       opts.shapes[#opts.shapes + 1] = s
       i = i + 2
+    elseif a == "--target" then
+      opts.target = argv[i + 1]
+      i = i + 2
     elseif a == "--space" then
       local k, vals = M.parse_space(argv[i + 1] or "")
       if not k then io.stderr:write("error: ", vals, "\n") os.exit(1) end
@@ -311,7 +330,7 @@ local function main(argv)
       i = i + 1
     end
   end
-  if not path then io.stderr:write("usage: probe.lua KERNEL [--shape K=V,...] [--space K=a,b]\n") os.exit(2) end
+  if not path then io.stderr:write("usage: probe.lua KERNEL [--target T] [--shape K=V,...] [--space K=a,b]\n") os.exit(2) end
   local info, err = M.probe(path, opts)
   if not info then io.stderr:write("error: ", err, "\n") os.exit(1) end
   io.write("return ", serialize(info), "\n")

@@ -148,6 +148,16 @@ rc=$?
 if [ $rc = 1 ] && grep -q "no gen at" "$W/nogen.out"; then pass tune_missing_gen
 else fail tune_missing_gen "status $rc: $(head -c 300 "$W/nogen.out")"; fi
 
+# a variant the kernel's unsupported refuses on the target: left out, and
+# asked for by --variant, a usage error that says why (before any build)
+sed 's/^  name = "tsoftmax",/&\n  unsupported = function(v, target) if v.dtype == "f16" and target == "c" then return "no f16 here" end end,/' \
+  "$fx/tsoftmax.lua" >"$W/tsoftmax_un.lua"
+tune "$W/tsoftmax_un.lua" --target c --gen "$fx/fakegen" --variant tsoftmax_f16 >"$W/unsup.out" 2>&1
+rc=$?
+if grep -q "unsupported = function" "$W/tsoftmax_un.lua" && [ $rc = 2 ] &&
+   grep -qF "tsoftmax_f16 is unsupported on c: no f16 here" "$W/unsup.out"; then pass tune_unsupported_variant
+else fail tune_unsupported_variant "status $rc: $(head -c 300 "$W/unsup.out")"; fi
+
 if LT_CUDART=${LT_CUDART:-} luajit -e 'package.path="runtime/?.lua;"..package.path
     local n = require("luatile").count("cuda"); os.exit((n or 0) > 0 and 0 or 1)' 2>/dev/null; then
   skip tune_no_gpu_is_clean "a CUDA device is present"
