@@ -26,7 +26,7 @@ return tile.kernel {
   -- CDNA: 4 waves a block.  With 2, gfx90a's bf16 d128 softcap dq_atomic
   -- kept one SGPR in a VGPR lane (gfx90a has fewer SGPRs than gfx942);
   -- at 256 threads every CDNA variant compiles without spills (clang-19)
-  -- but dq_atomic at d96 (2-8 SGPRs; tests/compile/run.sh, KNOWN).
+  -- but dq_atomic at d96 with a softcap (2-3 SGPRs; tests/compile/run.sh, KNOWN).
   target_config = { gfx90a = { threads = 256 }, gfx942 = { threads = 256 } },
   unsupported = function(v, target)
     if v.hdim ~= "d256" or target == "c" then return nil end
@@ -65,7 +65,9 @@ return tile.kernel {
       scale = tile.scalar("f32"),
     }
     if v.softcap then ps.softcap = tile.scalar("f32") end
-    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }) end
+    -- dQacc's rows are as wide as the tiles (128 at d96; FlashAttention-2 rounds
+    -- its dq_accum's head dim up too): its atomic adds need no column mask
+    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D == 96 and 128 or D }) end
     ps.window_left = tile.scalar("i32")
     ps.window_right = tile.scalar("i32")
     return ps

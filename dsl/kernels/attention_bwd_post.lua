@@ -19,7 +19,8 @@ return tile.kernel {
   params = function(v)
     local D = tonumber(v.hdim:sub(2))
     return {
-      dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }),
+      -- as wide as the tiles (128 at d96): attention_bwd_dkdv.lua
+      dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D == 96 and 128 or D }),
       dQ = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdqb", "sdqh", "sdqs", 1 }),
     }
   end,

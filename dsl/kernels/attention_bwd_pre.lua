@@ -25,7 +25,9 @@ return tile.kernel {
       dO = tile.tensor(v.dtype, { "B", "Hq", "Sq", D }, { "sdob", "sdoh", "sdos", 1 }),
       Delta = tile.tensor("f32", { "B", "Hq", "Sq", 1 }),   -- [B, Hq, Sq], as one column
     }
-    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D }) end
+    -- dQacc's rows are as wide as the tiles (128 at d96; FlashAttention-2 rounds
+    -- its dq_accum's head dim up too): its atomic adds need no column mask
+    if v.dq_atomic then ps.dQacc = tile.tensor("f32", { "B", "Hq", "Sq", D == 96 and 128 or D }) end
     return ps
   end,
   body = function(k, p, c, v)

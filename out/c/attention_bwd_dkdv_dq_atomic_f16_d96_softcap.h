@@ -13,7 +13,7 @@
  *   Delta    f32 [B, Hq, 1, Sq], host pointer, read
  *   dK       f16 [B, Hkv, Sk, 96], host pointer, written
  *   dV       f16 [B, Hkv, Sk, 96], host pointer, written
- *   dQacc    f32 [B, Hq, Sq, 96], host pointer, written
+ *   dQacc    f32 [B, Hq, Sq, 128], host pointer, written
  *   B        size, 1 to 2^30 - 1
  *   Hq       size, 1 to 2^30 - 1
  *   Sq       size, 1 to 2^30 - 1

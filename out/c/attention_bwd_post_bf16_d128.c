@@ -59,10 +59,10 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_bwd_post_bf16_d128: what one GPU block computes, with one thread. */
 static void attention_bwd_post_bf16_d128_block(int qb, int bh, const float *restrict dQacc, lt_bf16 *restrict dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int64_t sdqs)
 {
-  // attention_bwd_post.lua:32: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_post.lua:33: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
   float dq[4096];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -76,7 +76,7 @@ static void attention_bwd_post_bf16_d128_block(int qb, int bh, const float *rest
       }
     }
   }
-  // attention_bwd_post.lua:34: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -59,24 +59,24 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_bwd_post_bf16_d96: what one GPU block computes, with one thread. */
 static void attention_bwd_post_bf16_d96_block(int qb, int bh, const float *restrict dQacc, lt_bf16 *restrict dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int64_t sdqs)
 {
-  // attention_bwd_post.lua:32: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_post.lua:33: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
   float dq[4096];
   {
     const bool ok = b < B && h_2 < Hq;
-    const float *base = dQacc + (int64_t)b * 96 * Sq * Hq + (int64_t)h_2 * 96 * Sq;
+    const float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
     for (int ri = 0; ri < 32; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
         const int gr = qb * 32 + ri;
         const int gc = ci;
-        const float *ptr = base + (int64_t)gr * 96 + gc;
-        dq[ri * 128 + ci] = ok && gr < Sq && gc < 96 ? ptr[0] : 0.0f;
+        const float *ptr = base + (int64_t)gr * 128 + gc;
+        dq[ri * 128 + ci] = ok && gr < Sq && gc < 128 ? ptr[0] : 0.0f;
       }
     }
   }
-  // attention_bwd_post.lua:34: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -59,10 +59,10 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_bwd_pre_dq_atomic_f16_d32: what one GPU block computes, with one thread. */
 static void attention_bwd_pre_dq_atomic_f16_d32_block(int qb, int bh, const lt_f16 *restrict O, const lt_f16 *restrict dO, float *restrict Delta, float *restrict dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos)
 {
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[1024];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -76,7 +76,7 @@ static void attention_bwd_pre_dq_atomic_f16_d32_block(int qb, int bh, const lt_f
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[1024];
   float prod[1024];
   {
@@ -92,7 +92,7 @@ static void attention_bwd_pre_dq_atomic_f16_d32_block(int qb, int bh, const lt_f
       }
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[32];
   for (int ri = 0; ri < 32; ++ri) {
     t8[ri] = 0.0f;
@@ -109,7 +109,7 @@ static void attention_bwd_pre_dq_atomic_f16_d32_block(int qb, int bh, const lt_f
       if (ok && gr < Sq) ptr[0] = t8[ri];
     }
   }
-  // attention_bwd_pre.lua:41: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
+  // attention_bwd_pre.lua:43: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
   {
     const bool ok = b < B && h_2 < Hq;
     float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;

@@ -59,10 +59,10 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_bwd_pre_f16_d96: what one GPU block computes, with one thread. */
 static void attention_bwd_pre_f16_d96_block(int qb, int bh, const lt_f16 *restrict O, const lt_f16 *restrict dO, float *restrict Delta, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos)
 {
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[4096];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -76,7 +76,7 @@ static void attention_bwd_pre_f16_d96_block(int qb, int bh, const lt_f16 *restri
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[4096];
   float prod[4096];
   {
@@ -92,7 +92,7 @@ static void attention_bwd_pre_f16_d96_block(int qb, int bh, const lt_f16 *restri
       }
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[32];
   for (int ri = 0; ri < 32; ++ri) {
     t8[ri] = 0.0f;

@@ -61,10 +61,10 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d64_kerne
   const int ty = tid / 8;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[16];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d64_kerne
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[16];
   float prod[16];
   {
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d64_kerne
       }
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d64_kerne
       if (ok && gr < Sq) ptr[0] = t8[ri];
     }
   }
-  // attention_bwd_pre.lua:41: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
+  // attention_bwd_pre.lua:43: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
   {
     const bool ok = b < B && h_2 < Hq;
     float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;

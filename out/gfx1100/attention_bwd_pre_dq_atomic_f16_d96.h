@@ -8,7 +8,7 @@
  *   O        f16 [B, Hq, Sq, 96], device pointer, read
  *   dO       f16 [B, Hq, Sq, 96], device pointer, read
  *   Delta    f32 [B, Hq, Sq, 1], device pointer, written
- *   dQacc    f32 [B, Hq, Sq, 96], device pointer, written
+ *   dQacc    f32 [B, Hq, Sq, 128], device pointer, written
  *   B        size, 1 to 2^30 - 1
  *   Hq       size, 1 to 2^30 - 1
  *   Sq       size, 1 to 2^30 - 1

@@ -61,10 +61,10 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d128_kernel(const
   const int ty = tid / 16;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_post.lua:32: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_post.lua:33: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
   float dq[32];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d128_kernel(const
       }
     }
   }
-  // attention_bwd_post.lua:34: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

@@ -61,10 +61,10 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
   const int ty = tid / 4;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[8];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[8];
   float prod[8];
   {
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
       prod[vi] = t6[vi] * o[vi];
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[1];
   t8[0] = 0.0f;
   #pragma unroll
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     float *ptr = base + gr;
     if (ok && gr < Sq) ptr[0] = t8[0];
   }
-  // attention_bwd_pre.lua:41: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
+  // attention_bwd_pre.lua:43: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
   {
     const bool ok = b < B && h_2 < Hq;
     float *base = dQacc + (int64_t)b * 32 * Sq * Hq + (int64_t)h_2 * 32 * Sq;

@@ -49,20 +49,20 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d96_kernel(const f
   const int ty = tid / 16;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_post.lua:32: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_post.lua:33: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
   float dq[32];
   {
     const bool ok = b < B && h_2 < Hq;
-    const float *base = dQacc + (int64_t)b * 96 * Sq * Hq + (int64_t)h_2 * 96 * Sq;
+    const float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
       const int gc = tx * 8;
-      const float *ptr = base + (int64_t)gr * 96 + gc;
-      if (ok && gr < Sq && gc + 8 <= 96 && (uintptr_t)ptr % 16 == 0) {
+      const float *ptr = base + (int64_t)gr * 128 + gc;
+      if (ok && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[2]; float e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
@@ -71,12 +71,12 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d96_kernel(const f
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dq[ri * 8 + vi] = ok && gr < Sq && gc + vi < 96 ? ptr[vi] : 0.0f;
+          dq[ri * 8 + vi] = ok && gr < Sq && gc + vi < 128 ? ptr[vi] : 0.0f;
         }
       }
     }
   }
-  // attention_bwd_post.lua:34: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

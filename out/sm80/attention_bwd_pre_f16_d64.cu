@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const __
   const int ty = tid / 8;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[16];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const __
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[16];
   float prod[16];
   {
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const __
       }
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {

@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
   const int ty = tid / 8;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_post.lua:32: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_post.lua:33: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
   float dq[16];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
       }
     }
   }
-  // attention_bwd_post.lua:34: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;

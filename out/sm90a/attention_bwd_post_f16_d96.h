@@ -5,7 +5,7 @@
  * FlashAttention-2 backward with atomic dQ, last step: dQ = dQacc in dQ's dtype.
  *
  * int attention_bwd_post_f16_d96(const void *dQacc, void *dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int64_t sdqs, void *stream)
- *   dQacc    f32 [B, Hq, Sq, 96], device pointer, read
+ *   dQacc    f32 [B, Hq, Sq, 128], device pointer, read
  *   dQ       f16 [B, Hq, Sq, 96], device pointer, written
  *   B        size, 1 to 2^30 - 1
  *   Hq       size, 1 to 2^30 - 1

@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d96_kern
   const int ty = tid / 16;
   const int qb = blockIdx.x;
   const int bh = blockIdx.y;
-  // attention_bwd_pre.lua:37: local b, h = bh // p.Hq, bh % p.Hq
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention_bwd_pre.lua:38: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
   float o[32];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d96_kern
       }
     }
   }
-  // attention_bwd_pre.lua:39: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
   float t6[32];
   float prod[32];
   {
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d96_kern
       }
     }
   }
-  // attention_bwd_pre.lua:40: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
   float t8[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -130,16 +130,16 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d96_kern
       if (ok && gr < Sq) ptr[0] = t8[ri];
     }
   }
-  // attention_bwd_pre.lua:41: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
+  // attention_bwd_pre.lua:43: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
   {
     const bool ok = b < B && h_2 < Hq;
-    float *base = dQacc + (int64_t)b * 96 * Sq * Hq + (int64_t)h_2 * 96 * Sq;
+    float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
       const int gc = tx * 8;
-      float *ptr = base + (int64_t)gr * 96 + gc;
-      if (ok && gr < Sq && gc + 8 <= 96 && (uintptr_t)ptr % 16 == 0) {
+      float *ptr = base + (int64_t)gr * 128 + gc;
+      if (ok && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[2]; float e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = 0.0f;
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d96_kern
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gr < Sq && gc + vi < 96) ptr[vi] = 0.0f;
+          if (ok && gr < Sq && gc + vi < 128) ptr[vi] = 0.0f;
         }
       }
     }

@@ -671,7 +671,7 @@ static void run_backward(const Set *s, const Case *c, int atomic) {
   for (int i = 0; i < 6; i++) copies[i] = dup(ins[i], bytes[i]);
   float *Delta = poisoned(F32, nr + 16);
   void *dQ = poisoned(dt, ldq.n), *dK = poisoned(dt, ldk.n), *dV = poisoned(dt, ldv.n);
-  float *dQacc = atomic ? poisoned(F32, nq) : NULL;
+  float *dQacc = atomic ? poisoned(F32, nr * (D == 96 ? 128 : D)) : NULL;   /* rows as wide as the tiles */
   Result r = {0};
   char label[300], name[120];
   if (atomic)

@@ -511,7 +511,8 @@ typedef int (*AttDkdvCap)(const void *, const void *, const void *, const void *
                           void *, int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                           int64_t, int64_t, float, float, int, int, void *);
-/* dQ by atomics: pre also clears dQacc (f32 [B, Hq, Sq, D], contiguous),
+/* dQ by atomics: pre also clears dQacc (f32 [B, Hq, Sq, D], contiguous;
+** 128 columns at D = 96, the tiles' width),
 ** dK/dV takes dQacc after dV, post converts it into dQ. */
 typedef int (*AttPreA)(const void *, const void *, void *, void *, int, int, int, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, void *);
@@ -683,7 +684,7 @@ static void test_attention(const char *variant, const char *names, void *fwd, vo
     if (prea && dkdva && post) {   /* again, with dQ summed by atomics into dQacc */
       drop(De), drop(dQ), drop(dK), drop(dV);
       De = poisoned(F32, nl, 0), dQ = poisoned(dt, nq, 0), dK = poisoned(dt, nk, 0), dV = poisoned(dt, nk, 0);
-      Buf acc = poisoned(F32, nq, 0);
+      Buf acc = poisoned(F32, nl * (D == 96 ? 128 : D), 0);   /* rows as wide as the tiles */
       rc = ((AttPreA)prea)(O.p, dO.p, De.p, acc.p, c.B, c.Hq, c.Sq, QS, QS, NULL);
       rc |= softcap ? ((AttDkdvACap)dkdva)(Q.p, K.p, V.p, dO.p, L.p, De.p, dK.p, dV.p, acc.p, c.B, c.Hq, c.Sq, c.Hkv,
                                            c.Sk, QS, KS, KS, QS, KS, KS, sc, cp, c.wl, c.wr, NULL)

@@ -343,7 +343,8 @@ def run_backward(names, dt, D, cap, c, twice, atomic=False):
     sfx = f"{dt}_d{D}{'_softcap' if cap else ''}"
     label = case_label(f"attention_bwd_{{pre,dkdv}}_dq_atomic_{sfx} + post" if atomic else
                        f"attention_bwd_{{pre,dkdv,dq}}_{sfx}", "bwd", c)
-    dqacc = torch.full((nr * D,), float("nan"), device=DEV, dtype=torch.float32) if atomic else None
+    # dQacc's rows are as wide as the tiles: 128 at D = 96 (docs/attention.md)
+    dqacc = torch.full((nr * (128 if D == 96 else D),), float("nan"), device=DEV, dtype=torch.float32) if atomic else None
     if atomic:
         rc = lib(names["prea"], O.store, dO.store, delta, dqacc, B, Hq, Sq, *O.strides(), *dO.strides())
     else:
