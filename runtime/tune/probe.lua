@@ -174,6 +174,21 @@ local function describe_params(kt, v, c)
   return out
 end
 
+-- The config a variant starts from on target (nil: config alone), as gen
+-- resolves it with --no-tuned: config, then target_config's entry for the
+-- target, then variant_config(v, target).  The space's values replace its
+-- keys; the other keys keep these (sm80 d256 dK/dV: 1 stage, not config's 2).
+local function variant_base(kt, config, v, target)
+  local base = {}
+  for k, val in pairs(config) do base[k] = val end
+  if not target then return base end
+  local tc = type(kt.target_config) == "table" and kt.target_config[target]
+  if type(tc) == "table" then for k, val in pairs(tc) do base[k] = val end end
+  local vc = type(kt.variant_config) == "function" and kt.variant_config(v, target)
+  if type(vc) == "table" then for k, val in pairs(vc) do base[k] = val end end
+  return base
+end
+
 -- Appends variant v (values), named vname, to info.variants: its tensors,
 -- the configs of the space that pass tune.constraint, its flops and bytes.
 -- Returns an error message when params(v, c) fails.
@@ -266,7 +281,7 @@ function M.probe(path, opts)
     if type(why) == "string" then
       info.left_out[#info.left_out + 1] = { name = vname, why = why }
     else
-      local err = add_variant(info, kt, tune, config, space, shapes, v, vname, vdesc)
+      local err = add_variant(info, kt, tune, variant_base(kt, config, v, opts.target), space, shapes, v, vname, vdesc)
       if err then return nil, err end
     end
   end

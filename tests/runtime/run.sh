@@ -158,6 +158,32 @@ if grep -q "unsupported = function" "$W/tsoftmax_un.lua" && [ $rc = 2 ] &&
    grep -qF "tsoftmax_f16 is unsupported on c: no f16 here" "$W/unsup.out"; then pass tune_unsupported_variant
 else fail tune_unsupported_variant "status $rc: $(head -c 300 "$W/unsup.out")"; fi
 
+# the configs the tuner tries start from the config gen gives the variant
+# on the target (config, target_config, variant_config): keys outside the
+# space keep those values; only the space's keys vary
+sed 's/^  name = "tsoftmax",/&\n  target_config = { c = { bug = "target" } },\n  variant_config = function(v, target) if v.dtype == "f16" then return { bug = "variant" } end end,/' \
+  "$fx/tsoftmax.lua" >"$W/tsoftmax_vc.lua"
+why=
+if ! command -v lua5.4 >/dev/null; then why="no lua5.4"; else
+  lua5.4 runtime/tune/probe.lua "$W/tsoftmax_vc.lua" --target c >"$W/probe_vc.lua" 2>"$W/probe_vc.err" || why="probe failed: $(cat "$W/probe_vc.err"); "
+  cat >"$W/probe_vc_check.lua" <<'EOF2'
+local t = dofile(arg[1])
+local out = {}
+for _, v in ipairs(t.variants) do
+  local seen, ks = {}, {}
+  for _, c in ipairs(v.configs) do seen[c.bug] = true end
+  for k in pairs(seen) do ks[#ks + 1] = k end
+  table.sort(ks)
+  out[#out + 1] = v.name .. ":" .. table.concat(ks, ",") .. ":" .. #v.configs
+end
+print(table.concat(out, " "))
+EOF2
+  got=$(lua5.4 "$W/probe_vc_check.lua" "$W/probe_vc.lua" 2>&1)
+  want="tsoftmax_f32:target:5 tsoftmax_f16:variant:5"
+  [ "$got" = "$want" ] || why+="configs' bug values per variant: '$got', want '$want'; "
+fi
+if [ -z "$why" ]; then pass tune_probe_variant_base; else fail tune_probe_variant_base "$why"; fi
+
 if LT_CUDART=${LT_CUDART:-} luajit -e 'package.path="runtime/?.lua;"..package.path
     local n = require("luatile").count("cuda"); os.exit((n or 0) > 0 and 0 or 1)' 2>/dev/null; then
   skip tune_no_gpu_is_clean "a CUDA device is present"
