@@ -1604,15 +1604,10 @@ static void build_variant(Run *run, int kt, int vt, int ct, const char *vname, c
   run->fn(K, run->ud);
 }
 
-/* Is word w one of the space-separated words of list (NULL: none)? */
-static int has_word(const char *list, const char *w) {
-  size_t n = strlen(w);
-  for (const char *p = list; p && *p;) {
-    size_t k = strcspn(p, " ");
-    if (k == n && strncmp(p, w, n) == 0) return 1;
-    p += k;
-    if (*p) p++;
-  }
+/* Is k one of the n names in keys? */
+static int has_key(const char *const *keys, int n, const char *k) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(keys[i], k) == 0) return 1;
   return 0;
 }
 
@@ -1621,21 +1616,21 @@ static int has_word(const char *list, const char *w) {
 ** tname (vname's own name, or its tuned_as; tuned.c; bucket's, when not
 ** NULL) over it, except the keys -D set (dcfg), variant keys, and, in an
 ** entry borrowed by tuned_as, the keys the kernel's variant_config set for
-** this variant (vc, "BN threads"), and returns its text "BC=4096
+** this variant (the nvc keys in vc), and returns its text "BC=4096
 ** threads=256".  When a tuned file was read, or always is set (--list
 ** --target), the text says where it came from: "(tuned: FILE, DEVICE,
 ** BUCKET)" or "(kernel defaults...)", then "; variant_config: K" and
 ** "; -D: K" for the keys those set. */
 static const char *tuned_config(int cv, int vars, const char *vname, const char *tname, const char *bucket,
-                                const char **ckeys, int nc, const char *vc, const char **dcfg, int ndcfg, int always) {
+                                const char **ckeys, int nc, const char **vc, int nvc, const char **dcfg, int ndcfg,
+                                int always) {
   const TunedValue *tv;
   int ntv;
   const char *origin = ltN_pick(tname, bucket, &tv, &ntv);
   int borrowed = ntv && strcmp(vname, tname) != 0;
   if (borrowed) origin = ltU_fmt("%s; %s's entry, by tuned_as", origin, tname);
   for (int i = 0; i < ntv; i++) {
-    int skip = borrowed && has_word(vc, tv[i].key);
-    for (int j = 0; j < ndcfg; j++) skip |= strcmp(dcfg[j], tv[i].key) == 0;
+    int skip = (borrowed && has_key(vc, nvc, tv[i].key)) || has_key(dcfg, ndcfg, tv[i].key);
     lua_getfield(L, vars, tv[i].key);
     skip |= !lua_isnil(L, -1);
     lua_pop(L, 1);
@@ -1654,16 +1649,12 @@ static const char *tuned_config(int cv, int vars, const char *vname, const char 
   }
   if (!always && !ltN_active()) return b.p;
   ltU_printf(&b, "%s(%s", nc ? " " : "", origin);
-  Buf vck = {0};   /* the keys variant_config decided: not those of the variant's own entry */
-  for (const char *p = vc; p && *p;) {
-    size_t k = strcspn(p, " ");
+  int nv = 0;   /* the keys variant_config decided: not those of the variant's own entry */
+  for (int j = 0; j < nvc; j++) {
     int own = 0;
-    for (int i = 0; i < ntv && !borrowed; i++) own |= strlen(tv[i].key) == k && strncmp(tv[i].key, p, k) == 0;
-    if (!own) ltU_printf(&vck, "%s%.*s", vck.n ? " " : "", (int)k, p);
-    p += k;
-    if (*p) p++;
+    for (int i = 0; i < ntv && !borrowed; i++) own |= strcmp(tv[i].key, vc[j]) == 0;
+    if (!own) ltU_printf(&b, "%s%s", nv++ ? " " : "; variant_config: ", vc[j]);
   }
-  if (vck.p) ltU_printf(&b, "; variant_config: %s", vck.p);
   for (int j = 0; j < ndcfg; j++) ltU_printf(&b, "%s%s", j ? " " : "; -D: ", dcfg[j]);
   ltU_put(&b, ")");
   return b.p;
@@ -1772,12 +1763,12 @@ static int push_copy(int t) {
 ** kernel, not nb copies of it under a launcher that picks among them.
 ** Compares the config texts up to where they say where they came from. */
 static int one_config(int cv, int vars, const char *vname, const char *tname, const char **buckets, int nb,
-                      const char **ckeys, int nc, const char *vc, const char **dcfg, int ndcfg) {
+                      const char **ckeys, int nc, const char **vc, int nvc, const char **dcfg, int ndcfg) {
   const char *first = NULL;
   size_t n0 = 0;
   for (int b = 0; b < nb; b++) {
     int cb = push_copy(cv);
-    const char *c = tuned_config(cb, vars, vname, tname, buckets[b], ckeys, nc, vc, dcfg, ndcfg, 0);
+    const char *c = tuned_config(cb, vars, vname, tname, buckets[b], ckeys, nc, vc, nvc, dcfg, ndcfg, 0);
     lua_settop(L, cb - 1);
     size_t n = strcspn(c, "(");
     if (!first) first = c, n0 = n;
@@ -1789,11 +1780,12 @@ static int one_config(int cv, int vars, const char *vname, const char *tname, co
 /* Checks the config values in the table at et against the config table
 ** at ct (each key one of config's, each value of its kind) and, when into
 ** is not 0, lays them over the table at into, except the keys in skip
-** (those -D set), naming the keys it changed in changed (when not NULL).
+** (those -D set), adding the keys it changed to changed[*nchanged] (when
+** changed is not NULL; room for 64).
 ** what names the table in messages ("target_config.sm80").  Returns 0
 ** after raising the error message at line. */
 static int overlay_config(int et, int ct, const char *what, int line, int into, const char **skip, int nskip,
-                          Buf *changed) {
+                          const char **changed, int *nchanged) {
   const char *keys[64];
   int nk = sorted_keys(et, keys, 64);
   for (int j = 0; j < nk; j++) {
@@ -1809,11 +1801,9 @@ static int overlay_config(int et, int ct, const char *what, int line, int into, 
       return raise_msg(ltU_fmt("%s:%d: error: %s.%s = %s: config %s is %s, so the value must be one too", kfile, line,
                                what, keys[j], luaL_tolstring(L, -1, NULL), keys[j], kind)), 0;
     }
-    int skipped = !into;
-    for (int i = 0; i < nskip; i++) skipped |= strcmp(skip[i], keys[j]) == 0;
-    if (!skipped) {
+    if (into && !has_key(skip, nskip, keys[j])) {
+      if (changed) changed[(*nchanged)++] = ltU_strdup(keys[j]);
       lua_setfield(L, into, keys[j]);
-      if (changed) ltU_printf(changed, "%s%s", changed->n ? " " : "", keys[j]);
     } else {
       lua_pop(L, 1);
     }
@@ -1847,7 +1837,8 @@ static int target_config(int kt, int ct, int line) {
       return raise_msg(ltU_fmt("%s:%d: error: target_config.%s is a table of config values, e.g. { threads = 256 }",
                                kfile, line, names[i])), 0;
     int mine = the_target && strcmp(the_target->name, names[i]) == 0;
-    if (!overlay_config(lua_gettop(L), ct, ltU_fmt("target_config.%s", names[i]), line, mine ? ct : 0, NULL, 0, NULL))
+    if (!overlay_config(lua_gettop(L), ct, ltU_fmt("target_config.%s", names[i]), line, mine ? ct : 0, NULL, 0, NULL,
+                        NULL))
       return 0;
     lua_pop(L, 1);
   }
@@ -1894,23 +1885,23 @@ static const char *unsupported(int kt, int vt, int kline, int *line) {
 
 /* Lays the kernel's variant_config(v, target) for the variant at vt over
 ** its config table cv (checked against the config at ct), except the keys
-** -D set (dcfg).  Returns the keys it changed ("BN threads"), or NULL. */
-static const char *apply_variant_config(int kt, int vt, int ct, int cv, const char *vname, const char **dcfg,
-                                        int ndcfg, int kline) {
-  if (!the_target) return NULL;
+** -D set (dcfg).  Returns how many keys it changed, named in vc (room for
+** 64). */
+static int apply_variant_config(int kt, int vt, int ct, int cv, const char *vname, const char **dcfg, int ndcfg,
+                                int kline, const char **vc) {
+  int nvc = 0;
+  if (!the_target) return 0;
   int line;
   call_variant_fn(kt, vt, "variant_config", "function(v, target) if v.hdim == \"d256\" then return { BN = 32 } end end",
                   kline, &line);
-  Buf changed = {0};
   if (lua_istable(L, -1)) {
-    if (!overlay_config(lua_gettop(L), ct, ltU_fmt("variant_config(%s)", vname), line, cv, dcfg, ndcfg, &changed))
-      return NULL;
+    overlay_config(lua_gettop(L), ct, ltU_fmt("variant_config(%s)", vname), line, cv, dcfg, ndcfg, vc, &nvc);
   } else if (!lua_isnil(L, -1)) {
     raise_msg(ltU_fmt("%s:%d: error: variant_config returned %s for %s; it returns nil or a table of config values, "
                       "e.g. { threads = 256 }", kfile, line, luaL_typename(L, -1), vname));
   }
   lua_pop(L, 1);
-  return changed.p;
+  return nvc;
 }
 
 /* Enumerates variant combinations (sorted keys, values in order). */
@@ -1986,9 +1977,7 @@ static int run_file(lua_State *l) {
         return raise_msg(ltU_fmt("%s:%d: error: -D %s=%s: config %s is a %s, so the value must be one too", kfile,
                                  kline, key, req->defs[i].value, key, lua_typename(L, want))), 0;
       lua_setfield(L, ct, key);
-      int seen = 0;
-      for (int j = 0; j < ndcfg; j++) seen |= strcmp(dcfg[j], key) == 0;
-      if (!seen) dcfg[ndcfg++] = key;
+      if (!has_key(dcfg, ndcfg, key)) dcfg[ndcfg++] = key;
     }
   }
   const char *vkeys[16];
@@ -2066,20 +2055,22 @@ static int run_file(lua_State *l) {
     if (why && run->listing) ltU_printf(run->listing, "  %s  unsupported: %s\n", vname.p, why);
     if (why) goto next;
     ngen++;
-    const char *vc = apply_variant_config(kt, vt, ct, cv, vname.p, dcfg, ndcfg, kline);
+    const char *vc[64];   /* the config keys variant_config set for this variant */
+    int nvc = apply_variant_config(kt, vt, ct, cv, vname.p, dcfg, ndcfg, kline, vc);
     /* several tuned buckets: one kernel each (-D applies to all), and a
     ** launcher that picks one by the call's sizes */
     const char *buckets[16];
     const char *tname = req->target ? tuned_name(kt, vt, vkeys, nv, kname, vname.p) : vname.p;
     int nb = req->target ? ltN_buckets(tname, buckets, 16) : 0;
     Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
-    if (nb >= 2 && one_config(cv, vars, vname.p, tname, buckets, nb, ckeys, nc, vc, dcfg, ndcfg))
+    if (nb >= 2 && one_config(cv, vars, vname.p, tname, buckets, nb, ckeys, nc, vc, nvc, dcfg, ndcfg))
       for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);
     if (nb < 2 || same.p) nb = 0, buckets[0] = NULL;
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
       const char *config =
-          tuned_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, vc, dcfg, ndcfg, run->listing && req->target);
+          tuned_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, vc, nvc, dcfg, ndcfg,
+                       run->listing && req->target);
       size_t len = strlen(config);
       if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);
       if (run->listing && req->target && nb)
