@@ -694,7 +694,23 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   Ctx ce = c;
   ce.vi = V > 1 ? "vi" : NULL;
   const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
-  const char *elem_ok = all_of(chunk_ok, vcols ? ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim) : NULL);
+  /* The columns' test.  None where the view's columns are inside the
+  ** tensor whatever the thread (constants).  A chunk starts at a multiple of
+  ** V in every layout (blocked: tx * vec + ...; mma: col0 steps by the
+  ** lane's vector), so where the view starts at a constant multiple of V
+  ** and the tensor's columns are one too (d96 in 128-wide tiles), a chunk is
+  ** wholly inside or wholly outside: one test a chunk, the vector path's,
+  ** where a test an element gave the AMD compilers V more lane masks to
+  ** hold (2 SGPRs each), which they spilled. */
+  long long o0, nc;
+  int ccon = vcols && ltI_const_int(v->origin[v->cdim], &o0) && o0 >= 0 && ltI_const_int(t->dims[v->cdim], &nc);
+  int cols_inside = ccon && o0 + v->ext[v->cdim] <= nc;
+  int whole_chunks = ccon && V > 1 && o0 % V == 0 && nc % V == 0;
+  const char *chunk_in = vcols && !cols_inside ? ltU_fmt("gc + %d <= %s", V, lim) : NULL;
+  const char *col_ok = !vcols || cols_inside ? NULL
+                       : whole_chunks ? chunk_in
+                                      : ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim);
+  const char *elem_ok = all_of(chunk_ok, col_ok);
   const char *shared_at = NULL, *regs = NULL;
   if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, chunk_index(&c));
   if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : sh_at(e, sh, tile_row(&ce), tile_col(&ce));
@@ -724,8 +740,7 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
     const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
     int pieces = bytes >= 16 ? bytes / 16 : 1;
     int align = bytes >= 16 ? 16 : bytes;
-    line(e, "if (%s%s + %d <= %s && (uintptr_t)ptr %% %d == 0) {", chunk_ok ? ltU_fmt("%s && ", chunk_ok) : "", "gc",
-         V, lim, align);
+    line(e, "if (%s) {", all_of(all_of(chunk_ok, chunk_in), ltU_fmt("(uintptr_t)ptr %% %d == 0", align)));
     e->depth++;
     if (async && bytes == 16) {  /* lands at the loop's wait */
       Ctx c0 = c;

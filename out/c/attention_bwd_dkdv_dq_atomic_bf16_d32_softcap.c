@@ -97,7 +97,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-        Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+        Ks[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -110,7 +110,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-        Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+        Vs[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -143,7 +143,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
             const int gr = j * 64 + ri;
             const int gc = ci;
             const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-            Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+            Qs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -156,7 +156,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
             const int gr = j * 64 + ri;
             const int gc = ci;
             const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-            dOs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+            dOs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -344,7 +344,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
               const int gr = j * 64 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 32 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 32) lt_atomic_add(&ptr[0], dq[ri * 32 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq[ri * 32 + ci] * scale);
             }
           }
         }
@@ -449,7 +449,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
               const int gr = j * 64 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 32 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 32) lt_atomic_add(&ptr[0], dq_2[ri * 32 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq_2[ri * 32 + ci] * scale);
             }
           }
         }
@@ -465,7 +465,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dk[ri * 32 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dk[ri * 32 + ci] * scale);
       }
     }
   }
@@ -478,7 +478,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d32_softcap_block(int pid, int bh,
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = lt_f32_to_bf16(dv[ri * 32 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dv[ri * 32 + ci]);
       }
     }
   }

@@ -330,7 +330,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d96_block(int pid, int bh, const l
               const int gr = j * 32 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 128 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq[ri * 128 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq[ri * 128 + ci] * scale);
             }
           }
         }
@@ -421,7 +421,7 @@ static void attention_bwd_dkdv_dq_atomic_bf16_d96_block(int pid, int bh, const l
               const int gr = j * 32 + ri;
               const int gc = ci;
               float *ptr = base + (int64_t)gr * 128 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq_2[ri * 128 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq_2[ri * 128 + ci] * scale);
             }
           }
         }

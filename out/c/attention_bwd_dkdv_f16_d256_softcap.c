@@ -97,7 +97,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
-        Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 256 ? ptr[0] : lt_f32_to_f16(0.0f);
+        Ks[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
       }
     }
   }
@@ -110,7 +110,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
-        Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 256 ? ptr[0] : lt_f32_to_f16(0.0f);
+        Vs[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
       }
     }
   }
@@ -143,7 +143,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
             const int gr = j * 32 + ri;
             const int gc = ci;
             const lt_f16 *ptr = base + (int64_t)gr * sqs + gc;
-            Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 256 ? ptr[0] : lt_f32_to_f16(0.0f);
+            Qs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
@@ -156,7 +156,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
             const int gr = j * 32 + ri;
             const int gc = ci;
             const lt_f16 *ptr = base + (int64_t)gr * sdos + gc;
-            dOs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 256 ? ptr[0] : lt_f32_to_f16(0.0f);
+            dOs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
@@ -399,7 +399,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 256) ptr[0] = lt_f32_to_f16(dk[ri * 256 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_f16(dk[ri * 256 + ci] * scale);
       }
     }
   }
@@ -412,7 +412,7 @@ static void attention_bwd_dkdv_f16_d256_softcap_block(int pid, int bh, const lt_
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 256) ptr[0] = lt_f32_to_f16(dv[ri * 256 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_f16(dv[ri * 256 + ci]);
       }
     }
   }

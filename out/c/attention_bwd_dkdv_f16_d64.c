@@ -97,7 +97,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
-        Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+        Ks[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
       }
     }
   }
@@ -110,7 +110,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
         const int gr = kb * 64 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
-        Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+        Vs[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
       }
     }
   }
@@ -143,7 +143,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
             const int gr = j * 64 + ri;
             const int gc = ci;
             const lt_f16 *ptr = base + (int64_t)gr * sqs + gc;
-            Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+            Qs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
@@ -156,7 +156,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
             const int gr = j * 64 + ri;
             const int gc = ci;
             const lt_f16 *ptr = base + (int64_t)gr * sdos + gc;
-            dOs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+            dOs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
@@ -371,7 +371,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = lt_f32_to_f16(dk[ri * 64 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_f16(dk[ri * 64 + ci] * scale);
       }
     }
   }
@@ -384,7 +384,7 @@ static void attention_bwd_dkdv_f16_d64_block(int pid, int bh, const lt_f16 *rest
         const int gr = kb * 64 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = lt_f32_to_f16(dv[ri * 64 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_f16(dv[ri * 64 + ci]);
       }
     }
   }

@@ -95,7 +95,7 @@ static void attention_bwd_dq_bf16_d32_softcap_block(int pid, int bh, const lt_bf
         const int gr = qb * 64 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-        Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+        Qs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -108,7 +108,7 @@ static void attention_bwd_dq_bf16_d32_softcap_block(int pid, int bh, const lt_bf
         const int gr = qb * 64 + ri;
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-        dOs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+        dOs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -154,7 +154,7 @@ static void attention_bwd_dq_bf16_d32_softcap_block(int pid, int bh, const lt_bf
           const int gr = j * 64 + ri;
           const int gc = ci;
           const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-          Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+          Ks[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -167,7 +167,7 @@ static void attention_bwd_dq_bf16_d32_softcap_block(int pid, int bh, const lt_bf
           const int gr = j * 64 + ri;
           const int gc = ci;
           const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-          Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 32 ? ptr[0] : lt_f32_to_bf16(0.0f);
+          Vs[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -322,7 +322,7 @@ static void attention_bwd_dq_bf16_d32_softcap_block(int pid, int bh, const lt_bf
         const int gr = qb * 64 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 32) ptr[0] = lt_f32_to_bf16(dq[ri * 32 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = lt_f32_to_bf16(dq[ri * 32 + ci] * scale);
       }
     }
   }

@@ -72,7 +72,7 @@ static void attention_bwd_post_bf16_d64_block(int qb, int bh, const float *restr
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const float *ptr = base + (int64_t)gr * 64 + gc;
-        dq[ri * 64 + ci] = ok && gr < Sq && gc < 64 ? ptr[0] : 0.0f;
+        dq[ri * 64 + ci] = ok && gr < Sq ? ptr[0] : 0.0f;
       }
     }
   }
@@ -85,7 +85,7 @@ static void attention_bwd_post_bf16_d64_block(int qb, int bh, const float *restr
         const int gr = qb * 32 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr < Sq && gc < 64) ptr[0] = lt_f32_to_bf16(lt_round_bf16(dq[ri * 64 + ci]));
+        if (ok && gr < Sq) ptr[0] = lt_f32_to_bf16(lt_round_bf16(dq[ri * 64 + ci]));
       }
     }
   }

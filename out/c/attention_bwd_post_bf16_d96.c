@@ -72,7 +72,7 @@ static void attention_bwd_post_bf16_d96_block(int qb, int bh, const float *restr
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const float *ptr = base + (int64_t)gr * 128 + gc;
-        dq[ri * 128 + ci] = ok && gr < Sq && gc < 128 ? ptr[0] : 0.0f;
+        dq[ri * 128 + ci] = ok && gr < Sq ? ptr[0] : 0.0f;
       }
     }
   }

@@ -72,7 +72,7 @@ static void attention_bwd_post_f16_d256_block(int qb, int bh, const float *restr
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const float *ptr = base + (int64_t)gr * 256 + gc;
-        dq[ri * 256 + ci] = ok && gr < Sq && gc < 256 ? ptr[0] : 0.0f;
+        dq[ri * 256 + ci] = ok && gr < Sq ? ptr[0] : 0.0f;
       }
     }
   }
@@ -85,7 +85,7 @@ static void attention_bwd_post_f16_d256_block(int qb, int bh, const float *restr
         const int gr = qb * 32 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr < Sq && gc < 256) ptr[0] = lt_f32_to_f16(lt_round_f16(dq[ri * 256 + ci]));
+        if (ok && gr < Sq) ptr[0] = lt_f32_to_f16(lt_round_f16(dq[ri * 256 + ci]));
       }
     }
   }

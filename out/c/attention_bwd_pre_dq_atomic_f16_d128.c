@@ -72,7 +72,7 @@ static void attention_bwd_pre_dq_atomic_f16_d128_block(int qb, int bh, const lt_
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sos + gc;
-        o[ri * 128 + ci] = ok && gr < Sq && gc < 128 ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        o[ri * 128 + ci] = ok && gr < Sq ? lt_f16_to_f32(ptr[0]) : 0.0f;
       }
     }
   }
@@ -87,7 +87,7 @@ static void attention_bwd_pre_dq_atomic_f16_d128_block(int qb, int bh, const lt_
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sdos + gc;
-        t6[ri * 128 + ci] = ok && gr < Sq && gc < 128 ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        t6[ri * 128 + ci] = ok && gr < Sq ? lt_f16_to_f32(ptr[0]) : 0.0f;
         prod[ri * 128 + ci] = t6[ri * 128 + ci] * o[ri * 128 + ci];
       }
     }
@@ -118,7 +118,7 @@ static void attention_bwd_pre_dq_atomic_f16_d128_block(int qb, int bh, const lt_
         const int gr = qb * 32 + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 128 + gc;
-        if (ok && gr < Sq && gc < 128) ptr[0] = 0.0f;
+        if (ok && gr < Sq) ptr[0] = 0.0f;
       }
     }
   }

@@ -118,7 +118,7 @@ static void attention_bwd_pre_dq_atomic_f16_d96_block(int qb, int bh, const lt_f
         const int gr = qb * 32 + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 128 + gc;
-        if (ok && gr < Sq && gc < 128) ptr[0] = 0.0f;
+        if (ok && gr < Sq) ptr[0] = 0.0f;
       }
     }
   }

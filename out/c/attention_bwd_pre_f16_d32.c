@@ -72,7 +72,7 @@ static void attention_bwd_pre_f16_d32_block(int qb, int bh, const lt_f16 *restri
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sos + gc;
-        o[ri * 32 + ci] = ok && gr < Sq && gc < 32 ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        o[ri * 32 + ci] = ok && gr < Sq ? lt_f16_to_f32(ptr[0]) : 0.0f;
       }
     }
   }
@@ -87,7 +87,7 @@ static void attention_bwd_pre_f16_d32_block(int qb, int bh, const lt_f16 *restri
         const int gr = qb * 32 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sdos + gc;
-        t6[ri * 32 + ci] = ok && gr < Sq && gc < 32 ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        t6[ri * 32 + ci] = ok && gr < Sq ? lt_f16_to_f32(ptr[0]) : 0.0f;
         prod[ri * 32 + ci] = t6[ri * 32 + ci] * o[ri * 32 + ci];
       }
     }

@@ -94,7 +94,7 @@ static void attention_f16_d64_softcap_block(int pid, int bh, const lt_f16 *restr
         const int gr = qb * 128 + ri;
         const int gc = ci;
         const lt_f16 *ptr = base + (int64_t)gr * sqs + gc;
-        Qs[ri][ci] = ok && gr >= 0 && gr < Sq && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+        Qs[ri][ci] = ok && gr >= 0 && gr < Sq ? ptr[0] : lt_f32_to_f16(0.0f);
       }
     }
   }
@@ -126,7 +126,7 @@ static void attention_f16_d64_softcap_block(int pid, int bh, const lt_f16 *restr
           const int gr = j * 64 + ri;
           const int gc = ci;
           const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
-          Ks[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+          Ks[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
@@ -139,7 +139,7 @@ static void attention_f16_d64_softcap_block(int pid, int bh, const lt_f16 *restr
           const int gr = j * 64 + ri;
           const int gc = ci;
           const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
-          Vs[ri][ci] = ok && gr >= 0 && gr < Sk && gc < 64 ? ptr[0] : lt_f32_to_f16(0.0f);
+          Vs[ri][ci] = ok && gr >= 0 && gr < Sk ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
@@ -340,7 +340,7 @@ static void attention_f16_d64_softcap_block(int pid, int bh, const lt_f16 *restr
         const int gr = qb * 128 + ri;
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 64) ptr[0] = lt_f32_to_f16(o[ri * 64 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = lt_f32_to_f16(o[ri * 64 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
       }
     }
   }

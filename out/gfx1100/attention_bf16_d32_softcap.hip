@@ -124,12 +124,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const l
       const int gr = qb * 128 + ri * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 64 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Qs[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -164,12 +164,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const l
       const int gr = j * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -181,12 +181,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const l
       const int gr = j * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -515,7 +515,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d32_softcap_kernel(const l
         const int gr = qb * 128 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 32) ptr[0] = lt_f32_to_bf16(o[ri * 2 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = lt_f32_to_bf16(o[ri * 2 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
       }
     }
   }

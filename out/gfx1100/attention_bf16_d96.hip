@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const lt_bf16 *
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const lt_bf16 *
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const lt_bf16 *
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }

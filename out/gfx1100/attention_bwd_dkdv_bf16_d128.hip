@@ -129,12 +129,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -148,12 +148,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
       const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -192,12 +192,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           const int gr = j * 32 + ri * 8 + tid / 16;
           const int gc = tid % 16 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -211,12 +211,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
           const int gr = j * 32 + ri * 8 + tid / 16;
           const int gc = tid % 16 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -546,7 +546,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0_128;
         lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 128) ptr[0] = lt_f32_to_bf16(dk[ri * 4 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dk[ri * 4 + ci] * scale);
       }
     }
   }
@@ -561,7 +561,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_kernel(const
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0_128;
         lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 128) ptr[0] = lt_f32_to_bf16(dv[ri * 4 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dv[ri * 4 + ci]);
       }
     }
   }

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }

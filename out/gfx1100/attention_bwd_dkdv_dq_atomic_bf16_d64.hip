@@ -129,12 +129,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       const int gr = kb * 32 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -148,12 +148,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       const int gr = kb * 32 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -191,12 +191,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           const int gr = j * 32 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -210,12 +210,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           const int gr = j * 32 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -495,7 +495,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
               const int gr = j * 32 + ri * 2 + row0;
               const int gc = ci * 16 + col0_64;
               float *ptr = base + (int64_t)gr * 64 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 64) lt_atomic_add(&ptr[0], dq[ri * 2 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq[ri * 2 + ci] * scale);
             }
           }
         }
@@ -639,7 +639,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
               const int gr = j * 32 + ri * 2 + row0;
               const int gc = ci * 16 + col0_64;
               float *ptr = base + (int64_t)gr * 64 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 64) lt_atomic_add(&ptr[0], dq_2[ri * 2 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq_2[ri * 2 + ci] * scale);
             }
           }
         }
@@ -657,7 +657,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0_64;
         lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = lt_f32_to_bf16(dk[ri * 2 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dk[ri * 2 + ci] * scale);
       }
     }
   }
@@ -672,7 +672,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0_64;
         lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = lt_f32_to_bf16(dv[ri * 2 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = lt_f32_to_bf16(dv[ri * 2 + ci]);
       }
     }
   }

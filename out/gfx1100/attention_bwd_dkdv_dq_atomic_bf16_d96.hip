@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -495,7 +495,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               const int gr = j * 32 + ri * 2 + row0;
               const int gc = ci * 16 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq[ri * 4 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq[ri * 4 + ci] * scale);
             }
           }
         }
@@ -639,7 +639,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               const int gr = j * 32 + ri * 2 + row0;
               const int gc = ci * 16 + col0_128;
               float *ptr = base + (int64_t)gr * 128 + gc;
-              if (ok && gr >= 0 && gr < Sq && gc < 128) lt_atomic_add(&ptr[0], dq_2[ri * 4 + ci] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq_2[ri * 4 + ci] * scale);
             }
           }
         }

@@ -125,12 +125,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     const int gr = kb * 32 + tid / 4;
     const int gc = tid % 4 * 8;
     const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+        Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
       }
     }
   }
@@ -141,12 +141,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     const int gr = kb * 32 + tid / 4;
     const int gc = tid % 4 * 8;
     const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+        Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
       }
     }
   }
@@ -175,12 +175,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
         const int gr = j * 32 + tid / 4;
         const int gc = tid % 4 * 8;
         const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Qs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+            Qs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -191,12 +191,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
         const int gr = j * 32 + tid / 4;
         const int gc = tid % 4 * 8;
         const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&dOs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+            dOs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -482,7 +482,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
             const int gr = j * 32 + ri * 2 + row0;
             const int gc = col0;
             float *ptr = base + (int64_t)gr * 32 + gc;
-            if (ok && gr >= 0 && gr < Sq && gc < 32) lt_atomic_add(&ptr[0], dq[ri] * scale);
+            if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq[ri] * scale);
           }
         }
       } else {
@@ -632,7 +632,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
             const int gr = j * 32 + ri * 2 + row0;
             const int gc = col0;
             float *ptr = base + (int64_t)gr * 32 + gc;
-            if (ok && gr >= 0 && gr < Sq && gc < 32) lt_atomic_add(&ptr[0], dq_2[ri] * scale);
+            if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[0], dq_2[ri] * scale);
           }
         }
       }
@@ -647,7 +647,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
       const int gr = kb * 32 + ri * 2 + row0;
       const int gc = col0;
       _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = (_Float16)(dk[ri] * scale);
+      if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dk[ri] * scale);
     }
   }
   // attention_bwd_dkdv.lua:187: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
@@ -659,7 +659,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d32_soft
       const int gr = kb * 32 + ri * 2 + row0;
       const int gc = col0;
       _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = (_Float16)(dv[ri]);
+      if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dv[ri]);
     }
   }
 }

@@ -127,12 +127,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
     const int gr = kb * 32 + tid / 4;
     const int gc = tid % 4 * 8;
     const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+        Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
       }
     }
   }
@@ -143,12 +143,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
     const int gr = kb * 32 + tid / 4;
     const int gc = tid % 4 * 8;
     const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+        Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
       }
     }
   }
@@ -180,12 +180,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
           const int gr = j * 64 + ri * 32 + tid / 4;
           const int gc = tid % 4 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -199,12 +199,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
           const int gr = j * 64 + ri * 32 + tid / 4;
           const int gc = tid % 4 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -619,7 +619,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
       const int gr = kb * 32 + ri * 2 + row0;
       const int gc = col0_32;
       _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = (_Float16)(dk[ri] * scale);
+      if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dk[ri] * scale);
     }
   }
   // attention_bwd_dkdv.lua:187: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
@@ -631,7 +631,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_softcap_kernel
       const int gr = kb * 32 + ri * 2 + row0;
       const int gc = col0_32;
       _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc < 32) ptr[0] = (_Float16)(dv[ri]);
+      if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dv[ri]);
     }
   }
 }

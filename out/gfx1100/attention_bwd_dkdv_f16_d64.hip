@@ -127,12 +127,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 32 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -146,12 +146,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 32 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -190,12 +190,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
           const int gr = j * 64 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -209,12 +209,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
           const int gr = j * 64 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -595,7 +595,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = (_Float16)(dk[ri * 2 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dk[ri * 2 + ci] * scale);
       }
     }
   }
@@ -610,7 +610,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_kernel(const _
         const int gr = kb * 32 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc < 64) ptr[0] = (_Float16)(dv[ri * 2 + ci]);
+        if (ok && gr >= 0 && gr < Sk) ptr[0] = (_Float16)(dv[ri * 2 + ci]);
       }
     }
   }

@@ -125,12 +125,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const lt
       const int gr = qb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Qs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -144,12 +144,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const lt
       const int gr = qb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&dOs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dOs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          dOs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -201,12 +201,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const lt
         const int gr = j * 64 + ri * 32 + tid / 4;
         const int gc = tid % 4 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Ks[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Ks[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -220,12 +220,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const lt
         const int gr = j * 64 + ri * 32 + tid / 4;
         const int gc = tid % 4 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Vs[ri * 32 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Vs[ri * 32 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -467,7 +467,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_kernel(const lt
         const int gr = qb * 64 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         lt_bf16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 32) ptr[0] = lt_f32_to_bf16(dq[ri * 2 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = lt_f32_to_bf16(dq[ri * 2 + ci] * scale);
       }
     }
   }

@@ -125,12 +125,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const _F
       const int gr = qb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+          Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -144,12 +144,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const _F
       const int gr = qb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&dOs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+          dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -201,12 +201,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const _F
         const int gr = j * 32 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Ks[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -220,12 +220,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const _F
         const int gr = j * 32 + ri * 8 + tid / 16;
         const int gc = tid % 16 * 8;
         const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Vs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -467,7 +467,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const _F
         const int gr = qb * 64 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 128) ptr[0] = (_Float16)(dq[ri * 8 + ci] * scale);
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = (_Float16)(dq[ri * 8 + ci] * scale);
       }
     }
   }

@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d96_kernel(const f
       const int gr = qb * 32 + ri * 8 + ty;
       const int gc = tx * 8;
       const float *ptr = base + (int64_t)gr * 128 + gc;
-      if (ok && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[2]; float e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d96_kernel(const f
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dq[ri * 8 + vi] = ok && gr < Sq && gc + vi < 128 ? ptr[vi] : 0.0f;
+          dq[ri * 8 + vi] = ok && gr < Sq ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d96_kernel(const f
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gr < Sq && gc + vi < 96) ptr[vi] = (_Float16)(lt_round_f16(dq[ri * 8 + vi]));
+          if (ok && gr < Sq && gc + 8 <= 96) ptr[vi] = (_Float16)(lt_round_f16(dq[ri * 8 + vi]));
         }
       }
     }

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; lt_bf16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        o[vi] = ok && gr < Sq && gc + vi < 32 ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        o[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; lt_bf16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        t6[vi] = ok && gr < Sq && gc + vi < 32 ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        t6[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
       }
     }
     #pragma unroll
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     float *ptr = base + (int64_t)gr * 32 + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[2]; float e[8]; } h;
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) h.e[vi] = 0.0f;
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_bf16_d32_kern
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (ok && gr < Sq && gc + vi < 32) ptr[vi] = 0.0f;
+        if (ok && gr < Sq) ptr[vi] = 0.0f;
       }
     }
   }

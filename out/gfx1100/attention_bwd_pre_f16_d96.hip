@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d96_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          o[ri * 8 + vi] = ok && gr < Sq && gc + vi < 96 ? (float)ptr[vi] : 0.0f;
+          o[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d96_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t6[ri * 8 + vi] = ok && gr < Sq && gc + vi < 96 ? (float)ptr[vi] : 0.0f;
+          t6[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? (float)ptr[vi] : 0.0f;
         }
       }
       #pragma unroll

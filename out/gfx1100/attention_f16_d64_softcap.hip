@@ -124,12 +124,12 @@ __global__ void __launch_bounds__(256) attention_f16_d64_softcap_kernel(const _F
       const int gr = qb * 128 + ri * 32 + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+          Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -166,12 +166,12 @@ __global__ void __launch_bounds__(256) attention_f16_d64_softcap_kernel(const _F
         const int gr = j * 64 + ri * 32 + tid / 8;
         const int gc = tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+            Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -186,12 +186,12 @@ __global__ void __launch_bounds__(256) attention_f16_d64_softcap_kernel(const _F
         const int gr = j * 64 + ri * 32 + tid / 8;
         const int gc = tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+            Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -521,7 +521,7 @@ __global__ void __launch_bounds__(256) attention_f16_d64_softcap_kernel(const _F
         const int gr = qb * 128 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 64) ptr[0] = (_Float16)(o[ri * 4 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = (_Float16)(o[ri * 4 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
       }
     }
   }

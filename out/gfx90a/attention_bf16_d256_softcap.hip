@@ -136,12 +136,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d256_softcap_kernel(const 
       const int gr = qb * 64 + ri * 8 + tid / 32;
       const int gc = tid % 32 * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 8 + tid / 32][tid % 32 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Qs[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -173,12 +173,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d256_softcap_kernel(const 
         const int gr = j * 32 + ri * 8 + tid / 32;
         const int gc = tid % 32 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Ks[ri * 8 + tid / 32][tid % 32 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Ks[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -192,12 +192,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d256_softcap_kernel(const 
         const int gr = j * 32 + ri * 8 + tid / 32;
         const int gc = tid % 32 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Vs[ri * 8 + tid / 32][tid % 32 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Vs[ri * 8 + tid / 32][tid % 32 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d256_softcap_kernel(const 
       const int gr = qb * 64 + row0;
       const int gc = ci * 16 + col0;
       lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 4 <= 256 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d256_softcap_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq && gc + vi < 256) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < Sq) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
         }
       }
     }

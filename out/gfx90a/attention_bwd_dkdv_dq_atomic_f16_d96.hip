@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
             float *ptr = base + (int64_t)gr * 128 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
             }
           }
         }
@@ -652,7 +652,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
             float *ptr = base + (int64_t)gr * 128 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
             }
           }
         }
@@ -676,7 +676,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -698,7 +698,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d96_kern
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
         }
       }
     }

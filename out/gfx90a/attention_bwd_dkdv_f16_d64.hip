@@ -139,12 +139,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 64 + ri * 32 + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -158,12 +158,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 64 + ri * 32 + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -202,12 +202,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
           const int gr = j * 64 + ri * 32 + tid / 8;
           const int gc = tid % 8 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -221,12 +221,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
           const int gr = j * 64 + ri * 32 + tid / 8;
           const int gc = tid % 8 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -571,7 +571,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 64 + row0;
       const int gc = ci * 16 + col0;
       _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
@@ -579,7 +579,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -593,7 +593,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       const int gr = kb * 64 + row0;
       const int gc = ci * 16 + col0;
       _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dv[ci * 4 + vi]);
@@ -601,7 +601,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_kernel(const _
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
         }
       }
     }

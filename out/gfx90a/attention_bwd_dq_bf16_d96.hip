@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const lt
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const lt
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          dOs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const lt
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const lt
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -454,7 +454,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const lt
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = lt_f32_to_bf16(dq[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sq && gc + 4 <= 96) ptr[vi] = lt_f32_to_bf16(dq[ci * 4 + vi] * scale);
         }
       }
     }

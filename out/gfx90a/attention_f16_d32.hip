@@ -136,12 +136,12 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const _Float16 *
       const int gr = qb * 128 + ri * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Qs[ri * 64 + tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+          Qs[ri * 64 + tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -171,12 +171,12 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const _Float16 *
       const int gr = j * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -187,12 +187,12 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const _Float16 *
       const int gr = j * 64 + tid / 4;
       const int gc = tid % 4 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const _Float16 *
       const int gr = qb * 128 + row0;
       const int gc = ci * 8 + col0;
       _Float16 *ptr = base + (int64_t)gr * sos + gc;
-      if (ok && gr >= 0 && gr < Sq && gc + 4 <= 32 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
@@ -446,7 +446,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_kernel(const _Float16 *
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq && gc + vi < 32) ptr[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < Sq) ptr[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
         }
       }
     }

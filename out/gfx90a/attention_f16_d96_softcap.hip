@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+          Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const _F
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+            Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const _F
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+            Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
@@ -452,7 +452,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < Sq && gc + 4 <= 96) ptr[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
         }
       }
     }

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
         }
       }
     }
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : lt_f32_to_bf16(0.0f);
             }
           }
         }
@@ -579,7 +579,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = lt_f32_to_bf16(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = lt_f32_to_bf16(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -601,7 +601,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = lt_f32_to_bf16(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = lt_f32_to_bf16(dv[ci * 4 + vi]);
         }
       }
     }

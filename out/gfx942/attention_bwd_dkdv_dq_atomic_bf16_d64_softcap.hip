@@ -140,12 +140,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
     const int gr = kb * 32 + tid / 8;
     const int gc = tid % 8 * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Ks[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Ks[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+        Ks[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -156,12 +156,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
     const int gr = kb * 32 + tid / 8;
     const int gc = tid % 8 * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
       ((uint4 *)&Vs[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        Vs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+        Vs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
       }
     }
   }
@@ -196,12 +196,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         const int gr = j * 32 + tid / 8;
         const int gc = tid % 8 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * sqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Qs[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Qs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -212,12 +212,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         const int gr = j * 32 + tid / 8;
         const int gc = tid % 8 * 8;
         const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&dOs[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            dOs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             float *ptr = base + (int64_t)gr * 64 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
             }
           }
         }
@@ -664,7 +664,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             float *ptr = base + (int64_t)gr * 64 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
             }
           }
         }
@@ -680,7 +680,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       const int gr = kb * 32 + row0;
       const int gc = ci * 16 + col0_64;
       lt_bf16 *ptr = base + (int64_t)gr * sdks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(dk[ci * 4 + vi] * scale);
@@ -688,7 +688,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = lt_f32_to_bf16(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = lt_f32_to_bf16(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -702,7 +702,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       const int gr = kb * 32 + row0;
       const int gc = ci * 16 + col0_64;
       lt_bf16 *ptr = base + (int64_t)gr * sdvs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 64 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(dv[ci * 4 + vi]);
@@ -710,7 +710,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = lt_f32_to_bf16(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = lt_f32_to_bf16(dv[ci * 4 + vi]);
         }
       }
     }

@@ -142,12 +142,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       const int gr = kb * 32 + ri * 16 + tid / 16;
       const int gc = tid % 16 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 16 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -161,12 +161,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       const int gr = kb * 32 + ri * 16 + tid / 16;
       const int gc = tid % 16 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 16 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -204,12 +204,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
           const int gr = j * 32 + ri * 16 + tid / 16;
           const int gc = tid % 16 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 16 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -223,12 +223,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
           const int gr = j * 32 + ri * 16 + tid / 16;
           const int gc = tid % 16 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 16 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
             float *ptr = base + (int64_t)gr * 128 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ci * 4 + vi] * scale);
             }
           }
         }
@@ -652,7 +652,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
             float *ptr = base + (int64_t)gr * 128 + gc;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ci * 4 + vi] * scale);
             }
           }
         }
@@ -668,7 +668,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       const int gr = kb * 32 + row0;
       const int gc = ci * 16 + col0_128;
       _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 128 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
@@ -676,7 +676,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -690,7 +690,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       const int gr = kb * 32 + row0;
       const int gc = ci * 16 + col0_128;
       _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 4 <= 128 && (uintptr_t)ptr % 8 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dv[ci * 4 + vi]);
@@ -698,7 +698,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d128_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
         }
       }
     }

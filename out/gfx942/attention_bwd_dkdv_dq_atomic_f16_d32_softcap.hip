@@ -139,12 +139,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
       const int gr = kb * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -157,12 +157,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
       const int gr = kb * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sk ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -193,12 +193,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
           const int gr = j * 32 + tid / 4;
           const int gc = tid % 4 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -211,12 +211,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
           const int gr = j * 32 + tid / 4;
           const int gc = tid % 4 * 8;
           const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[tid / 4][tid % 4 * 8])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[tid / 4][tid % 4 * 8 + vi] = ok && gr >= 0 && gr < Sq ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -497,7 +497,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
           float *ptr = base + (int64_t)gr * 32 + gc;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 32) lt_atomic_add(&ptr[vi], dq[vi] * scale);
+            if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[vi] * scale);
           }
         }
       } else {
@@ -653,7 +653,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
           float *ptr = base + (int64_t)gr * 32 + gc;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 32) lt_atomic_add(&ptr[vi], dq_2[vi] * scale);
+            if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[vi] * scale);
           }
         }
       }
@@ -666,7 +666,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     const int gr = kb * 32 + row0;
     const int gc = col0;
     _Float16 *ptr = base + (int64_t)gr * sdks + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 4 <= 32 && (uintptr_t)ptr % 8 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
       union { uint2 v[1]; _Float16 e[4]; } h;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dk[vi] * scale);
@@ -674,7 +674,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = (_Float16)(dk[vi] * scale);
+        if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dk[vi] * scale);
       }
     }
   }
@@ -685,7 +685,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     const int gr = kb * 32 + row0;
     const int gc = col0;
     _Float16 *ptr = base + (int64_t)gr * sdvs + gc;
-    if (ok && gr >= 0 && gr < Sk && gc + 4 <= 32 && (uintptr_t)ptr % 8 == 0) {
+    if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 8 == 0) {
       union { uint2 v[1]; _Float16 e[4]; } h;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(dv[vi]);
@@ -693,7 +693,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_f16_d32_soft
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = (_Float16)(dv[vi]);
+        if (ok && gr >= 0 && gr < Sk) ptr[vi] = (_Float16)(dv[vi]);
       }
     }
   }

@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+          Ks[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+          Vs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+              Qs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : (_Float16)(0.0f);
+              dOs[ri * 16 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : (_Float16)(0.0f);
             }
           }
         }
@@ -589,7 +589,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = (_Float16)(dk[ci * 4 + vi] * scale);
         }
       }
     }
@@ -611,7 +611,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d96_softcap_kernel
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
+          if (ok && gr >= 0 && gr < Sk && gc + 4 <= 96) ptr[vi] = (_Float16)(dv[ci * 4 + vi]);
         }
       }
     }

@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const _F
       const int gr = qb * 32 + ri * 16 + ty;
       const int gc = tx * 8;
       const _Float16 *ptr = base + (int64_t)gr * sos + gc;
-      if (ok && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; _Float16 e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          o[ri * 8 + vi] = ok && gr < Sq && gc + vi < 64 ? (float)ptr[vi] : 0.0f;
+          o[ri * 8 + vi] = ok && gr < Sq ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const _F
       const int gr = qb * 32 + ri * 16 + ty;
       const int gc = tx * 8;
       const _Float16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; _Float16 e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d64_kernel(const _F
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t6[ri * 8 + vi] = ok && gr < Sq && gc + vi < 64 ? (float)ptr[vi] : 0.0f;
+          t6[ri * 8 + vi] = ok && gr < Sq ? (float)ptr[vi] : 0.0f;
         }
       }
       #pragma unroll

@@ -169,12 +169,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       const int gr = kb * 64 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -188,12 +188,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       const int gr = kb * 64 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -364,7 +364,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -937,7 +937,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
@@ -945,7 +945,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -962,7 +962,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
@@ -970,7 +970,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
           }
         }
       }

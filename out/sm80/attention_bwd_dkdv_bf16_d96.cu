@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -395,7 +395,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -885,7 +885,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -910,7 +910,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
           }
         }
       }

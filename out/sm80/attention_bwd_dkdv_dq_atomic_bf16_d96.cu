@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -399,7 +399,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -896,7 +896,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1173,7 +1173,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1201,7 +1201,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -1226,7 +1226,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d96_ker
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
           }
         }
       }

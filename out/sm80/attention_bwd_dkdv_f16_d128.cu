@@ -173,12 +173,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gr = kb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -192,12 +192,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gr = kb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -395,7 +395,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -895,7 +895,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sdks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
@@ -903,7 +903,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
             }
           }
         }
@@ -939,7 +939,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sdvs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
@@ -947,7 +947,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
             }
           }
         }

@@ -177,12 +177,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
       const int gr = kb * 64 + ri * 8 + tid / 32;
       const int gc = tid % 32 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -196,12 +196,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
       const int gr = kb * 64 + ri * 8 + tid / 32;
       const int gc = tid % 32 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -246,12 +246,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           const int gr = j * 32 + ri * 8 + tid / 32;
           const int gc = tid % 32 * 8;
           const __half *ptr = base + (int64_t)gr * sqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&Qs[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+              Qs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -265,12 +265,12 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           const int gr = j * 32 + ri * 8 + tid / 32;
           const int gc = tid % 32 * 8;
           const __half *ptr = base + (int64_t)gr * sdos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 8 <= 256 && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 16 == 0) {
             ((uint4 *)&dOs[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              dOs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+              dOs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -834,7 +834,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0_256;
           __half *ptr = base + (int64_t)gr * sdks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 256 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
@@ -842,7 +842,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 256) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
             }
           }
         }
@@ -878,7 +878,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0_256;
           __half *ptr = base + (int64_t)gr * sdvs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 256 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
@@ -886,7 +886,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 256) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
             }
           }
         }

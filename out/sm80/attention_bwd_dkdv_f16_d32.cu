@@ -168,12 +168,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       const int gr = kb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -187,12 +187,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
       const int gr = kb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -363,7 +363,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -390,7 +390,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -888,7 +888,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
@@ -896,7 +896,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -913,7 +913,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
@@ -921,7 +921,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d32_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 8 + ci * 2 + vi]);
           }
         }
       }

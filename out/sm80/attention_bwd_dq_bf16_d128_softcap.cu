@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            dOs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -735,7 +735,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
           const int gr = qb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dq[ri * 32 + ci * 2 + vi] * scale);
@@ -743,7 +743,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_softcap_kernel
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dq[ri * 32 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(dq[ri * 32 + ci * 2 + vi] * scale);
             }
           }
         }

@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -681,7 +681,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
         const int gr = qb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dq[ri * 16 + ci * 2 + vi] * scale);
@@ -689,7 +689,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d64_softcap_kernel(
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2bfloat16_rn(dq[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(dq[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }

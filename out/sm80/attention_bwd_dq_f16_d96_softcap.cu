@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+            dOs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -309,7 +309,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -729,7 +729,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = __float2half_rn(dq[ri * 32 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2half_rn(dq[ri * 32 + ci * 2 + vi] * scale);
           }
         }
       }

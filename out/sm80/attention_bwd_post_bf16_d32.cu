@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d32_kernel(const 
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const float *ptr = base + (int64_t)gr * 32 + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[2]; float e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       h.v[1] = ((const uint4 *)ptr)[1];
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d32_kernel(const 
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        dq[vi] = ok && gr < Sq && gc + vi < 32 ? ptr[vi] : 0.0f;
+        dq[vi] = ok && gr < Sq ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d32_kernel(const 
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_round_bf16(dq[vi]));
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d32_kernel(const 
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (ok && gr < Sq && gc + vi < 32) ptr[vi] = __float2bfloat16_rn(lt_round_bf16(dq[vi]));
+        if (ok && gr < Sq) ptr[vi] = __float2bfloat16_rn(lt_round_bf16(dq[vi]));
       }
     }
   }

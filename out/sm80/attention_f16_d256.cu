@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -730,7 +730,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
           const int gr = qb * 128 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 256 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -738,7 +738,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 256) ptr[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
             }
           }
         }

@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 64 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 64 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              Ks[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              Vs[j_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              Ks[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+              Vs[j_next_stage][tid / 4][(tid % 4 * 8 + vi) ^ ((tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
             }
           }
         }
@@ -693,7 +693,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         const int gr = qb * 128 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -701,7 +701,7 @@ __global__ void __launch_bounds__(256) attention_f16_d32_softcap_kernel(const __
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 32) ptr[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

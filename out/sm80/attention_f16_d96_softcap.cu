@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -329,7 +329,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -702,7 +702,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_kernel(const __
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

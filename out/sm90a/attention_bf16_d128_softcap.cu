@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -358,7 +358,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -409,7 +409,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -759,7 +759,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
           const int gr = qb * 128 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -767,7 +767,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
             }
           }
         }

@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -725,7 +725,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
         const int gr = qb * 128 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -733,7 +733,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_softcap_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

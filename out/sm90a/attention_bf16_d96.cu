@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -732,7 +732,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_kernel(const __nv_bflo
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

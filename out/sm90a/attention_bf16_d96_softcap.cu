@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -359,7 +359,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -752,7 +752,7 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

@@ -245,12 +245,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
       const int gr = kb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -264,12 +264,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
       const int gr = kb * 64 + ri * 32 + tid / 4;
       const int gc = tid % 4 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -329,7 +329,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -452,7 +452,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -479,7 +479,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -854,7 +854,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 8 + ci * 2 + vi] * scale);
@@ -862,7 +862,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = __float2bfloat16_rn(dk[ri * 8 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dk[ri * 8 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -879,7 +879,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 8 + ci * 2 + vi]);
@@ -887,7 +887,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d32_softcap_kerne
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 32) ptr[vi] = __float2bfloat16_rn(dv[ri * 8 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dv[ri * 8 + ci * 2 + vi]);
           }
         }
       }

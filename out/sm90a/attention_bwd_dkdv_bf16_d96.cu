@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -824,7 +824,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dk[ri * 32 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -849,7 +849,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d96_kernel(const 
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(dv[ri * 32 + ci * 2 + vi]);
           }
         }
       }

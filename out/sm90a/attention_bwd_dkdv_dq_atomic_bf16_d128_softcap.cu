@@ -173,12 +173,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -192,12 +192,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
       const int gr = kb * 32 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -395,7 +395,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1217,7 +1217,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
               float *ptr = base + (int64_t)gr * 128 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 128) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -1237,7 +1237,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         const int gr = kb * 32 + ri * 8 + row0;
         const int gc = ci * 8 + col0_128;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
@@ -1245,7 +1245,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dk[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -1262,7 +1262,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         const int gr = kb * 32 + ri * 8 + row0;
         const int gc = ci * 8 + col0_128;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
@@ -1270,7 +1270,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d128_so
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2bfloat16_rn(dv[ri * 16 + ci * 2 + vi]);
           }
         }
       }

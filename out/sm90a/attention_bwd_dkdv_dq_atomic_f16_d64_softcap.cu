@@ -250,12 +250,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
       const int gr = kb * 64 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -269,12 +269,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
       const int gr = kb * 64 + ri * 16 + tid / 8;
       const int gc = tid % 8 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -766,7 +766,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -941,7 +941,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
               float *ptr = base + (int64_t)gr * 64 + gc;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + vi < 64) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
               }
             }
           }
@@ -961,7 +961,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdks + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
@@ -969,7 +969,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }
@@ -986,7 +986,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         const int gr = kb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdvs + gc;
-        if (ok && gr >= 0 && gr < Sk && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
@@ -994,7 +994,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_f16_d64_soft
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sk && gc + vi < 64) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+            if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
           }
         }
       }

@@ -256,12 +256,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gr = kb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * sks + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Ks[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Ks[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -275,12 +275,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
       const int gr = kb * 64 + ri * 8 + tid / 16;
       const int gc = tid % 16 * 8;
       const __half *ptr = base + (int64_t)gr * svs + gc;
-      if (ok && gr >= 0 && gr < Sk && gc + 8 <= 128 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
         ((uint4 *)&Vs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+          Vs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
         }
       }
     }
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -451,7 +451,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 128 ? ptr[vi] : __float2half_rn(0.0f);
+                  dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
                 }
               }
             }
@@ -834,7 +834,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sdks + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
@@ -842,7 +842,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 32 + ci * 2 + vi] * scale);
             }
           }
         }
@@ -878,7 +878,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           const int gr = kb * 64 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sdvs + gc;
-          if (ok && gr >= 0 && gr < Sk && gc + 2 <= 128 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
@@ -886,7 +886,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d128_kernel(const 
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk && gc + vi < 128) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
+              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 32 + ci * 2 + vi]);
             }
           }
         }

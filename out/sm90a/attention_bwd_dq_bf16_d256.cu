@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            dOs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -396,7 +396,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -474,7 +474,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 256 ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -681,7 +681,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
           const int gr = qb * 128 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdqs + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 256 && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(dq[ri * 64 + ci * 2 + vi] * scale);
@@ -689,7 +689,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dq_bf16_d256_kernel(const _
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + vi < 256) ptr[vi] = __float2bfloat16_rn(dq[ri * 64 + ci * 2 + vi] * scale);
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(dq[ri * 64 + ci * 2 + vi] * scale);
             }
           }
         }

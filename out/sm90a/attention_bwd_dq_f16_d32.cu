@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+            dOs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -644,7 +644,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
         const int gr = qb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dq[ri * 8 + ci * 2 + vi] * scale);
@@ -652,7 +652,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d32_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 32) ptr[vi] = __float2half_rn(dq[ri * 8 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(dq[ri * 8 + ci * 2 + vi] * scale);
           }
         }
       }

@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+            dOs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -388,7 +388,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -463,7 +463,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -651,7 +651,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         const int gr = qb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sdqs + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dq[ri * 16 + ci * 2 + vi] * scale);
@@ -659,7 +659,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d64_kernel(const __h
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2half_rn(dq[ri * 16 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(dq[ri * 16 + ci * 2 + vi] * scale);
           }
         }
       }

@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+            dOs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -364,7 +364,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -441,7 +441,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -469,7 +469,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + vi < 96 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk && gc + 8 <= 96 ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -691,7 +691,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d96_softcap_kernel(c
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 96) ptr[vi] = __float2half_rn(dq[ri * 32 + ci * 2 + vi] * scale);
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2half_rn(dq[ri * 32 + ci * 2 + vi] * scale);
           }
         }
       }

@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
       const int gr = qb * 32 + ri * 16 + ty;
       const int gc = tx * 8;
       const float *ptr = base + (int64_t)gr * 64 + gc;
-      if (ok && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[2]; float e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          dq[ri * 8 + vi] = ok && gr < Sq && gc + vi < 64 ? ptr[vi] : 0.0f;
+          dq[ri * 8 + vi] = ok && gr < Sq ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
       const int gr = qb * 32 + ri * 16 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * sdqs + gc;
-      if (ok && gr < Sq && gc + 8 <= 64 && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_round_f16(dq[ri * 8 + vi]));
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d64_kernel(const f
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gr < Sq && gc + vi < 64) ptr[vi] = __float2half_rn(lt_round_f16(dq[ri * 8 + vi]));
+          if (ok && gr < Sq) ptr[vi] = __float2half_rn(lt_round_f16(dq[ri * 8 + vi]));
         }
       }
     }

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const _
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const _
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        o[vi] = ok && gr < Sq && gc + vi < 32 ? __bfloat162float(ptr[vi]) : 0.0f;
+        o[vi] = ok && gr < Sq ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const _
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-    if (ok && gr < Sq && gc + 8 <= 32 && (uintptr_t)ptr % 16 == 0) {
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const _
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        t6[vi] = ok && gr < Sq && gc + vi < 32 ? __bfloat162float(ptr[vi]) : 0.0f;
+        t6[vi] = ok && gr < Sq ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
     #pragma unroll

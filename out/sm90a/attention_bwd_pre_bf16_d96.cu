@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d96_kernel(const _
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          o[ri * 8 + vi] = ok && gr < Sq && gc + vi < 96 ? __bfloat162float(ptr[vi]) : 0.0f;
+          o[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d96_kernel(const _
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t6[ri * 8 + vi] = ok && gr < Sq && gc + vi < 96 ? __bfloat162float(ptr[vi]) : 0.0f;
+          t6[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
       #pragma unroll

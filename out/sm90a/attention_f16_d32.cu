@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -333,7 +333,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 32 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8 + vi) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -684,7 +684,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         const int gr = qb * 128 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 32 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -692,7 +692,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 32) ptr[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 8 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }

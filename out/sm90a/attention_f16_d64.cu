@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -724,7 +724,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
         const int gr = qb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -732,7 +732,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -925,7 +925,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -973,7 +973,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -1000,7 +1000,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk && gc + vi < 64 ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -1282,7 +1282,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
         const int gr = qb * 64 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __half *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc + 2 <= 64 && (uintptr_t)ptr % 4 == 0) {
+        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
@@ -1290,7 +1290,7 @@ __global__ void __launch_bounds__(128) attention_f16_d64_B16_Hkv16_Hq16_Sk1024_S
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + vi < 64) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
           }
         }
       }
