@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for sm90a).
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=2 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for sm90a; variant_config: stages).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_f32_bias_gelu_tt.cu
  */
 #include <cuda_runtime.h>
@@ -122,9 +122,8 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tt_kernel(const floa
   const int ty = tid / 64;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
-  float (*As)[16][128] = (float (*)[16][128])(lt_smem + 0);
-  float (*Bs)[256][16] = (float (*)[256][16])(lt_smem + 24576);
+  __shared__ __attribute__((aligned(16))) float As[2][16][128];
+  __shared__ __attribute__((aligned(16))) float Bs[2][256][16];
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
@@ -141,8 +140,8 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tt_kernel(const floa
     }
   }
   // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 16 - 1) / 16) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -201,11 +200,11 @@ __global__ void __launch_bounds__(256) matmul_f32_bias_gelu_tt_kernel(const floa
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 16 - 1) / 16; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 16 - 1) / 16; ++kt, kt_stage = kt_stage == 1 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration kt have landed */
     __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    const int kt_next = kt + 1;
+    const int kt_next_stage = kt_stage == 0 ? 1 : kt_stage - 1;
     if (kt_next < (K + 16 - 1) / 16) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
@@ -376,9 +375,6 @@ extern "C" int matmul_f32_bias_gelu_tt(const void *C0, const void *A, const void
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 73728 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f32_bias_gelu_tt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
-  if (err != cudaSuccess) return (int)err;
-  matmul_f32_bias_gelu_tt_kernel<<<grid, dim3(256), 73728, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f32_bias_gelu_tt_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
