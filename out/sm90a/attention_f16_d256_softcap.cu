@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=64 stages=2 threads=256 (kernel defaults: dsl/tuned/attention.lua has no entry for attention_f16_d256_softcap on sm90a, NVIDIA H100 80GB HBM3).
+ * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096; the same for B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d256_softcap.cu
  */
 #include <cuda_runtime.h>
@@ -171,12 +171,14 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_f16_ss(float (&d)[16], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -208,7 +210,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -219,9 +221,9 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*Ks)[4][32][64] = (__half (*)[4][32][64])(lt_smem + 65536);
+  __half (*Ks)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 65536);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*Vs)[4][32][64] = (__half (*)[4][32][64])(lt_smem + 98304);
+  __half (*Vs)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 131072);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*O_out)[256] = (__half (*)[256])(lt_smem + 0);
   // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
@@ -247,14 +249,14 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
   // attention.lua:107: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
   // attention.lua:109: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 32 - 1) / 32;
+  const int nkb = (Sk + 64 - 1) / 64;
   // attention.lua:110: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention.lua:111: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 32;
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
   // attention.lua:112: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
   // attention.lua:117: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
@@ -316,15 +318,15 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 32 >= 0 && j * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -343,15 +345,15 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 32 >= 0 && j * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 32 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 + ri * 8 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -374,7 +376,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
     // attention.lua:133: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[16];
+    float s[32];
     lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
     // attention.lua:134: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
@@ -382,7 +384,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 256; kk += 16) {
-      lt_wgmma_m64n32k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
     lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
@@ -394,15 +396,15 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -421,15 +423,15 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 32 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 32 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 + ri * 8 + tid / 32;
             const int gc = tid % 32 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -447,9 +449,9 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
     }
     lt_cp_async_commit();
     // attention.lua:162: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 32;
+    const int kend = (j + 1) * 64;
     // attention.lua:163: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
     // attention.lua:165: k:when(cuts, function() step(true) end, function() step(false) end)
@@ -458,10 +460,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       }
@@ -469,7 +471,7 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 32);
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
       // attention.lua:148: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
@@ -481,18 +483,18 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
       // attention.lua:150: local col = k:iota({ BM, BN }, 2)
-      int col[16];
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
@@ -502,10 +504,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         t72[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t72[ri] = fmaxf(t72[ri], s[ri * 8 + ci * 2 + vi]);
+            t72[ri] = fmaxf(t72[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
@@ -529,10 +531,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc[ri]);
           }
         }
       }
@@ -548,10 +550,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         t78[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t78[ri] = t78[ri] + s[ri * 8 + ci * 2 + vi];
+            t78[ri] = t78[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
@@ -576,24 +578,24 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
         }
       }
       // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
           s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
         }
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
       // attention.lua:160: k:assign(m, m_new)
@@ -608,10 +610,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       }
@@ -621,10 +623,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         t87[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t87[ri] = fmaxf(t87[ri], s[ri * 8 + ci * 2 + vi]);
+            t87[ri] = fmaxf(t87[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
@@ -648,10 +650,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
+            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc_2[ri]);
           }
         }
       }
@@ -667,10 +669,10 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
       for (int ri = 0; ri < 2; ++ri) {
         t93[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t93[ri] = t93[ri] + s[ri * 8 + ci * 2 + vi];
+            t93[ri] = t93[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
@@ -695,24 +697,24 @@ __global__ void __launch_bounds__(256) attention_f16_d256_softcap_kernel(const _
         }
       }
       // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 64; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
           s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
         }
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 4096, 1024, 1), 1);
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
       // attention.lua:160: k:assign(m, m_new)
@@ -800,9 +802,9 @@ extern "C" int attention_f16_d256_softcap(const void *Q, const void *K, const vo
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d256_softcap_kernel<<<grid, dim3(256), 131072, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
+  attention_f16_d256_softcap_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }
