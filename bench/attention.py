@@ -20,6 +20,8 @@ Writes attention.json and attention.png (if matplotlib is there) to $OUT,
 else to bench/results/<date>-attention.{json,png}; prints the table.
 
 usage: python3 bench/attention.py LABEL=LIB.so [LABEL=LIB.so ...]
+       (DIMS from the environment: the head dims, default 64,128; a variant
+       the library lacks, such as dQ by atomics at d256, is noted, not timed)
        python3 bench/attention.py --replot FILE.json   (table and plot again)"""
 import datetime
 import json
@@ -29,6 +31,7 @@ import statistics
 import sys
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+DIMS = [int(d) for d in os.environ.get("DIMS", "64,128").split(",")]   # the head dims of the grid
 
 
 def out_paths():
@@ -136,7 +139,7 @@ def bench(libs):
     rows = []
     labels = [x for lab, _ in libs for x in (lab, lab + "-atomic")]
     backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
-    for D in (64, 128):
+    for D in DIMS:
         for S in (1024, 4096, 16384):
             for causal in (False, True):
                 B, H = 16384 // S, 2048 // D
@@ -175,7 +178,7 @@ def bench(libs):
                     lse = torch.empty(B, H, S, device=dev, dtype=torch.float32)
                     delta = torch.empty(B, H, S, device=dev, dtype=torch.float32)
                     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-                    dqacc = torch.empty(B, H, S, D, device=dev, dtype=torch.float32)
+                    dqacc = torch.empty(B, H, S, 128 if D == 96 else D, device=dev, dtype=torch.float32)   # rows as wide as the tiles
 
                     def ours_fwd():
                         return lib(f"attention_bf16_d{D}", q, k, v, o, lse, B, H, S, H, S, *st * 4, scale, wl, wr)

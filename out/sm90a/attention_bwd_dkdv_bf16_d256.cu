@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dK = scale * dS^T Q and dV = P^T dO, summed over the GQA group; deterministic.
  *
- * Config: BM=64 BN=64 WN=2 stages=2 threads=256 (kernel defaults: dsl/tuned/attention_bwd_dkdv.lua has no entry for attention_bwd_dkdv_bf16_d256 on sm90a, NVIDIA H100 80GB HBM3; variant_config: BM BN WN stages threads).
+ * Config: BM=64 BN=32 WN=2 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dkdv.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dkdv_bf16_d256.cu
  */
 #include <cuda_runtime.h>
@@ -114,12 +114,12 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (256 threads) of attention_bwd_dkdv_bf16_d256. */
-__global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
+/* One block (128 threads) of attention_bwd_dkdv_bf16_d256. */
+__global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d256_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [32, 32] accumulator */
   const int warp_row = tid / 64 * 16;
   const int warp_col = tid / 32 % 2 * 16;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -133,21 +133,21 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
   /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Ks)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 32768);
+  __nv_bfloat16 (*Vs)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 16384);
   /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Qs)[32][256] = (__nv_bfloat16 (*)[32][256])(lt_smem + 65536);
+  __nv_bfloat16 (*Qs)[32][256] = (__nv_bfloat16 (*)[32][256])(lt_smem + 32768);
   /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*dOs)[32][256] = (__nv_bfloat16 (*)[32][256])(lt_smem + 98304);
-  float (*lses)[1][32] = (float (*)[1][32])(lt_smem + 131072);
-  float (*deltas)[1][32] = (float (*)[1][32])(lt_smem + 131328);
+  __nv_bfloat16 (*dOs)[32][256] = (__nv_bfloat16 (*)[32][256])(lt_smem + 65536);
+  float (*lses)[1][32] = (float (*)[1][32])(lt_smem + 98304);
+  float (*deltas)[1][32] = (float (*)[1][32])(lt_smem + 98560);
   /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 131584);
+  __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 98816);
   /* dK_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dK_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   /* dV_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*dV_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
   // attention_bwd_dkdv.lua:104: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
+  const int nkb = (Sk + 32 - 1) / 32;
   // attention_bwd_dkdv.lua:106: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
   // attention_bwd_dkdv.lua:107: local b, hk = bh // p.Hkv, bh % p.Hkv
@@ -156,14 +156,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
   // attention_bwd_dkdv.lua:108: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
   // attention_bwd_dkdv.lua:110: local k0 = kb * BN
-  const int k0 = kb * 64;
+  const int k0 = kb * 32;
   // attention_bwd_dkdv.lua:111: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
   // attention_bwd_dkdv.lua:113: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
   // attention_bwd_dkdv.lua:114: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
-  const int hi_q = k0 + 64 - 1 - diag + window_left;
+  const int hi_q = k0 + 32 - 1 - diag + window_left;
   // attention_bwd_dkdv.lua:115: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
   // attention_bwd_dkdv.lua:116: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
@@ -174,15 +174,15 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 32;
+      const int gr = kb * 32 + ri * 4 + tid / 32;
       const int gc = tid % 32 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Ks[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Ks[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Ks[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Ks[ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -193,15 +193,15 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      const int gr = kb * 64 + ri * 8 + tid / 32;
+      const int gr = kb * 32 + ri * 4 + tid / 32;
       const int gc = tid % 32 * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Vs[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        ((uint4 *)&Vs[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          Vs[ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          Vs[ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
         }
       }
     }
@@ -246,22 +246,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(j * 32 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Qs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], base + (int64_t)(j * 32 + tid / 32) * sqs + (int64_t)(ri * 4) * sqs + tid % 32 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 32;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j * 32 + ri * 4 + tid / 32;
               const int gc = tid % 32 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -273,22 +273,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
           if (ok && j * 32 >= 0 && j * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(j * 32 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&dOs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], base + (int64_t)(j * 32 + tid / 32) * sdos + (int64_t)(ri * 4) * sdos + tid % 32 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j * 32 + ri * 8 + tid / 32;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j * 32 + ri * 4 + tid / 32;
               const int gc = tid % 32 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_stage][ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -357,22 +357,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&Qs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 32) * sqs + (int64_t)(ri * 4) * sqs + tid % 32 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 32;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j_next * 32 + ri * 4 + tid / 32;
               const int gc = tid % 32 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                lt_cp_async16(&Qs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Qs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Qs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -384,22 +384,22 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
           if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 32) * sdos + (int64_t)(ri * 8) * sdos + tid % 32 * 8, 16);
+            for (int ri = 0; ri < 8; ++ri) {
+              lt_cp_async16(&dOs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 32) * sdos + (int64_t)(ri * 4) * sdos + tid % 32 * 8, 16);
             }
           } else {
             #pragma unroll
-            for (int ri = 0; ri < 4; ++ri) {
-              const int gr = j_next * 32 + ri * 8 + tid / 32;
+            for (int ri = 0; ri < 8; ++ri) {
+              const int gr = j_next * 32 + ri * 4 + tid / 32;
               const int gc = tid % 32 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                lt_cp_async16(&dOs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3], n > 0 ? ptr : dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  dOs[j_next_stage][ri * 8 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  dOs[j_next_stage][ri * 4 + tid / 32][(tid % 32 * 8 + vi) ^ ((ri * 4 + tid / 32) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -585,7 +585,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
       // attention_bwd_dkdv.lua:179: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
       // attention_bwd_dkdv.lua:180: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-      const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+      const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       // attention_bwd_dkdv.lua:183: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:151: k:assign(st, st * (p.scale * LOG2E))
@@ -908,7 +908,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
-    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
+    if (ok && kb * 32 >= 0 && kb * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: out through dK_out, 16 bytes of a row a thread */
       __syncthreads();   /* every warp is done with the shared tiles dK_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -923,14 +923,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
       __syncthreads();   /* dK_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 32) * sdks + (int64_t)(ri * 8) * sdks + tid % 32 * 8) = *(const uint4 *)&dK_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+        *(uint4 *)(base + (int64_t)(kb * 32 + tid / 32) * sdks + (int64_t)(ri * 4) * sdks + tid % 32 * 8) = *(const uint4 *)&dK_out[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
+          const int gr = kb * 32 + ri * 8 + row0;
           const int gc = ci * 8 + col0_256;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdks + gc;
           if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
@@ -952,7 +952,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
-    if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
+    if (ok && kb * 32 >= 0 && kb * 32 + 32 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: out through dV_out, 16 bytes of a row a thread */
       __syncthreads();   /* every warp is done with the shared tiles dV_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -967,14 +967,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d256_kernel(const
       __syncthreads();   /* dV_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(kb * 64 + tid / 32) * sdvs + (int64_t)(ri * 8) * sdvs + tid % 32 * 8) = *(const uint4 *)&dV_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+        *(uint4 *)(base + (int64_t)(kb * 32 + tid / 32) * sdvs + (int64_t)(ri * 4) * sdvs + tid % 32 * 8) = *(const uint4 *)&dV_out[ri * 4 + tid / 32][(tid % 32 * 8) ^ ((ri * 4 + tid / 32) & 7) << 3];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
+          const int gr = kb * 32 + ri * 8 + row0;
           const int gc = ci * 8 + col0_256;
           __nv_bfloat16 *ptr = base + (int64_t)gr * sdvs + gc;
           if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
@@ -1001,13 +1001,13 @@ extern "C" int attention_bwd_dkdv_bf16_d256(const void *Q, const void *K, const 
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdkb < 0 || sdkh < 0 || sdks < 0 || sdvb < 0 || sdvh < 0 || sdvs < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 135680 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 135680);
+  /* 100864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 100864);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_bf16_d256_kernel<<<grid, dim3(256), 135680, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  attention_bwd_dkdv_bf16_d256_kernel<<<grid, dim3(128), 100864, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=128 BN=32 stages=2 threads=256 (kernel defaults: dsl/tuned/attention_bwd_dq.lua has no entry for attention_bwd_dq_bf16_d256 on sm90a, NVIDIA H100 80GB HBM3; variant_config: BM BN threads).
+ * Config: BM=128 BN=32 stages=2 threads=256 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_bf16_d256.cu
  */
 #include <cuda_runtime.h>
