@@ -702,10 +702,11 @@ static void load_store(E *e, const View *v, const Sym *dst, const Expr *val, con
   ** wholly inside or wholly outside: one test a chunk, the vector path's,
   ** where a test an element gave the AMD compilers V more lane masks to
   ** hold (2 SGPRs each), which they spilled. */
+  const Expr *co = v->origin[v->cdim];
+  int cols_inside = vcols && ltI_nonneg(co) && !ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]);
   long long o0, nc;
-  int ccon = vcols && ltI_const_int(v->origin[v->cdim], &o0) && o0 >= 0 && ltI_const_int(t->dims[v->cdim], &nc);
-  int cols_inside = ccon && o0 + v->ext[v->cdim] <= nc;
-  int whole_chunks = ccon && V > 1 && o0 % V == 0 && nc % V == 0;
+  int whole_chunks = vcols && V > 1 && ltI_const_int(co, &o0) && o0 >= 0 && o0 % V == 0 &&
+                     ltI_const_int(t->dims[v->cdim], &nc) && nc % V == 0;
   const char *chunk_in = vcols && !cols_inside ? ltU_fmt("gc + %d <= %s", V, lim) : NULL;
   const char *col_ok = !vcols || cols_inside ? NULL
                        : whole_chunks ? chunk_in

@@ -3,11 +3,21 @@
 #   one.sh TARGET FILE OUTDIR
 # Prints one PASS / FAIL / SKIP line.  Checks: the file builds on its own
 # with the vendor toolkit, no register spills, no scratch (local) memory,
-# no wgmma serialized by ptxas (sm90a).
+# no wgmma serialized by ptxas (sm90a), the matrix instruction in the PTX
+# or the AMD ISA where the kernel has a gemm.
 t=$1 f=$2 o=$3
 name="compile $t $(basename "$f")"
 log="$o/$(basename "$f").$t.log"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+# the files whose machine code must show the target's matrix instruction:
+# the f16 and bf16 matmuls, and every attention kernel with a gemm (all but
+# pre and post, which have none)
+case $(basename "$f") in
+  matmul_f16_*|matmul_bf16_*) mma=matmul ;;
+  attention_bwd_pre_*|attention_bwd_post_*) mma= ;;
+  attention*) mma=attention ;;
+  *) mma= ;;
+esac
 case $t in
   sm80|sm90a)
     [ -x "$NVCC" ] || { echo "SKIP $name: no nvcc"; exit 0; }
@@ -23,9 +33,8 @@ case $t in
     if grep -q "wgmma.mma_async instructions are serialized" "$log"; then
       echo "FAIL $name: $(grep -m1 -o 'wgmma.mma_async instructions are serialized due to [a-zA-Z -]*' "$log")"; exit 0; fi
     # the tensor-core instructions are in the PTX (no cuobjdump here for SASS;
-    # tests/gpu checks HMMA / HGMMA / LDSM on the device): the f16 and bf16
-    # matmuls' mma.sync, ldmatrix and cp.async; the attention kernels' gemms
-    # (every attention kernel but pre and post, which have none): mma.sync or
+    # tests/gpu checks HMMA / HGMMA / LDSM on the device): the matmuls'
+    # mma.sync, ldmatrix and cp.async; the attention kernels' mma.sync or
     # wgmma, and wgmma itself on sm90a where gen/mma.c (wgmma_fits) takes it:
     # the dQ and deterministic dK/dV kernels, and the forwards whose tuned
     # config has 16 rows a warp (dsl/tuned/attention.lua: d64, d128 without
@@ -33,11 +42,10 @@ case $t in
     # configs) with a softcap: their tuned config, the one without spills,
     # splits the warps over N (WN = 2), and wgmma stacks them on M.  Nor the
     # dK/dV kernels at d256 (variant_config in attention_bwd_dkdv.lua): WN = 2.
-    want=
-    case $(basename "$f") in
-      matmul_f16_*|matmul_bf16_*) want="mma.sync.aligned.m16n8k16 ldmatrix.sync.aligned.m8n8.x4 cp.async.cg.shared.global" ;;
-      attention_bwd_pre_*|attention_bwd_post_*) ;;
-      attention*) want="mma.sync.aligned.m16n8k16|wgmma.mma_async.sync.aligned" ;;
+    case $mma in
+      matmul) want="mma.sync.aligned.m16n8k16 ldmatrix.sync.aligned.m8n8.x4 cp.async.cg.shared.global" ;;
+      attention) want="mma.sync.aligned.m16n8k16|wgmma.mma_async.sync.aligned" ;;
+      *) want= ;;
     esac
     case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu|sm90a:attention_bwd_dkdv_*d96_softcap.cu) ;;
       sm90a:attention_bwd_dkdv_*d256*.cu) ;;
@@ -85,13 +93,11 @@ case $t in
     grep -q "VGPRs Spill: 0" "$log" || { echo "FAIL $name: no resource-usage report to check spills"; exit 0; }
     if grep -q "s_swappc" "$o/$(basename "$f").$t.s"; then
       echo "FAIL $name: the kernel calls a function (unresolved math?)"; exit 0; fi
-    # the matrix instruction is there: the f16 and bf16 matmuls' (32x32 MFMA
-    # tiles), and every attention kernel's with a gemm (not pre and post)
-    i=
-    case $(basename "$f") in
-      matmul_f16_*|matmul_bf16_*) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_32x32x8) ;;
-      attention_bwd_pre_*|attention_bwd_post_*) ;;
-      attention*) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_) ;;
+    # the matrix instruction is there (the matmuls' with 32x32 MFMA tiles)
+    case $mma in
+      matmul) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_32x32x8) ;;
+      attention) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_) ;;
+      *) i= ;;
     esac
     if [ -n "$i" ] && ! grep -q "$i" "$o/$(basename "$f").$t.s"; then echo "FAIL $name: no $i in the ISA"; exit 0; fi
     ;;
