@@ -41,8 +41,17 @@ install_deps() {
   done
 }
 
-# Builds build/gen from gen/*.c, with the prelude and templates embedded.
+# The object file of a source: gen/emit/copy.c -> emit_copy.o, gen/main.c -> main.o.
+obj_name() {
+  local r=${1#gen/}
+  r=${r#build/}
+  r=${r%.c}
+  echo "${r//\//_}.o"
+}
+
+# Builds build/gen from gen/*.c and gen/*/*.c, with the prelude and templates embedded.
 build_gen() {
+  rm -rf build/obj
   mkdir -p build/obj
   $CC $CFLAGS -o build/embed gen/embed.c
   build/embed build/embed_text.c ltX_prelude=dsl/tile.lua ltX_cuda=templates/cuda.h \
@@ -50,9 +59,9 @@ build_gen() {
     ltX_hip_mfma=templates/hip_mfma.h ltX_hip_wmma=templates/hip_wmma.h ltX_emu=templates/emu.h \
     ltX_emu_cuda=templates/emu_cuda.h ltX_emu_hip=templates/emu_hip.h
   local objs=() pids=()
-  for f in gen/*.c build/embed_text.c; do
+  for f in gen/*.c gen/*/*.c build/embed_text.c; do
     [ "$f" = gen/embed.c ] && continue
-    local o="build/obj/$(basename "${f%.c}").o"
+    local o="build/obj/$(obj_name "$f")"
     objs+=("$o")
     $CC $CFLAGS -I/usr/include/lua5.4 -Igen -c "$f" -o "$o" & pids+=($!)
   done

@@ -5,8 +5,8 @@
 ** Lua runs the kernel file (dsl.c); every DSL call appends to a typed tile IR
 ** made of the structures below: symbols (tensors, sizes, fragments, shared
 ** tiles, temporaries), expressions over them, and statements in nested blocks.
-** The passes listed in main.c then rewrite and annotate that IR (inline.c,
-** layout.c, smem.c, barrier.c) and emit.c prints it for one Target
+** The passes listed in main.c then rewrite and annotate that IR (pass/inline.c,
+** pass/layout.c, ...) and emit.c prints it for one Target
 ** (target.c).  Every node keeps the DSL line it came from.
 **
 ** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),

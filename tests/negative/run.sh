@@ -12,7 +12,7 @@
 # A kernel's tuned-config file is named with "-- args: ... --tuned
 # tests/negative/tuned/X.lua"; the expected line is then the tuned file's.
 # Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
-# Last, every bad file again through a gen built from gen/*.c with
+# Last, every bad file again through a gen built from gen/**.c with
 # AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
 # on an error path need not crash the plain build (checks negative/asan/NAME;
 # SKIP when no such build can be made; LT_NEG_ASAN=0 turns it off).
@@ -155,14 +155,14 @@ missing_file directory tests/negative --target sm80
 # the bad files again under AddressSanitizer + UBSan
 asan_pass() {
   local bin=build/tests/negative/gen-asan srcs=() c
-  for c in gen/*.c; do [ "$c" = gen/embed.c ] || srcs+=("$c"); done
+  for c in gen/*.c gen/*/*.c; do [ -e "$c" ] && [ "$c" != gen/embed.c ] && srcs+=("$c"); done
   if [ ! -f build/embed_text.c ]; then
     echo "SKIP negative/asan: build/embed_text.c missing (./build.sh gen makes it)"
     return
   fi
   local fresh=1
   [ -x "$bin" ] || fresh=0
-  for c in "${srcs[@]}" gen/lt.h build/embed_text.c; do [ "$c" -nt "$bin" ] && fresh=0; done
+  for c in "${srcs[@]}" gen/*.h gen/*/*.h build/embed_text.c; do [ "$c" -nt "$bin" ] && fresh=0; done
   if [ "$fresh" = 0 ] && ! ${CC:-cc} -std=c11 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
       -D_POSIX_C_SOURCE=200809L -I/usr/include/lua5.4 -Igen -o "$bin" "${srcs[@]}" build/embed_text.c \
       -llua5.4 -lm 2>"$WORK/asan_build.log"; then

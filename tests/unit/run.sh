@@ -24,10 +24,12 @@ if [ ${#objs[@]} -eq 0 ]; then
 fi
 # objects older than their source test old code: say so instead of passing
 stale=()
-for c in gen/*.c; do
-  o="$OBJDIR/$(basename "${c%.c}").o"
-  [ "$(basename "$c")" = embed.c ] && continue
-  if [ ! -e "$o" ] || [ "$c" -nt "$o" ] || [ gen/lt.h -nt "$o" ]; then stale+=("$(basename "$o")"); fi
+newest_h=$(ls -t gen/*.h gen/*/*.h 2>/dev/null | head -1)
+for c in gen/*.c gen/*/*.c; do
+  [ -e "$c" ] || continue
+  r=${c#gen/}; r=${r%.c}; o="$OBJDIR/${r//\//_}.o"
+  [ "$c" = gen/embed.c ] && continue
+  if [ ! -e "$o" ] || [ "$c" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then stale+=("$(basename "$o")"); fi
 done
 if [ ${#stale[@]} -gt 0 ]; then
   echo "FAIL unit/objects: older than gen/ sources: ${stale[*]} (rebuild: ./build.sh gen)"
