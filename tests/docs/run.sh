@@ -12,8 +12,9 @@
 # For every docs/examples/errors/NAME.lua:
 #   docs/error/NAME   gen exits 1 with the exact message quoted in the docs and
 #                     writes no file
-# In README.md, docs/tutorial.md and docs/dsl.md, a code block placed right
-# after one of these markers is checked (docs/quote/FILE:LINE):
+# In README.md, docs/tutorial.md, docs/dsl.md and docs/emulator.md, a code
+# block placed right after one of these markers is checked
+# (docs/quote/FILE:LINE):
 #   <!-- example: PATH -->   the block is the whole file PATH
 #   <!-- excerpt: PATH -->   the block's lines appear in PATH, in a row
 #                            (leading and trailing blanks aside)
@@ -21,7 +22,12 @@
 #   <!-- output: PATH.c -->  the block is what the program PATH.c prints
 #                            (built against the c output of the example its
 #                            name starts with: vadd_main.c -> vadd.lua)
-# and a ```lua or ```c block without a marker is a failure.
+#   <!-- run: NAME -->       the block (shell commands) runs with bash -e from
+#                            the repository root and must exit 0; /tmp/lt in
+#                            it stands for a scratch folder under build/docs,
+#                            one per doc, shared by its run blocks in order
+#   <!-- output: NAME -->    the block is what run block NAME printed
+# and a ```lua, ```c or ```cpp block without a marker is a failure.
 #   docs/nvcc/NAME    docs/examples/NAME.cu (a CUDA host program) builds with
 #                     nvcc against the sm80 output (SKIP without nvcc)
 #   docs/coverage     every k: method, tile function and value method that
@@ -36,7 +42,7 @@ GEN=${LT_GEN:-build/gen}
 CC=${CC:-cc}
 OUT=build/docs
 TARGETS="sm80 sm90a gfx90a gfx942 gfx1100 c"
-DOCS="README.md docs/tutorial.md docs/dsl.md"
+DOCS="README.md docs/tutorial.md docs/dsl.md docs/emulator.md"
 CFLAGS="-std=c11 -O2 -Wall -Werror"
 JOBS=${JOBS:-2}
 
@@ -50,6 +56,8 @@ have_gen=1
 if [ ! -x "$GEN" ]; then have_gen=0; fi
 have_cc=1
 command -v "$CC" >/dev/null 2>&1 || have_cc=0
+have_cxx=1   # the docs' commands call c++
+command -v c++ >/dev/null 2>&1 || have_cxx=0
 
 # ---------------------------------------------------------------------------
 # per example: generate, compile, run (one job per example, JOBS at a time)
@@ -150,7 +158,7 @@ for doc in $DOCS; do
   fi
   awk -v out="$QDIR" -v index_file="$INDEX" -v doc="$doc" -v base="$(echo "$doc" | tr '/.' '__')" '
     BEGIN { inblock = 0; kind = ""; n = 0 }
-    !inblock && /^<!-- (example|excerpt|error|output): [^ ]+ -->[ \t]*$/ {
+    !inblock && /^<!-- (example|excerpt|error|output|run): [^ ]+ -->[ \t]*$/ {
       kind = $2; sub(/:$/, "", kind); path = $3; next
     }
     /^```/ {
@@ -159,7 +167,7 @@ for doc in $DOCS; do
         fname = out "/" base "_" n
         printf "" > fname
         if (kind != "") print doc "\t" FNR "\t" kind "\t" path "\t" fname >> index_file
-        else if (lang == "lua" || lang == "c") print doc "\t" FNR "\tunchecked\t-\t" fname >> index_file
+        else if (lang == "lua" || lang == "c" || lang == "cpp") print doc "\t" FNR "\tunchecked\t-\t" fname >> index_file
         kind = ""
       } else {
         inblock = 0; close(fname)
@@ -188,7 +196,21 @@ excerpt_in() {
   ' "$1" "$2"
 }
 
-declare -A error_quote
+# Runs the commands of block $1 (doc $2) as a run block; prints "ok" or
+# why not.  Their output, /tmp/lt written back, goes to $1.out.
+run_block() {
+  local block=$1 scratch=$PWD/$OUT/run/$(echo "$2" | tr '/.' '__')
+  mkdir -p "$scratch"
+  sed "s|/tmp/lt|$scratch|g" "$block" >"$block.sh"
+  local rc=0
+  timeout 300 bash -e -o pipefail "$block.sh" >"$block.raw" 2>"$block.err" </dev/null || rc=$?
+  sed "s|$scratch|/tmp/lt|g" "$block.raw" >"$block.out"
+  if [ $rc = 0 ]; then echo ok
+  elif [ $rc = 124 ]; then echo "timed out after 300 s"
+  else echo "exit $rc: $(tail -n 1 "$block.err" | sed "s|$scratch|/tmp/lt|g" | cut -c1-200)"; fi
+}
+
+declare -A error_quote run_out
 while IFS=$'\t' read -r doc line kind path block; do
   name="docs/quote/$doc:$line"
   case $kind in
@@ -204,7 +226,22 @@ while IFS=$'\t' read -r doc line kind path block; do
     else echo "FAIL $name: the block is not a run of lines of $path"; fi ;;
   error)
     error_quote[$path]=$block ;;
+  run)
+    if [ $have_gen = 0 ] || [ $have_cc = 0 ]; then echo "SKIP $name: no gen or no C compiler"
+    elif grep -q 'c++' "$block" && [ $have_cxx = 0 ]; then echo "SKIP $name: no C++ compiler (c++)"
+    else
+      why=$(run_block "$block" "$doc")
+      if [ "$why" = ok ]; then echo "PASS $name"; run_out[$path]=$block.out
+      else echo "FAIL $name: run block $path: $why"; run_out[$path]=failed; fi
+    fi ;;
   output)
+    if [ "${path%.c}" = "$path" ]; then   # the output of a run block
+      if [ -z "${run_out[$path]:-}" ]; then echo "SKIP $name: run block $path did not run (above)"
+      elif [ "${run_out[$path]}" = failed ]; then echo "FAIL $name: run block $path failed"
+      elif cmp -s "${run_out[$path]}" "$block"; then echo "PASS $name"
+      else echo "FAIL $name: run block $path prints '$(first "${run_out[$path]}")', not what the block says"; fi
+      continue
+    fi
     ex=$(basename "$path"); ex=${ex%%_*}; ex=${ex%.c}
     cdir=$OUT/ex/$ex/c
     if [ ! -f "$path" ]; then echo "FAIL $name: $path does not exist"

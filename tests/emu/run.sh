@@ -9,8 +9,8 @@
 #      UBSan, run by check.cpp against float64 references; then again in the
 #      "warps" thread order (each warp runs as far ahead as it can), where
 #      every output must be bitwise the same (a race would change it).  All variants of the row ops;
-#      of matmul's 60 (dtype x layout x epilogue) the 12 dtype x layout
-#      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 60); of
+#      of matmul's 80 (dtype x layout x epilogue) the 16 dtype x layout
+#      pairs, the epilogues taken in turn (LT_EMU_ALL=1: all 80); of
 #      attention, f16 d64 and bf16 d32 with softcap, forward and backward
 #      (and on sm90a bf16 d128, whose warpgroups take turns at the wgmmas;
 #      on sm80 bf16 d96, whose tiles are wider than the head dim).
