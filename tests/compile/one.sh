@@ -35,7 +35,7 @@ case $t in
     # the tensor-core instructions are in the PTX (no cuobjdump here for SASS;
     # tests/gpu checks HMMA / HGMMA / LDSM on the device): the matmuls'
     # mma.sync, ldmatrix and cp.async; the attention kernels' mma.sync or
-    # wgmma, and wgmma itself on sm90a where gen/mma.c (wgmma_fits) takes it:
+    # wgmma, and wgmma itself on sm90a where gen/pass/mma.c (wgmma_fits) takes it:
     # the dQ and deterministic dK/dV kernels, and the forwards whose tuned
     # config has 16 rows a warp (dsl/tuned/attention.lua: d64, d128 without
     # softcap).  Not the dK/dV kernels at d128 (and d96, which takes d128's

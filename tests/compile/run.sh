@@ -29,9 +29,7 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # Known open defects: files that build but spill.  Their spill FAIL is
 # reported as SKIP with the reason (so every run shows it, and it is not
 # counted as passed); one that stops spilling FAILs until taken off the list.
-# None today: the last three (CDNA, dK/dV with dQ by atomics at d96 with a
-# softcap, 2-3 SGPRs in VGPR lanes) went when the copies' element loops
-# took one column test a chunk (gen/emit.c, load_store: whole_chunks).
+# None today: every file of out/ builds without spills.
 # An entry is "target:file-without-extension".
 KNOWN=""
 known() {
@@ -43,7 +41,7 @@ known() {
     case $list in
       *" $key "*)
         case $l in
-          FAIL*spills*) echo "SKIP${l#FAIL} (known defect, issue 4)" ;;
+          FAIL*spills*) echo "SKIP${l#FAIL} (known defect, listed in KNOWN)" ;;
           PASS*) echo "FAIL${l#PASS}: listed in KNOWN as spilling, but it no longer does: take it off" ;;
           *) echo "$l" ;;
         esac ;;
