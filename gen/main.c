@@ -62,7 +62,7 @@ static void on_variant(Kernel *k, void *ud) {
   }
   g->group[g->ngroup++] = k;
   if (g->ngroup < k->nbuckets) return;
-  if (g->n == 256) ltU_error(0, "more than 256 variants");
+  if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
   Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
   g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;

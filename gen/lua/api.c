@@ -10,9 +10,11 @@
 **
 ** Errors: everything a kernel file can get wrong is reported as one line
 ** "file.lua:LINE: error: ...", LINE being the innermost kernel-file frame
-** (ltL_line).  ltL_error raises such a message as a Lua error (a table
-** holding it, so that the handler passes it on as it is), and so does
-** ltU_error while Lua runs.
+** (ltL_line), or, where none runs (C reading the kernel table, its configs
+** and params), the outer line the caller set: tile.kernel's, the params
+** function's or a parameter's.  ltL_error raises such a message as a Lua
+** error (a table holding it, so that the handler passes it on as it is),
+** and so does ltU_error while Lua runs.
 **
 ** IR objects reach Lua as handles: userdata of one metatable (expr.c fills
 ** it) pointing to an expression, a tensor, a view or a shared tile.  The
@@ -37,6 +39,7 @@ static int nklines;
 static size_t mem_used;
 static int steps;                     /* millions of Lua instructions run */
 static int fatal;                     /* set once the step limit is hit: pcall cannot catch it */
+static int outer_line;                /* the line errors name where no kernel-file function runs */
 
 /* ------------------------------------------------------------------ */
 /* errors and lines                                                    */
@@ -76,12 +79,19 @@ static void raise_at(int line, const char *fmt, va_list ap) {
   raise_msg(ltU_fmt("%s: error: %s", ltL_file, msg));
 }
 
-/* Reports a DSL error at the current kernel-file line (ltL_line); returns
-** an int only so that C functions of Lua can `return ltL_error(...)`. */
+/* Sets the line that errors name while no kernel-file function runs (the
+** kernel table, its configs and its params are read from C): tile.kernel's,
+** the params function's, or the line of the parameter being read. */
+void ltL_set_outer_line(int line) { outer_line = line; }
+
+/* Reports a DSL error at the current kernel-file line (ltL_line, else the
+** outer line); returns an int only so that C functions of Lua can `return
+** ltL_error(...)`. */
 int ltL_error(const char *fmt, ...) {
+  int line = ltL_line();
   va_list ap;
   va_start(ap, fmt);
-  raise_at(ltL_line(), fmt, ap);
+  raise_at(line ? line : outer_line, fmt, ap);
   va_end(ap);
   return 0;
 }
@@ -121,6 +131,7 @@ static int msgh(lua_State *l) {
     if (p && (strncmp(msg, "tile:", 5) == 0 || strncmp(msg, "[string", 7) == 0)) msg = p + 2;
   }
   if (!line) line = ltL_line();
+  if (!line) line = outer_line;
   if (line) lua_pushstring(l, ltU_fmt("%s:%d: error: %s", ltL_file, line, msg));
   else lua_pushstring(l, ltU_fmt("%s: error: %s", ltL_file, msg));
   return 1;
@@ -203,6 +214,21 @@ const char *ltL_kind(int idx) {
   case H_VIEW: return "a tensor view";
   case H_SHARED: return "a shared tile";
   default: return "the kernel builder";
+  }
+}
+
+/* The value at idx as a message shows it: 2, 0.5, 1.0, true, "text", or
+** what it is (a table, a tile value). */
+const char *ltL_show(int idx) {
+  switch (lua_type(L, idx)) {
+  case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
+  case LUA_TSTRING: return ltU_fmt("\"%s\"", lua_tostring(L, idx));
+  case LUA_TNUMBER: {
+    if (lua_isinteger(L, idx)) return ltU_fmt("%lld", (long long)lua_tointeger(L, idx));
+    const char *t = ltU_fmt("%.14g", lua_tonumber(L, idx));   /* as Lua prints a float */
+    return strspn(t, "-0123456789") == strlen(t) ? ltU_fmt("%s.0", t) : t;
+  }
+  default: return ltL_kind(idx);
   }
 }
 
@@ -380,8 +406,9 @@ static void push_sandbox(void) {
 }
 
 /* Reads the kernel file (keeping its lines for ltD_line_text) and runs it
-** in the sandbox, leaving the value it returns on the stack. */
-void ltL_run_chunk(void) {
+** in the sandbox, leaving the value it returns on the stack; returns the
+** number of lines of the file. */
+int ltL_run_chunk(void) {
   char *text = slurp(ltL_file);
   if (!text) ltL_error_at(0, "cannot read the file (missing, unreadable or binary)");
   read_lines(text);
@@ -389,6 +416,7 @@ void ltL_run_chunk(void) {
   push_sandbox();
   lua_setupvalue(L, -2, 1);
   lua_call(L, 0, 1);
+  return nklines;
 }
 
 /* print() in a kernel file writes to stderr, keeping stdout for gen. */

@@ -52,9 +52,10 @@ typedef struct Run {
 /* ---- api.c: errors ---- */
 
 int ltL_line(void);                        /* line of the innermost kernel-file frame, or 0 */
-int ltL_error(const char *fmt, ...);       /* raises fmt at ltL_line(); does not return */
+int ltL_error(const char *fmt, ...);       /* raises fmt at ltL_line() (or the outer line); no return */
 int ltL_error_at(int line, const char *fmt, ...);   /* raises fmt at line (0: none); does not return */
-void ltL_run_chunk(void);                  /* runs the kernel file; leaves its result on the stack */
+void ltL_set_outer_line(int line);         /* the line of errors where no kernel-file function runs */
+int ltL_run_chunk(void);                   /* runs the kernel file, leaving its result; returns its lines */
 
 /* ---- api.c: handles (Lua userdata for IR objects) and arguments ---- */
 
@@ -73,6 +74,7 @@ Handle *ltL_push_handle(HKind kind);
 void ltL_push_expr(Expr *e);
 Handle *ltL_handle(int idx);               /* NULL when the value at idx is no handle */
 const char *ltL_kind(int idx);             /* "a tile value", "a tensor", ... for messages */
+const char *ltL_show(int idx);             /* 0.5, "text", or ltL_kind: a value in a message */
 Expr *ltL_arg_expr(int idx, const char *what);
 Expr *ltL_arg_index(int idx, const char *what);
 int ltL_arg_extent(int idx, const char *what);
@@ -85,6 +87,7 @@ void ltL_open_values(void);                /* makes the handles' metatable */
 extern const luaL_Reg ltL_value_funcs[];   /* core.binary, unary, where, cast */
 void ltL_push_value(Expr *e);              /* binds e to a let and pushes its handle */
 int ltL_name_taken(const char *n);
+const char *ltL_name_clash(const char *n, Sym **taken);   /* why n cannot name a parameter, or NULL */
 void ltL_set_name(Sym *s, const char *want, int from_dsl);
 void ltL_name_locals(void);
 

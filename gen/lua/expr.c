@@ -42,29 +42,65 @@ void ltL_push_value(Expr *e) {
 /* ------------------------------------------------------------------ */
 /* naming from Lua locals                                              */
 
-/* Names a symbol cannot have: C and C++ keywords, CUDA and HIP names, and
-** the names of gen's own variables in the generated code. */
-static const char *const reserved[] = {
+/* Names of C, C++, CUDA and HIP (keywords, types, built-ins, the math
+** functions the generated code calls): no symbol may have them. */
+static const char *const words[] = {
   "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
   "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
   "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
   "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
   "true", "false", "new", "delete", "class", "template", "this", "namespace",
-  "tid", "tx", "ty", "lane", "warp", "ri", "ci", "vi", "ei", "wi", "gr", "gc", "off",
-  "ok", "raw", "acc", "vec", "h", "base", "ptr", "grid", "block", "stream", "half", "exp", "log", "sqrt",
-  "max", "min", "abs", "tanh", "erf", "main", "threadIdx", "blockIdx", "blockDim",
-  "gridDim", "warpSize", "dim3", "int64_t", "uint16_t", "uint32_t", NULL,
+  "half", "exp", "log", "sqrt", "max", "min", "abs", "tanh", "erf", "main",
+  "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "int64_t", "uint16_t", "uint32_t", NULL,
 };
+
+/* The names of gen's own variables in the generated code (and every name
+** that starts with lt_): no symbol may have them either. */
+static const char *const gen_names[] = {
+  "tid", "tx", "ty", "lane", "warp", "ri", "ci", "vi", "ei", "wi", "gr", "gc", "off",
+  "ok", "raw", "acc", "vec", "h", "base", "ptr", "grid", "block", "stream", NULL,
+};
+
+/* Is n one of the names in list? */
+static int in_list(const char *const *list, const char *n) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(list[i], n) == 0) return 1;
+  return 0;
+}
+
+/* The symbol of this kernel called n, or NULL. */
+static Sym *holder(const char *n) {
+  for (int i = 0; i < K->nsyms; i++)
+    if (K->syms[i]->name && strcmp(K->syms[i]->name, n) == 0) return K->syms[i];
+  return NULL;
+}
 
 /* Is n unusable as a C name in this kernel: a C, CUDA or HIP word, a name
 ** the generated code uses, lt_..., or the name of a symbol already? */
 int ltL_name_taken(const char *n) {
-  for (int i = 0; reserved[i]; i++)
-    if (strcmp(reserved[i], n) == 0) return 1;
-  if (strncmp(n, "lt_", 3) == 0) return 1;
-  for (int i = 0; i < K->nsyms; i++)
-    if (K->syms[i]->name && strcmp(K->syms[i]->name, n) == 0) return 1;
-  return 0;
+  return in_list(words, n) || in_list(gen_names, n) || strncmp(n, "lt_", 3) == 0 || holder(n);
+}
+
+/* Why n cannot name a parameter, as the rest of a sentence about it ("is a
+** C, C++, CUDA or HIP name"), or NULL when it can.  *taken (when not
+** NULL) is set to the symbol that has the name already, or NULL. */
+const char *ltL_name_clash(const char *n, Sym **taken) {
+  Sym *s = holder(n);
+  if (taken) *taken = s;
+  if (in_list(words, n)) return "is a C, C++, CUDA or HIP name";
+  if (strncmp(n, "lt_", 3) == 0) return "starts with lt_, which is reserved for the generated code's own names";
+  if (in_list(gen_names, n)) {
+    Buf b = {0};
+    for (int i = 0; gen_names[i]; i++) ltU_printf(&b, "%s%s", i ? ", " : "", gen_names[i]);
+    return ltU_fmt("is reserved for the generated code's own variables (%s)", b.p);
+  }
+  if (!s) return NULL;
+  const char *what = s->kind == SYM_SIZE     ? "a tensor size"
+                     : s->kind == SYM_STRIDE ? "a tensor stride"
+                     : s->kind == SYM_TENSOR ? "the tensor parameter"
+                     : s->kind == SYM_SCALAR ? "the scalar parameter"
+                                             : "a value";
+  return s->line > 0 ? ltU_fmt("is taken by %s declared at line %d", what, s->line) : ltU_fmt("is taken by %s", what);
 }
 
 /* Gives s the C name closest to want that is free in this kernel. */

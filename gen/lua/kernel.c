@@ -104,6 +104,8 @@ static int c_scalar(lua_State *l) {
   lua_setfield(l, -2, "dtype");
   lua_pushinteger(l, ++seq_counter);
   lua_setfield(l, -2, "seq");
+  lua_pushinteger(l, ltL_line());
+  lua_setfield(l, -2, "line");
   return 1;
 }
 
@@ -115,29 +117,36 @@ int ltL_valid_ident(const char *s) {
   return 1;
 }
 
-/* Finds or makes the size / stride symbol called name. */
-static Sym *param_sym(const char *name, SymKind kind, int line) {
-  for (int i = 0; i < K->nsyms; i++)
-    if (K->syms[i]->name && strcmp(K->syms[i]->name, name) == 0) {
-      if (K->syms[i]->kind != kind) ltL_error("'%s' names both a %s and a %s", name,
-                                              kind == SYM_SIZE ? "size" : "stride", "different parameter");
-      return K->syms[i];
-    }
-  if (!ltL_valid_ident(name) || ltL_name_taken(name)) ltL_error("'%s' cannot be a size or stride name (reserved or not an identifier)", name);
-  Sym *s = ltI_sym(K, kind, kind == SYM_SIZE ? DT_I32 : DT_I32, line);
+/* Finds or makes the size / stride symbol called name, for tensor t (a
+** tensor's sizes and strides are launcher parameters; tensors may share
+** them). */
+static Sym *param_sym(const char *name, SymKind kind, const Sym *t) {
+  const char *what = kind == SYM_SIZE ? "size" : "stride";
+  Sym *had;
+  const char *why = ltL_name_clash(name, &had);
+  if (had && had->kind == kind) return had;
+  if (had)
+    ltL_error("tensor %s's %s name '%s' %s; rename one of them", t->name, what, name, why);
+  if (!ltL_valid_ident(name))
+    ltL_error("tensor %s's %s name '%s' is not a C identifier; use a name like \"N\"", t->name, what, name);
+  if (why) ltL_error("tensor %s's %s name '%s' %s; rename it", t->name, what, name, why);
+  Sym *s = ltI_sym(K, kind, kind == SYM_SIZE ? DT_I32 : DT_I32, t->line);
   s->name = ltU_strdup(name);
   s->named = 1;
   s->nonneg = 1;
   return s;
 }
 
-/* Reads one shape or stride entry: a name or a whole number. */
-static Expr *dim_entry(int idx, SymKind kind, int line) {
-  if (lua_type(L, idx) == LUA_TSTRING) return ltI_ref(param_sym(lua_tostring(L, idx), kind, line), line);
+/* Reads one shape or stride entry of tensor t (the j-th, from 0): a name
+** or a whole number. */
+static Expr *dim_entry(int idx, SymKind kind, const Sym *t, int j) {
+  int line = t->line;
+  if (lua_type(L, idx) == LUA_TSTRING) return ltI_ref(param_sym(lua_tostring(L, idx), kind, t), line);
   if (lua_isinteger(L, idx) && lua_tointeger(L, idx) >= (kind == SYM_SIZE ? 1 : 0))
     return ltI_const((double)lua_tointeger(L, idx), DT_I32, 0, line);
-  ltL_error("a tensor %s is a name like \"N\" or a %s whole number", kind == SYM_SIZE ? "dim" : "stride",
-            kind == SYM_SIZE ? "positive" : "non-negative");
+  const char *what = kind == SYM_SIZE ? "dim" : "stride";
+  ltL_error("tensor %s's %s %d is %s; a tensor %s is a name like \"N\" or a %s whole number", t->name, what, j + 1,
+            ltL_show(idx), what, kind == SYM_SIZE ? "positive" : "non-negative");
   return NULL;
 }
 
@@ -150,19 +159,31 @@ static int cmp_pentry(const void *a, const void *b) {
 }
 
 /* Turns the table returned by params() (at the stack top) into symbols and
-** the p table given to body (pushed). */
-static void build_params(void) {
+** the p table given to body (pushed).  No kernel-file function runs here:
+** errors name the params function's line (fn_line) or the line of the
+** parameter's tile.tensor / tile.scalar. */
+static void build_params(int fn_line) {
+  ltL_set_outer_line(fn_line);
   int tab = lua_gettop(L);
-  if (!lua_istable(L, tab)) ltL_error("params must return a table of tile.tensor / tile.scalar declarations");
+  if (!lua_istable(L, tab))
+    ltL_error("params must return a table of tile.tensor / tile.scalar declarations, not %s", ltL_kind(tab));
   PEntry ents[64];
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, tab)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-    if (!key || !ltL_valid_ident(key)) ltL_error("params keys are parameter names (identifiers)");
-    if (!lua_istable(L, -1)) ltL_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
+    if (!key || !ltL_valid_ident(key))
+      ltL_error("params keys are parameter names (identifiers), e.g. { X = tile.tensor(\"f32\", {\"N\"}) }");
+    int made = 0;   /* by tile.tensor or tile.scalar */
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "lt_param");
+      const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+      made = strcmp(kind, "tensor") == 0 || strcmp(kind, "scalar") == 0;
+      lua_pop(L, 1);
+    }
+    if (!made) ltL_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
     lua_getfield(L, -1, "seq");
-    if (n == 64) ltL_error("too many parameters");
+    if (n == 64) ltL_error("too many parameters (at most 64)");
     ents[n].name = key;
     ents[n].seq = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -180,10 +201,18 @@ static void build_params(void) {
     const char *kind = lua_tostring(L, -1);
     lua_getfield(L, d, "dtype");
     Dtype dt = (Dtype)ltI_dtype_from_name(lua_tostring(L, -1));
-    lua_pop(L, 2);
-    if (ltL_name_taken(ents[i].name)) ltL_error("parameter name '%s' is reserved or used twice", ents[i].name);
+    lua_getfield(L, d, "line");
+    int line = (int)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+    ltL_set_outer_line(line);
+    Sym *had;
+    const char *why = ltL_name_clash(ents[i].name, &had);
+    if (had && (had->kind == SYM_SIZE || had->kind == SYM_STRIDE))
+      ltL_error("parameter name '%s' %s; a tensor's sizes and strides are launcher parameters already (p.%s): "
+                "drop this parameter or rename it", ents[i].name, why, ents[i].name);
+    if (why) ltL_error("parameter name '%s' %s; rename it", ents[i].name, why);
     if (kind && strcmp(kind, "scalar") == 0) {
-      Sym *s = ltI_sym(K, SYM_SCALAR, dt, ltL_line());
+      Sym *s = ltI_sym(K, SYM_SCALAR, dt, line);
       s->name = ltU_strdup(ents[i].name);
       s->named = 1;
       lua_getfield(L, d, "positive");
@@ -192,9 +221,6 @@ static void build_params(void) {
       ltL_push_expr(ltI_ref(s, s->line));
       lua_setfield(L, p, ents[i].name);
     } else {
-      lua_getfield(L, d, "line");
-      int line = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
       Sym *t = ltI_sym(K, SYM_TENSOR, dt, line);
       t->name = ltU_strdup(ents[i].name);
       t->named = 1;
@@ -202,7 +228,7 @@ static void build_params(void) {
       t->trank = (int)luaL_len(L, -1);
       for (int j = 0; j < t->trank; j++) {
         lua_geti(L, -1, j + 1);
-        t->dims[j] = dim_entry(lua_gettop(L), SYM_SIZE, line);
+        t->dims[j] = dim_entry(lua_gettop(L), SYM_SIZE, t, j);
         if (t->dims[j]->kind == E_SYM) {
           ltL_push_expr(t->dims[j]);
           lua_setfield(L, p, t->dims[j]->sym->name);
@@ -214,7 +240,7 @@ static void build_params(void) {
       if (lua_istable(L, -1)) {
         for (int j = 0; j < t->trank; j++) {
           lua_geti(L, -1, j + 1);
-          t->strides[j] = dim_entry(lua_gettop(L), SYM_STRIDE, line);
+          t->strides[j] = dim_entry(lua_gettop(L), SYM_STRIDE, t, j);
           if (t->strides[j]->kind == E_SYM) {
             ltL_push_expr(t->strides[j]);
             lua_setfield(L, p, t->strides[j]->sym->name);
@@ -235,6 +261,7 @@ static void build_params(void) {
     lua_pop(L, 1);
   }
   lua_remove(L, tab);
+  ltL_set_outer_line(K->line);
 }
 
 /* The prelude's core functions of declarations (api.c registers them). */
@@ -274,7 +301,8 @@ void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
   lua_pop(L, 1);
   lua_getfield(L, ct, "threads");
   K->threads = lua_isnil(L, -1) ? 256 : (int)lua_tointeger(L, -1);
-  if (!lua_isnil(L, -1) && !lua_isinteger(L, -1)) ltL_error("config threads must be a whole number");
+  if (!lua_isnil(L, -1) && !lua_isinteger(L, -1))
+    ltL_error("config threads must be a whole number, not %s", ltL_show(-1));
   lua_pop(L, 1);
   ltL_begin_body(&K->body);
   seq_counter = 0;
@@ -287,10 +315,13 @@ void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
   lua_getinfo(L, ">S", &ar);
   K->body_line = ar.linedefined;
   lua_getfield(L, kt, "params");
+  lua_pushvalue(L, -1);
+  lua_getinfo(L, ">S", &ar);
+  int params_line = ar.linedefined;
   lua_pushvalue(L, vt);
   lua_pushvalue(L, ct);
   lua_call(L, 2, 1);
-  build_params();
+  build_params(params_line);
   int p = lua_gettop(L);
   lua_getfield(L, kt, "body");
   ltL_push_builder();         /* k */

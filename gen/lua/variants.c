@@ -57,7 +57,7 @@ static const char *value_text(int idx) {
   if (lua_isboolean(L, idx)) return lua_toboolean(L, idx) ? "true" : "false";
   if (lua_isinteger(L, idx)) return ltU_fmt("%lld", (long long)lua_tointeger(L, idx));
   if (lua_type(L, idx) == LUA_TSTRING) return ltU_strdup(lua_tostring(L, idx));
-  ltL_error("variant and config values are numbers, strings or booleans");
+  ltL_error("variant and config values are whole numbers, strings or booleans, not %s", ltL_show(idx));
   return NULL;
 }
 
@@ -371,14 +371,15 @@ static int one_config(int cv, int vars, const char *vname, const char *tname, co
 int ltL_run_file(lua_State *l) {
   Run *run = lua_touserdata(l, 1);
   GenRequest *req = run->req;
-  ltL_run_chunk();
+  int nlines = ltL_run_chunk();
   int kt = lua_gettop(L);
   if (lua_istable(L, kt)) lua_getfield(L, kt, "lt_line");
   else lua_pushnil(L);
-  if (lua_isnil(L, -1))
-    return ltL_error_at(0, "the file must end with: return tile.kernel { ... }");
+  if (lua_isnil(L, -1))   /* at the file's last line, where that return goes */
+    return ltL_error_at(nlines, "the file must end with: return tile.kernel { ... }");
   int kline = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
+  ltL_set_outer_line(kline);   /* the kernel table and its configs are read from C now */
 
   /* config, with -D applied */
   lua_newtable(L);
