@@ -1,6 +1,6 @@
 -- tile.lua: the DSL prelude, compiled into gen.  A kernel file gets this
 -- module from `require "tile"`.  It only gives names to the operations that
--- gen implements in C (gen/dsl.c); see docs/dsl.md for the language.
+-- gen implements in C (gen/lua/); see docs/dsl.md for the language.
 local core = ...
 local tile = {}
 

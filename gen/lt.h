@@ -2,7 +2,7 @@
 ** lt.h: the one internal header of gen.
 **
 ** gen turns a kernel file written in the Lua DSL into CUDA, HIP or C source.
-** Lua runs the kernel file (dsl.c); every DSL call appends to a typed tile IR
+** Lua runs the kernel file (lua/); every DSL call appends to a typed tile IR
 ** made of the structures below: symbols (tensors, sizes, fragments, shared
 ** tiles, temporaries), expressions over them, and statements in nested blocks.
 ** The passes listed in main.c then rewrite and annotate that IR (pass/inline.c,
@@ -10,7 +10,9 @@
 ** (target.c).  Every node keeps the DSL line it came from.
 **
 ** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),
-** ltD_ (dsl.c), ltP_ (passes), ltE_ (emit.c), ltT_ (target.c).
+** ltD_ (the front end, lua/), ltN_ (lua/tuned.c), ltP_ (passes), ltE_ (emit.c),
+** ltT_ (target.c).  ltL_ names are shared among the files of lua/ only
+** (lua/dsl.h declares them).
 */
 #ifndef LT_H
 #define LT_H
@@ -336,7 +338,7 @@ typedef struct Output { const char *src, *hdr; } Output;
 Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate);   /* n > 1: a variant's tuned buckets */
 void ltE_explain(Kernel *k, const Target *t, Buf *b);
 
-/* ---- dsl.c ---- */
+/* ---- lua/: the front end (ltD_run in lua/api.c) ---- */
 
 typedef struct Define { const char *key, *value; } Define;
 
@@ -351,6 +353,7 @@ typedef struct GenRequest {
 /* Runs the kernel file; calls back once per variant with its IR. */
 typedef void (*VariantFn)(Kernel *k, void *ud);
 void ltD_run(GenRequest *req, VariantFn fn, void *ud, Buf *listing);
+const char *ltD_line_text(int line);   /* a kernel-file line, trimmed, for comments in the output */
 
 /* ---- embedded text (build/embed.c, made by build.sh) ---- */
 extern const char ltX_prelude[];    /* dsl/tile.lua */
@@ -365,7 +368,7 @@ extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common pa
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */
 
-/* ---- tuned.c (prefix ltN_): the tuned-config file, tuned/<kernel>.lua (docs/runtime.md) ---- */
+/* ---- lua/tuned.c (prefix ltN_): the tuned-config file, tuned/<kernel>.lua (docs/runtime.md) ---- */
 
 typedef enum { TK_INT, TK_BOOL, TK_STR } TunedKind;
 

@@ -8,7 +8,7 @@
 **                                                      code, run on the CPU lane by lane
 **
 ** The config defaults come from the kernel's tuned-config file when there
-** is one (tuned.c; --device, --shape, --tuned, --no-tuned), then -D.
+** is one (lua/tuned.c; --device, --shape, --tuned, --no-tuned), then -D.
 **
 ** Every variant is generated in memory first; files are written only when
 ** all of them succeeded, each through a temporary name and a rename, so a
@@ -47,11 +47,11 @@ typedef struct Gen {
   int ngroup;
 } Gen;
 
-/* Called by dsl.c once per variant with its IR, or once per tuned shape
-** bucket of a variant that has several (k->nbuckets): those are written
-** into one file when the last arrives.  Under --explain, a variant's config
-** and where it came from follow its plan when a tuned file was read (dsl.c
-** puts the origin into config_desc). */
+/* Called by the front end (lua/) once per variant with its IR, or once per
+** tuned shape bucket of a variant that has several (k->nbuckets): those are
+** written into one file when the last arrives.  Under --explain, a
+** variant's config and where it came from follow its plan when a tuned file
+** was read (lua/variants.c puts the origin into config_desc). */
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
@@ -62,7 +62,7 @@ static void on_variant(Kernel *k, void *ud) {
   }
   g->group[g->ngroup++] = k;
   if (g->ngroup < k->nbuckets) return;
-  if (g->n == 256) ltU_error(0, "more than 256 variants");
+  if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
   Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
   g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;

@@ -89,7 +89,7 @@ void ltU_indent(Buf *b, int depth) {
 }
 
 /* Reports a user error at a DSL line and unwinds: through Lua (ltU_raise,
-** set by dsl.c while the kernel file runs) or straight to main. */
+** set by lua/api.c while the kernel file runs) or straight to main. */
 void ltU_error(int line, const char *fmt, ...) {
   va_list ap;
   Buf b = {0};

@@ -18,7 +18,7 @@ tune.lua: the autotuner.
    context broken, fails alone.
 4. Prints a ranked table per variant and shape and writes the winner to the
    tuned-config file (tune/cache.lua); gen takes its config as the defaults
-   for that target, device, variant and shape bucket (gen/tuned.c).  The
+   for that target, device, variant and shape bucket (gen/lua/tuned.c).  The
    tuner's own gen runs pass --no-tuned: a config is exactly its -D list.
 
 Every result is cached under a hash of what it depends on (kernel text,

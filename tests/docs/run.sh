@@ -310,13 +310,16 @@ done
 # ---------------------------------------------------------------------------
 # coverage: every operation gen defines is in an example and in docs/dsl.md
 
-if [ ! -f gen/dsl.c ] || [ ! -f dsl/tile.lua ]; then
-  echo "SKIP docs/coverage: gen/dsl.c or dsl/tile.lua not found"
+if [ ! -f gen/lua/stmt.c ] || [ ! -f gen/lua/expr.c ] || [ ! -f dsl/tile.lua ]; then
+  echo "SKIP docs/coverage: gen/lua/stmt.c, gen/lua/expr.c or dsl/tile.lua not found"
 else
-  # k: methods: the k_methods table of gen/dsl.c
-  kms=$(awk '/k_methods\[\] = \{/,/\};/' gen/dsl.c | grep -o '{"[a-z_0-9]*"' | tr -d '{"')
-  # value methods: the binary and unary name tables, and cast
-  vms=$(awk '/binop_names\[\] = \{/,/\};/; /unop_names\[\] = \{/,/\};/' gen/dsl.c | grep -o '{"[a-z_0-9]*"' | tr -d '{"')
+  # k: methods: the k_methods table of gen/lua/stmt.c
+  kms=$(awk '/k_methods\[\] = \{/,/\};/' gen/lua/stmt.c | grep -o '{"[a-z_0-9]*"' | tr -d '{"')
+  # value methods: the binary and unary name tables of gen/lua/expr.c, and cast
+  vms=$(awk '/binop_names\[\] = \{/,/\};/; /unop_names\[\] = \{/,/\};/' gen/lua/expr.c | grep -o '{"[a-z_0-9]*"' | tr -d '{"')
+  if [ -z "$kms" ] || [ -z "$vms" ]; then
+    echo "FAIL docs/coverage: no k_methods, binop_names or unop_names table found in gen/lua/stmt.c / gen/lua/expr.c"
+  fi
   # tile functions: the names dsl/tile.lua defines
   tfs=$( { grep -oE '^tile\.[a-z_0-9]+ *=' dsl/tile.lua | sed -E 's/^tile\.([a-z_0-9]+).*/\1/'
            grep -oE '^function tile\.[a-z_0-9]+' dsl/tile.lua | sed 's/^function tile\.//'

@@ -1,4 +1,4 @@
--- expect: tests/negative/missing_return.lua: error: the file must end with: return tile.kernel { ... }
+-- expect: tests/negative/missing_return.lua:14: error: the file must end with: return tile.kernel { ... }
 local tile = require "tile"
 -- the kernel table is built but never returned to gen
 local kernel = tile.kernel {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/runtime/gen_tuned.sh: how gen uses a tuned-config file (gen/tuned.c),
+# tests/runtime/gen_tuned.sh: how gen uses a tuned-config file (gen/lua/tuned.c),
 # with hand-written files: which entry each variant gets (device, bucket,
 # several: one kernel each and a dispatching launcher), what --list / --explain / the generated Config comment say, that the
 # generated code is the code of that config, that -D wins, --no-tuned, byte

@@ -1,5 +1,5 @@
 /*
-** tuned.c: the tuned-config file of a kernel (docs/runtime.md).
+** lua/tuned.c: the tuned-config file of a kernel (docs/runtime.md).
 **
 ** runtime/tune.lua records the fastest config it found in tuned/<kernel>.lua
 ** beside the kernel file's folder (dsl/kernels/x.lua -> dsl/tuned/<name>.lua):
@@ -16,7 +16,7 @@
 **
 ** For the target of the run, one device is chosen (--device, else the only
 ** device the target's entries name), and for each variant one entry of that
-** device (--shape's bucket, else the largest bucket).  dsl.c lays the
+** device (--shape's bucket, else the largest bucket).  variants.c lays the
 ** entry's config over the kernel's config; -D still wins.  ltN_pick says
 ** where a variant's config came from, for --list, --explain and the
 ** generated file's header comment.
@@ -32,7 +32,7 @@
 #include "lt.h"
 
 extern jmp_buf ltU_jmp;
-extern void (*ltU_raise)(const char *msg);   /* set by dsl.c while Lua runs */
+extern void (*ltU_raise)(const char *msg);   /* set by api.c while Lua runs */
 
 #define MAX_BYTES (16 << 20)   /* a tuned file is a few KB; this stops a runaway */
 #define MAX_DEPTH 32           /* table nesting */
@@ -147,9 +147,14 @@ static void skip(Lex *lx) {
   }
 }
 
-/* Character classes of Lua names and numerals (ASCII only, as in Lua). */
+/* Character classes of Lua names and numerals (ASCII only, as in Lua):
+** can c start a name? */
 static int is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+/* Is c a decimal digit? */
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Can c continue a name? */
 static int is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
 /* Reads a name (an identifier or a keyword) at lx->p. */

@@ -1,0 +1,16 @@
+-- expect: tests/negative/dim_reserved.lua:9: error: tensor X's size name 'warp' is reserved for the generated code's own variables (tid, tx, ty, lane, warp, ri, ci, vi, ei, wi, gr, gc, off, ok, raw, acc, vec, h, base, ptr, grid, block, stream); rename it
+local tile = require "tile"
+-- a tensor size named like a variable of the generated code
+return tile.kernel {
+  name = "dim_reserved",
+  config = { BLOCK = 256, threads = 256 },
+  params = function(v, c)
+    return {
+      X = tile.tensor("f32", { "warp" }),
+    }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    k:store(p.X:tile({ i }, { c.BLOCK }), 0)
+  end,
+}
