@@ -1050,19 +1050,12 @@ static void mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *a
   line(e, "%s[i + %d] = d[3];", acc->name, 2 * NI + 1);
 }
 
-/* Does gemm s take the double-buffered mma.sync form: both operands in
-** shared memory and B at most 8 n8 tiles wide (a wider one streams B). */
-static int ring_form(const Stmt *s) {
-  const Layout *l = s->dst->layout;
-  return l->mma == MMA_SYNC && !s->areg && l->wtn / 8 <= 8;
-}
-
 /* Does a later gemm of s's block in the double-buffered form declare a
 ** fragment array of the same name (one of its operands is one of s's)?
 ** Then s's go in a scope of their own. */
 static int ring_names_again(const Stmt *s) {
   for (const Stmt *x = s->next; x; x = x->next)
-    if (x->kind == S_GEMM && ring_form(x) &&
+    if (x->kind == S_GEMM && x->ldsm_ring &&
         (x->shared == s->shared || x->shared == s->shared_b || x->shared_b == s->shared || x->shared_b == s->shared_b))
       return 1;
   return 0;
@@ -1166,7 +1159,7 @@ static void gemm_mma_sync(E *e, Stmt *s, const Layout *l, int BK) {
   /* B: ldmatrix.x4 gives two n8 tiles.  A wide warp tile (over 8 of them)
   ** uses each pair at once rather than holding all of B's registers. */
   int stream = NI > 8;
-  if (ring_form(s)) {
+  if (s->ldsm_ring) {
     gemm_mma_sync_ring(e, s, BK);
     return;
   }
@@ -1267,7 +1260,7 @@ static void gather(E *e, const Sym *sh, int trans, const char *name, int tiles, 
 ** (gfx1100's dK/dV kernels spilled up to 1152 of them). */
 static void gemm_amd(E *e, Stmt *s, const Layout *l, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
-  MmaKind m = l->mma;
+  MmaKind m = s->inst;
   int ik = m == MMA_MFMA32 ? 8 : 16, per = m == MMA_WMMA ? 16 : 4;   /* K per instruction, per lane */
   int MI = l->wtm / l->im, NI = l->wtn / l->in, wmma = m == MMA_WMMA;
   const char *st = stype(e, b->dt), *ty = b->dt == DT_BF16 ? "bf16" : "f16";
@@ -1341,74 +1334,8 @@ static void wgmma_wait(E *e) {
   e->ninflight = 0;
 }
 
-static int count_reads(const Expr *x, const Sym *s);
-static int fusable(const Stmt *s);
-
-/* Does statement s name symbol x (as destination, operand or in an
-** expression)? */
-static int names_sym(const Stmt *s, const Sym *x) {
-  if (s->dst == x || s->areg == x) return 1;
-  const Expr *xs[] = {s->val, s->other, s->lo, s->hi, s->step};
-  for (int i = 0; i < 5; i++)
-    if (count_reads(xs[i], x)) return 1;
-  for (int d = 0; s->view && d < LT_MAXRANK; d++)
-    if (count_reads(s->view->origin[d], x)) return 1;
-  return 0;
-}
-
-/* Must the wgmmas in flight be done before statement s?  Register work
-** that does not name their accumulators, global loads, shared-memory
-** reads into registers and plain stores, and further wgmmas run while
-** they do; anything with a barrier, shared memory writes or control flow
-** waits first. */
-static int waits_for(const Sym *const *inflight, int n, const Stmt *s) {
-  if (!n) return 0;
-  switch (s->kind) {
-  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_SLOAD: case S_GEMM: break;
-  case S_STORE: if (!s->via) break; return 1;
-  default: return 1;
-  }
-  for (int i = 0; i < n; i++)
-    if (names_sym(s, inflight[i]) || (fusable(s) && names_sym(s->next, inflight[i]))) return 1;
-  return 0;
-}
-
-static int waits_for_wgmma(const E *e, const Stmt *s) { return waits_for(e->inflight, e->ninflight, s); }
-
-/* Adds accumulator acc to an in-flight set of n; returns the new count,
-** -1 when the set would hold more than 8. */
-static int add_inflight(const Sym **set, int n, const Sym *acc) {
-  for (int i = 0; i < n; i++)
-    if (set[i] == acc) return n;
-  if (n < 0 || n == 8) return -1;
-  set[n] = acc;
-  return n + 1;
-}
-
-/* The wgmmas in flight after statements from `first` on, as the emitter
-** leaves them in a carrying loop's body (stmt: a wait before each
-** statement that needs one; after an if of the body, what either branch
-** leaves, an if inside a branch waits at its end), from the n in `set`;
-** returns the new count, -1 if more than 8.  *waited: whether one of these
-** statements (not one inside a branch) waits. */
-static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, int top) {
-  for (const Stmt *s = first; s && n >= 0; s = s->next) {
-    if (waits_for(set, n, s)) {
-      n = 0;
-      *waited = 1;
-    }
-    if (s->kind == S_GEMM && s->dst->layout->mma == MMA_WGMMA) n = add_inflight(set, n, s->dst);
-    if (s->kind == S_IF && !top) n = 0;
-    if (s->kind == S_IF && top) {
-      const Sym *other[8];
-      int ignored = 0, m = wgmmas_after(s->orelse.first, other, 0, &ignored, 0);
-      n = wgmmas_after(s->body.first, set, 0, &ignored, 0);
-      for (int i = 0; i < m && n >= 0; i++) n = add_inflight(set, n, other[i]);
-      if (m < 0) n = -1;
-    }
-  }
-  return n;
-}
+/* Must the wgmmas in flight be done before statement s (plan.c)? */
+static int waits_for_wgmma(const E *e, const Stmt *s) { return ltP_waits_for(e->inflight, e->ninflight, s); }
 
 /* The descriptor text of wgmma operand sh from its element `at` (the first
 ** of the 16 of K the instruction reads): stored with K contiguous, or
@@ -1431,7 +1358,7 @@ static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
 static int starts_wgmma(const Stmt *s) {
   const Stmt *g = s->next;
   return s->val && s->val->kind == E_CONST && s->val->cval == 0 && g && g->kind == S_GEMM && g->dst == s->dst &&
-         s->dst->layout && s->dst->layout->mma == MMA_WGMMA;
+         g->inst == MMA_WGMMA;
 }
 
 /* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
@@ -1478,16 +1405,17 @@ static void gemm_wgmma(E *e, Stmt *s, int BK) {
   line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
        acc->name);
   if (e->ninflight == 8) wgmma_wait(e);
-  e->ninflight = add_inflight(e->inflight, e->ninflight, acc);
+  e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, acc);
 }
 
+/* Gemm s by the instruction plan.c gave it. */
 static void gemm(E *e, Stmt *s) {
   const Layout *l = s->dst->layout;
   int BK = s->shared_b->shape[s->trans_b];
-  if (l->mma == MMA_WGMMA) gemm_wgmma(e, s, BK);
-  else if (l->mma == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
-  else if (l->mma == MMA_TF32) gemm_tf32(e, s, l, BK);
-  else if (l->mma) gemm_amd(e, s, l, BK);
+  if (s->inst == MMA_WGMMA) gemm_wgmma(e, s, BK);
+  else if (s->inst == MMA_SYNC) gemm_mma_sync(e, s, l, BK);
+  else if (s->inst == MMA_TF32) gemm_tf32(e, s, l, BK);
+  else if (s->inst) gemm_amd(e, s, l, BK);
   else gemm_fma(e, s, BK);
 }
 
@@ -1537,24 +1465,6 @@ static void prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll) {
   line(e, "lt_cp_async_commit();");
   e->depth--;
   line(e, "}");
-}
-
-/* The gemm of pipelined loop s when the loop is one software pipeline
-** (pipelined_gemm): its body is the copies, then that one gemm in the
-** double-buffered form, over 3 or more stages and K steps of 32 or more,
-** with A stored [M, K], and at least 16 mmas a warp a step.  Measured on
-** the others (H100, nvcc 13.0), they keep the copy-then-compute loop: with
-** A stored [K, M], ldmatrix.trans addresses of A take more registers, and
-** with both fragment sets live across the copies a 64 x 64 warp tile
-** spills (8 to 92 bytes); a 32 x 32 warp tile (the M = 16 bucket's) ran
-** slower this way (26.8 against 31.6 TFLOP/s at 16 x 8192 x 8192). */
-static Stmt *pipelined_gemm_of(Stmt *s) {
-  Stmt *g = s->body.first;
-  while (g && ltP_is_producer(g)) g = g->next;
-  if (s->stages < 3 || !g || g->next || g->kind != S_GEMM || !ring_form(g) || g->trans_a) return NULL;
-  const Layout *l = g->dst->layout;
-  if (l->wtm / 16 * (l->wtn / 8) < 16) return NULL;
-  return g->shared_b->shape[g->trans_b] % 32 ? NULL : g;
 }
 
 /* A k:pipelined loop whose compute is one gemm (g), as one software
@@ -1716,51 +1626,6 @@ static void prefetched(E *e, Stmt *s) {
   line(e, "}");
 }
 
-/* How many gemms among statements from `first` load fragments with
-** ldmatrix (mma.sync, tf32)?  Of an if, the larger branch's count. */
-static int ldsm_gemms(const Stmt *first) {
-  int n = 0;
-  for (const Stmt *x = first; x; x = x->next) {
-    if (x->kind == S_GEMM && x->shared_b &&
-        (x->dst->layout->mma == MMA_SYNC || x->dst->layout->mma == MMA_TF32 ||
-         (x->dst->layout->mma == MMA_WGMMA && x->shared && !x->shared->wgmma)))   /* wgmma: an A it cannot read */
-      n++;
-    if (x->kind == S_IF) {
-      int a = ldsm_gemms(x->body.first), b = ldsm_gemms(x->orelse.first);
-      n += a > b ? a : b;
-    }
-  }
-  return n;
-}
-
-/* Is statement x in block b (or in a block inside it)? */
-static int in_block(const Block *b, const Stmt *x) {
-  for (const Stmt *s = b->first; s; s = s->next)
-    if (s == x || in_block(&s->body, x) || in_block(&s->orelse, x)) return 1;
-  return 0;
-}
-
-/* The wgmmas that pipelined loop `loop` (consumers from `first`) leaves in
-** flight across its back edge, into carry; returns how many, 0 for none.
-** Those its body leaves in flight (wgmmas_after), when it has 3 stages or
-** more, each accumulator is declared before the loop, and the body waits
-** for them at its top level (not in a branch) in the next iteration.  Then
-** an iteration's last wgmmas (attention: O += P V) run on while the next
-** one's barrier, copies and first wgmmas are issued; the copies go one
-** iteration less ahead, into the stage read two iterations before, whose
-** wgmmas that wait covered.  (H100, attention d128 at 4K tokens: 385
-** against 401 TFLOP/s.) */
-static int back_edge_wgmmas(const Stmt *loop, const Stmt *first, const Sym **carry) {
-  int waited = 0, n = wgmmas_after(first, carry, 0, &waited, 1);
-  if (loop->stages < 3 || n <= 0) return 0;
-  for (int i = 0; i < n; i++)
-    if (in_block(&loop->body, carry[i]->def)) return 0;
-  const Sym *again[8];
-  memcpy(again, carry, sizeof again);
-  waited = 0;
-  return wgmmas_after(first, again, n, &waited, 1) >= 0 && waited ? n : 0;
-}
-
 /* The refill of pipelined loop s: the copies for iteration r->vn (`ahead`
 ** on) into stage r->vns, one commit group.  That stage is one no wgmma in
 ** flight reads (the ring's invariant), so the copies never wait for them. */
@@ -1781,62 +1646,20 @@ static void refill(E *e, Stmt *s, const Ring *r, int ahead, int carry, int late)
   e->stage = r->vs;
 }
 
-/* The statement after the wgmma gemm that opens a pipelined loop's
-** consumers `first` (fragment declarations before it), or `first` when
-** they do not open with one.  The refill goes there: the tensor cores
-** start on the stage just landed while the threads work out the copies'
-** addresses and issue them.  (H100, attention d128 BM = BN = 128, 3
-** stages: 406 against 458 TFLOP/s at 4K tokens, 323 against 360 at 1K.)
-** After the first gemm only: with the dK/dV kernel's second one in flight
-** too, ptxas spilled at D = 64 (at D = 128 even after the first: that
-** loop says copies_first). */
-static Stmt *after_opening_wgmma(Stmt *first) {
-  Stmt *after = first;
-  for (Stmt *x = first; x && (x->kind == S_FRAG || x->kind == S_GEMM); x = x->next)
-    if (x->kind == S_GEMM) {
-      if (x->dst->layout->mma == MMA_WGMMA) after = x->next;
-      break;
-    }
-  return after;
-}
-
-/* Do the two warpgroups of the block take turns at the opening wgmma gemm
-** g of a pipelined loop (ping-pong)?  Each issues its own rows' wgmmas;
-** in turns, one group's run first and it works on their result (attention:
-** the softmax) while the tensor cores run the other's, instead of both
-** waiting for both.  (H100, attention bf16 d128, BM = BN = 128: 249 against
-** 266 TFLOP/s at 1K tokens causal, 479 against 534 at 16K.)  Only that
-** gemm: taking turns at the second one too (P V) gave nothing back. */
-static int turns(const E *e, const Stmt *g) {
-  return g && g->kind == S_GEMM && g->dst->layout->mma == MMA_WGMMA && e->k->threads == 256;
-}
-
-/* A k:pipelined loop with an N-stage ring and cp.async: the copies for
-** iteration i + N - 1 are issued while iteration i computes (i + N - 2
-** when its last wgmmas stay in flight across the back edge), after the
-** wgmma gemm that opens its body (after_opening_wgmma), which the two
-** warpgroups of a 256-thread block take in turns (turns). */
+/* A k:pipelined loop with an N-stage ring and cp.async (SCHED_RING,
+** SCHED_REFILL, SCHED_TURNS): the copies for iteration i + N - 1 are issued
+** while iteration i computes (i + N - 2 when its last wgmmas stay in
+** flight across the back edge: s->carried), at the body's top or after
+** the wgmma gemm that opens it (s->open_gemm), which the two warpgroups
+** of the block may take in turns. */
 static void pipelined(E *e, Stmt *s) {
-  if (!e->t->async_copy) {
-    prefetched(e, s);
-    return;
-  }
-  int S = s->stages;
+  int S = s->stages, ncarry = s->ncarried, ahead = S - 1 - (ncarry > 0);
   Ring r = ring_names(e, s);
-  Stmt *g = pipelined_gemm_of(s);
-  if (g) {
-    pipelined_gemm(e, s, g, &r);
-    return;
-  }
   const char *v = r.v, *lo = r.lo, *hi = r.hi, *vs = r.vs;
   Stmt *p = s->body.first;
   while (p && ltP_is_producer(p)) p = p->next;
-  const Sym *carry[8];
-  int ncarry = back_edge_wgmmas(s, p, carry), ahead = S - 1 - (ncarry > 0);
   prologue(e, s, &r, ahead, 0);
-  Stmt *at = s->copies_first ? p : after_opening_wgmma(p), *turn = NULL;   /* turn: the gemm taken in turns */
-  for (Stmt *x = p; at != p && x && x != at; x = x->next) turn = x;
-  if (!turns(e, turn)) turn = NULL;
+  Stmt *g = s->open_gemm, *turn = s->sched == SCHED_TURNS ? g : NULL;   /* turn: the gemm taken in turns */
   if (turn)
     line(e, "if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line %d: 0 goes first */",
          turn->line);
@@ -1848,31 +1671,25 @@ static void pipelined(E *e, Stmt *s) {
          e->barrier, v, v);
   else
     line(e, "%s   /* everyone's have; and stage %s - 1 is free again */", e->barrier, v);
-  if (at == p) refill(e, s, &r, ahead, ncarry > 0, 0);
+  if (!g) refill(e, s, &r, ahead, ncarry > 0, 0);
   e->stage = vs;
   e->carrying = ncarry > 0;
   if (ncarry) {   /* the last iteration's, still in flight (none in the first) */
-    line(e, "/* in flight from the iteration before: the wgmmas into %s%s */", carry[0]->name, ncarry > 1 ? " and more" : "");
-    memcpy(e->inflight, carry, sizeof carry);
+    line(e, "/* in flight from the iteration before: the wgmmas into %s%s */", s->carried[0]->name,
+         ncarry > 1 ? " and more" : "");
+    memcpy(e->inflight, s->carried, ncarry * sizeof *s->carried);
     e->ninflight = ncarry;
   }
-  /* Two gemms (attention: S = Q K^T, then O += P V): one's accumulator is
-  ** live across the other, and the fragment addresses the compiler would
-  ** hoist out of the loop spill (H100: 76-200 bytes at 32 rows a warp of
-  ** D = 128).  So the loop makes them from its own copy of the lane
-  ** index.  With one gemm that costs time instead (16 x 8192 x 8192 matmul:
-  ** 29 against 31 TFLOP/s). */
-  if (ldsm_gemms(p) >= 2) {
+  if (s->own_lane) {
     e->lane = ltU_fmt("%s_lane", v);
     line(e, "const int %s = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */", e->lane);
   }
   for (Stmt *x = p; x; x = x->next) {
-    if (x == at && at != p) refill(e, s, &r, ahead, ncarry > 0, 1);
     if (x == turn) line(e, "lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */");
     stmt(e, x);
     if (x == turn) line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
+    if (x == g) refill(e, s, &r, ahead, ncarry > 0, 1);
   }
-  if (!at && p) refill(e, s, &r, ahead, ncarry > 0, 1);   /* a body of wgmmas alone */
   if (!ncarry) wgmma_wait(e);
   e->carrying = 0;
   e->lane = "lane";
@@ -1883,23 +1700,6 @@ static void pipelined(E *e, Stmt *s) {
   line(e, "lt_cp_async_wait<0>();");
 }
 
-/* Can load s be fused into the statement after it (load_store's `then`)?
-** When that statement assigns a tile of the same shape and layout
-** elementwise, and is the loaded value's only reader. */
-static int count_reads(const Expr *x, const Sym *s) {
-  if (!x) return 0;
-  return (x->kind == E_SYM && x->sym == s) + count_reads(x->a, s) + count_reads(x->b, s) + count_reads(x->c, s);
-}
-
-static int fusable(const Stmt *s) {
-  const Stmt *u = s->next;
-  const Sym *d = s->dst;
-  if (!u || d->kind != SYM_LET || d->rank == 0 || !d->layout || d->uses != count_reads(u->val, d)) return 0;
-  if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0)) return 0;
-  if (u->dst->layout != d->layout || u->dst->shape[0] != d->shape[0] || u->dst->shape[1] != d->shape[1]) return 0;
-  return s->kind == S_LET || s->kind == S_LOAD;
-}
-
 static void stmt(E *e, Stmt *s) {
   if (s == e->fused) return;   /* done inside the load before it */
   if (waits_for_wgmma(e, s)) wgmma_wait(e);
@@ -1908,7 +1708,7 @@ static void stmt(E *e, Stmt *s) {
   case S_LET:
     if (s->dst->rank == 0) {
       line(e, "const %s %s = %s;", ctype(s->dst->dt), s->dst->name, etext(e, s->val, NULL));
-    } else if (fusable(s)) {   /* both in one loop: the tile is never live whole */
+    } else if (s->fuse) {   /* both in one loop: the tile is never live whole */
       declare_regs(e, s->dst);
       if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
       tile_assign2(e, s->dst, s->val, s->next);
@@ -1928,7 +1728,7 @@ static void stmt(E *e, Stmt *s) {
     break;
   case S_LOAD:
     if (s->dst->kind == SYM_LET) declare_regs(e, s->dst);
-    if (fusable(s)) {
+    if (s->fuse) {
       if (s->next->kind == S_LET) declare_regs(e, s->next->dst);
       load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next, NULL);
       e->fused = s->next;
@@ -1958,7 +1758,16 @@ static void stmt(E *e, Stmt *s) {
     gemm(e, s);
     break;
   case S_FOR: {
-    if (s->stages > 1) {
+    if (s->sched == SCHED_PREFETCH) {
+      prefetched(e, s);
+      break;
+    }
+    if (s->sched == SCHED_GEMM) {
+      Ring r = ring_names(e, s);
+      pipelined_gemm(e, s, s->open_gemm, &r);
+      break;
+    }
+    if (s->sched != SCHED_PLAIN) {
       pipelined(e, s);
       break;
     }
@@ -1995,7 +1804,7 @@ static void stmt(E *e, Stmt *s) {
     line(e, "}");
     e->carrying = carrying;
     for (int i = 0; i < n; i++) {   /* what either branch left in flight */
-      int m = add_inflight(e->inflight, e->ninflight, body[i]);
+      int m = ltP_add_inflight(e->inflight, e->ninflight, body[i]);
       if (m < 0) {   /* (more than 8: all done after the wait) */
         wgmma_wait(e);
         break;
@@ -2476,18 +2285,18 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       const Layout *l = s->dst->layout;
       const char *a = s->areg ? ltU_fmt("registers %s", s->areg->name) : s->shared->name;
       ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
-                 ltP_mma_name(l->mma), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
+                 ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
-      if (l->mma == MMA_WGMMA)
+      if (s->inst == MMA_WGMMA)
         ltU_printf(b, "; %d warpgroups of [64, %d], A %s, B by descriptor", l->rows / 64, l->cols,
                    s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
-      else if (l->mma != MMA_FMA)
+      else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);
       ltU_put(b, "\n");
       (*ngemm)++;
     }
-    if (s->kind == S_FOR && s->stages > 1 && !e->t->async_copy) {
+    if (s->kind == S_FOR && s->sched == SCHED_PREFETCH) {
       const Stmt *p = s->body.first;
       while (p->kind != S_G2S) p = p->next;
       ltU_printf(b, "  pipeline (%s:%d): iteration i + 1's copies loaded into registers while iteration i computes, "
@@ -2495,15 +2304,15 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
                  p->shared->stages == 2 ? "the other buffer of a shared-memory double buffer (one barrier an iteration)"
                                         : "the one buffer, between two barriers (a double buffer does not fit)");
       (*npipe)++;
-    } else if (s->kind == S_FOR && s->stages > 1) {
+    } else if (s->kind == S_FOR && s->sched != SCHED_PLAIN) {
       ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s\n", e->base, s->line, s->stages,
                  "a ring of shared-memory stages filled by cp.async, one commit group a stage",
-                 pipelined_gemm_of((Stmt *)s)
+                 s->sched == SCHED_GEMM
                      ? "; one software pipeline with the gemm's 16-wide K steps (ldmatrix a step ahead, copies "
                        "between steps, the barrier at the second-last step)"
                      : "");
       (*npipe)++;
-    } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that pipeline.c made plain */
+    } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that runs plain (plan.c) */
       ltU_printf(b, "  pipeline (%s:%d): none, the loop runs one tile at a time (%s)\n", e->base, s->line,
                  !gpu(e) ? "one thread a block: nothing to overlap"
                          : "stages < 2; or, without cp.async, a target without the register prefetch "

@@ -12,7 +12,9 @@
 **
 ** Every variant is generated in memory first; files are written only when
 ** all of them succeeded, each through a temporary name and a rename, so a
-** failed run leaves no output behind.  Exit: 0 ok, 1 user error, 2 usage.
+** failed run leaves no output behind.  Then (and after --explain's plan)
+** the notes on config values without effect on the target (pass/plan.c)
+** go to stderr, each once.  Exit: 0 ok, 1 user error, 2 usage.
 */
 #include <errno.h>
 #include <setjmp.h>
@@ -31,9 +33,11 @@ static void run_passes(Kernel *k, const Target *t) {
   ltP_inline(k);
   ltP_mma(k, t);
   ltP_layout(k, t);
-  ltP_pipeline(k, t);
+  ltP_plan_loops(k, t);
+  ltP_pipeline(k);
   ltP_smem(k, t);
   if (t->warp > 1) ltP_barrier(k);
+  ltP_plan(k, t);
 }
 
 typedef struct Gen {
@@ -45,7 +49,25 @@ typedef struct Gen {
   int n;
   Kernel *group[16];        /* a variant's tuned buckets so far */
   int ngroup;
+  const char *notes[64];    /* the variants' notes (plan.c), each text once */
+  int nnotes;
 } Gen;
+
+/* Keeps the notes of variant k that no variant before gave: printed once
+** every variant has succeeded (print_notes). */
+static void keep_notes(Gen *g, const Kernel *k) {
+  for (const Note *n = k->notes; n; n = n->next) {
+    int seen = 0;
+    for (int i = 0; i < g->nnotes && !seen; i++) seen = strcmp(g->notes[i], n->text) == 0;
+    if (!seen && g->nnotes < 64) g->notes[g->nnotes++] = n->text;
+  }
+}
+
+/* Prints the notes kept, on stderr after what went to stdout. */
+static void print_notes(const Gen *g) {
+  fflush(stdout);
+  for (int i = 0; i < g->nnotes; i++) fprintf(stderr, "%s\n", g->notes[i]);
+}
 
 /* Called by dsl.c once per variant with its IR, or once per tuned shape
 ** bucket of a variant that has several (k->nbuckets): those are written
@@ -55,6 +77,7 @@ typedef struct Gen {
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
+  keep_notes(g, k);
   if (g->explain) {
     ltE_explain(k, g->target, &g->explained);
     if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
@@ -222,6 +245,7 @@ int main(int argc, char **argv) {
   }
   if (g.explain) {
     fputs(g.explained.p ? g.explained.p : "", stdout);
+    print_notes(&g);
     return 0;
   }
   if (make_dir(outdir) != 0) {
@@ -239,5 +263,6 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  print_notes(&g);
   return 0;
 }
