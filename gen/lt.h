@@ -1,16 +1,18 @@
 /*
-** lt.h: the one internal header of gen.
+** lt.h: the internal header of gen (emit/emit.h adds the emitter's own).
 **
 ** gen turns a kernel file written in the Lua DSL into CUDA, HIP or C source.
 ** Lua runs the kernel file (dsl.c); every DSL call appends to a typed tile IR
 ** made of the structures below: symbols (tensors, sizes, fragments, shared
 ** tiles, temporaries), expressions over them, and statements in nested blocks.
 ** The passes listed in main.c then rewrite and annotate that IR (pass/inline.c,
-** pass/layout.c, ...) and emit.c prints it for one Target
-** (target.c).  Every node keeps the DSL line it came from.
+** pass/layout.c, ...; pass/plan.c last takes the decisions the printing
+** follows) and emit/ prints it for one Target (target.c), through the
+** lowerings in lower/.  Every node keeps the DSL line it came from.
 **
 ** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),
-** ltD_ (dsl.c), ltP_ (passes), ltE_ (emit.c), ltT_ (target.c).
+** ltD_ (dsl.c), ltP_ (pass/), ltE_ (emit/), ltL_ (lower/, declared in
+** emit/emit.h with emit/'s internal ones), ltT_ (target.c).
 */
 #ifndef LT_H
 #define LT_H
@@ -301,7 +303,7 @@ typedef struct Target {
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
-  int int_row_strides;      /* row strides reach the kernel as int (emit.c, narrow_stride) */
+  int int_row_strides;      /* row strides reach the kernel as int (emit/kernel.c, ltE_narrow_stride) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
@@ -369,7 +371,7 @@ const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);
 
-/* ---- emit.c ---- */
+/* ---- emit/ (the rest in emit/emit.h) ---- */
 
 typedef struct Output { const char *src, *hdr; } Output;
 Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate);   /* n > 1: a variant's tuned buckets */

@@ -28,16 +28,16 @@
 
 extern jmp_buf ltU_jmp;
 
-/* The passes, in order, for one variant. */
+/* The passes, in order, for one variant (gen/pass/); then emit/ prints it. */
 static void run_passes(Kernel *k, const Target *t) {
-  ltP_inline(k);
-  ltP_mma(k, t);
-  ltP_layout(k, t);
-  ltP_plan_loops(k, t);
-  ltP_pipeline(k);
-  ltP_smem(k, t);
-  if (t->warp > 1) ltP_barrier(k);
-  ltP_plan(k, t);
+  ltP_inline(k);                    /* inline.c: unnamed temporaries into their one use */
+  ltP_mma(k, t);                    /* mma.c: the gemms' instruction, warp grid, accumulator layouts */
+  ltP_layout(k, t);                 /* layout.c: every register tile's layout */
+  ltP_plan_loops(k, t);             /* plan.c: how each k:pipelined loop runs on t */
+  ltP_pipeline(k);                  /* pipeline.c: the stage rings that needs */
+  ltP_smem(k, t);                   /* smem.c: reduction scratch, offsets, staged stores */
+  if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
+  ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */
 }
 
 typedef struct Gen {

@@ -23,8 +23,9 @@
 
 #include "lt.h"
 
-/* Adds the note "file:line: note: msg" to kernel k. */
 static void note(Kernel *k, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Adds the note "file:line: note: msg" to kernel k. */
 static void note(Kernel *k, int line, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
@@ -55,7 +56,8 @@ static Stmt *consumers(const Stmt *s) {
 ** backward kernels into spills.) */
 static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
   if (!end || end->kind != S_GEMM || end->next)
-    return "without cp.async, a loop's copies go through registers only when its work is one gemm, and this one's is not";
+    return "without cp.async, a loop's copies go through registers only when its work is one gemm, and this one's "
+           "is not";
   for (const Stmt *p = loop->body.first; p != end; p = p->next) {
     if (p->kind != S_G2S) continue;
     int shape[2];
@@ -92,6 +94,7 @@ static void plan_loop(Kernel *k, Stmt *loop, const Target *t) {
   }
 }
 
+/* Plans the k:pipelined loops of block b and of the blocks inside it. */
 static void plan_loops(Kernel *k, Block *b, const Target *t) {
   for (Stmt *s = b->first; s; s = s->next) {
     if (s->kind == S_FOR && s->stages) plan_loop(k, s, t);
@@ -113,8 +116,8 @@ static int count_reads(const Expr *x, const Sym *s) {
   return (x->kind == E_SYM && x->sym == s) + count_reads(x->a, s) + count_reads(x->b, s) + count_reads(x->c, s);
 }
 
-/* Can let or load s be fused into the statement after it (the emitter's
-** load_store `then`)?  When that statement assigns a tile of the same
+/* Can let or load s be fused into the statement after it (stmt.c, and
+** lower/copy.c's `then`)?  When that statement assigns a tile of the same
 ** shape and layout elementwise, and is the value's only reader: both then
 ** run in one loop, and the tile is never live whole. */
 static int fusable(const Stmt *s) {

@@ -31,7 +31,7 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # counted as passed); one that stops spilling FAILs until taken off the list.
 # None today: the last three (CDNA, dK/dV with dQ by atomics at d96 with a
 # softcap, 2-3 SGPRs in VGPR lanes) went when the copies' element loops
-# took one column test a chunk (gen/emit.c, load_store: whole_chunks).
+# took one column test a chunk (gen/lower/copy.c, ltL_load_store: whole_chunks).
 # An entry is "target:file-without-extension".
 KNOWN=""
 known() {
