@@ -176,6 +176,7 @@ static int add_define(GenRequest *req, const char *v) {
   return 0;
 }
 
+/* Reads the command line, runs the kernel file and writes what it gives. */
 int main(int argc, char **argv) {
   GenRequest req = {0};
   Gen g = {0};

@@ -146,8 +146,8 @@ const char *ltE_sh_at(const E *e, const Sym *sh, const char *r, const char *c) {
   if (sh->swizzle) {
     int mask, rsh, shift;
     ltE_swizzle_of(sh, &mask, &rsh, &shift);
-    const char *key = rsh ? ltU_fmt("(%s >> %d & %d)", ltE_paren(r), rsh, mask) : ltU_fmt("(%s & %d)", ltE_paren(r),
-                                                                                          mask);
+    const char *key =
+        rsh ? ltU_fmt("(%s >> %d & %d)", ltE_paren(r), rsh, mask) : ltU_fmt("(%s & %d)", ltE_paren(r), mask);
     c = ltU_fmt("%s ^ %s << %d", ltE_paren(c), key, shift);
   }
   return ltE_sh_index(e, sh, r, c);

@@ -90,8 +90,7 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
   int over = cols_overrun(v);
   if (over)
     ltE_line(e, "if (%s) {   /* the tile's rows are inside %s and 16-byte aligned; its columns from %s on are not */",
-             full,
-             t->name, ltE_itext(e, t->dims[v->cdim]));
+             full, t->name, ltE_itext(e, t->dims[v->cdim]));
   else ltE_line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
   e->depth++;
   Ctx c = {0};
@@ -105,8 +104,7 @@ static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, i
     ltE_line(e, "const int n = lt_imin(lt_imax(%s - (%s), 0), %d);   /* the chunk's elements inside %s */",
              ltE_itext(e, t->dims[v->cdim]), gc, l->vec, t->name);
     ltE_line(e, "lt_cp_async16(&%s, n > 0 ? base + %s : %s, n * %d);", ltE_sh_at(e, sh, r, col), ltE_sum(off, gc),
-             t->name,
-             ltI_dtypes[t->dt].bytes);
+             t->name, ltI_dtypes[t->dt].bytes);
   } else {
     ltE_line(e, "lt_cp_async16(&%s, base + %s, 16);", ltE_sh_at(e, sh, r, col), ltE_sum(off, gc));
   }
@@ -238,13 +236,11 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     c0.vi = NULL;
     const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
     ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
-             lo,
-             t->name);
+             lo, t->name);
     e->depth++;
     ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
-    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0),
-                                                                           ltE_tile_col(&c0)), t->name,
-             ltI_dtypes[t->dt].bytes);
+    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)),
+             t->name, ltI_dtypes[t->dt].bytes);
     e->depth--;
     ltE_line(e, "} else {");
     e->depth++;
@@ -264,8 +260,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       Ctx c0 = c;
       c0.vi = NULL;
       for (int p = 0; p < pieces; p++)
-        ltE_line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt, ltE_sh_at(e, sh, ltE_tile_row(&c0),
-                                                                              ltE_tile_col(&c0)), p, vt, p);
+        ltE_line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt,
+                 ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
     } else if (!store) {  /* a union unpacks the lanes (see the store below) */
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
       for (int p = 0; p < pieces; p++) ltE_line(e, "h.v[%d] = ((const %s *)ptr)[%d];", p, vt, p);

@@ -39,10 +39,11 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
   ltE_line(e, wmma ? "#pragma unroll 1" : "#pragma unroll");   /* WMMA's operands come from shared tiles (mma.c) */
   ltE_line(e, "for (int kk = 0; kk < %d; kk += %d) {", BK, ik);
   e->depth++;
-  if (wmma) ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag;", per / 2, st, per, a->name, MI,
-                     b->name);
-  else ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI,
-                b->name, NI);
+  if (wmma)
+    ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag;", per / 2, st, per, a->name, MI, b->name);
+  else
+    ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI,
+             b->name, NI);
   const char *row, *k;   /* this lane's row of its operand tile, and its first k */
   if (m == MMA_MFMA32) row = "lane % 32", k = "kk + lane / 32 * 4";
   else if (m == MMA_MFMA16) row = "lane % 16", k = "kk + lane / 16 * 4";

@@ -84,8 +84,8 @@ void ltL_reduce(E *e, Stmt *s) {
   if (s->scratch) {
     Sym *sc = s->scratch;
     int G = ax == 1 ? sc->shape[1] : sc->shape[0];
-    const char *guard = ax == 1 ? ltU_fmt("tid %% %d == 0", W) : (l->tc < W ? ltU_fmt("tid %% %d < %d", W,
-                                                                                      l->tc) : NULL);
+    const char *guard =
+        ax == 1 ? ltU_fmt("tid %% %d == 0", W) : (l->tc < W ? ltU_fmt("tid %% %d < %d", W, l->tc) : NULL);
     const char *grp = ax == 1 ? ltU_fmt("%s / %d", l->tx, W) : ltU_fmt("tid / %d", l->tc > W ? l->tc : W);
     Ctx k = {0};
     if (guard) {

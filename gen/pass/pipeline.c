@@ -65,6 +65,7 @@ static void lead_in(Block *b, Stmt *loop) {
     if (s->kind == S_G2S && s->shared->stages <= 1) s->lead_in = 1;
 }
 
+/* Sets up the pipelined loops of block b, `depth` pipelined loops deep. */
 static void walk(Block *b, int depth) {
   for (Stmt *s = b->first; s; s = s->next) {
     if (s->kind == S_FOR && s->stages) {

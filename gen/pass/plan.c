@@ -325,9 +325,9 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
     s->sched = k->threads == 256 ? SCHED_TURNS : SCHED_REFILL;
     s->open_gemm = w;
   } else if (!w && s->copies_first) {
+    const char *why = t->wgmma ? "the loop's body does not open with a wgmma gemm" : "it has no wgmma";
     note(k, s->line, "k:pipelined's copies_first = true has no effect on %s: %s, so its copies are issued at the "
-                     "body's top anyway", t->name, t->wgmma ? "the loop's body does not open with a wgmma gemm" :
-                                                              "it has no wgmma");
+                     "body's top anyway", t->name, why);
   }
 }
 
