@@ -69,11 +69,12 @@ build_gen() {
   $CC -o build/gen "${objs[@]}" -llua5.4 -lm
 }
 
-# Regenerates out/<target>/ for every shipped kernel.
+# Regenerates out/<target>/ for every shipped kernel.  gen's notes (a config
+# value without effect on a target: one line each) come grouped by kernel.
 generate_out() {
   rm -rf out
-  for t in $TARGETS; do
-    for k in dsl/kernels/*.lua; do
+  for k in dsl/kernels/*.lua; do
+    for t in $TARGETS; do
       build/gen "$k" --target "$t" -o "out/$t"
     done
   done

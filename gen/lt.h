@@ -1,18 +1,24 @@
 /*
-** lt.h: the one internal header of gen.
+** lt.h: the internal header of gen (emit/emit.h adds the emitter's own).
 **
 ** gen turns a kernel file written in the Lua DSL into CUDA, HIP or C source.
 ** Lua runs the kernel file (lua/); every DSL call appends to a typed tile IR
 ** made of the structures below: symbols (tensors, sizes, fragments, shared
 ** tiles, temporaries), expressions over them, and statements in nested blocks.
 ** The passes listed in main.c then rewrite and annotate that IR (pass/inline.c,
-** pass/layout.c, ...) and emit.c prints it for one Target
-** (target.c).  Every node keeps the DSL line it came from.
+** pass/layout.c, ...; pass/plan.c last takes the decisions the printing
+** follows) and emit/ prints it for one Target (target.c), through the
+** lowerings in lower/.  Every node keeps the DSL line it came from.
 **
 ** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),
+<<<<<<< HEAD
 ** ltD_ (the front end, lua/), ltN_ (lua/tuned.c), ltP_ (passes), ltE_ (emit.c),
 ** ltT_ (target.c).  ltL_ names are shared among the files of lua/ only
 ** (lua/dsl.h declares them).
+=======
+** ltD_ (dsl.c), ltP_ (pass/), ltE_ (emit/), ltL_ (lower/, declared in
+** emit/emit.h with emit/'s internal ones), ltT_ (target.c).
+>>>>>>> emit
 */
 #ifndef LT_H
 #define LT_H
@@ -175,6 +181,22 @@ typedef struct Block {
   Stmt *first, *last;
 } Block;
 
+/* How a loop runs (plan.c decides; lower/sched_*.c print it).  k:serial
+** loops, and k:pipelined loops that cannot overlap anything on the target,
+** are plain; the others overlap the copies of later iterations with this
+** one's work. */
+typedef enum {
+  SCHED_PLAIN,      /* one iteration after another */
+  SCHED_RING,       /* cp.async into a ring of `stages` shared buffers; the copies for iteration
+                       i + stages - 1 are issued at the body's top (lower/sched_ring.c) */
+  SCHED_REFILL,     /* the same, the copies issued after the wgmma gemm that opens the body (open_gemm) */
+  SCHED_TURNS,      /* SCHED_REFILL, and the block's two warpgroups take turns at that gemm (ping-pong) */
+  SCHED_GEMM,       /* the ring, and the body's one mma.sync gemm (open_gemm) with it as one software
+                       pipeline over K steps of 16 (lower/sched_gemm.c) */
+  SCHED_PREFETCH    /* no cp.async (CDNA): iteration i + 1's copies go through registers while iteration
+                       i computes (lower/sched_prefetch.c) */
+} Sched;
+
 struct Stmt {
   StmtKind kind;
   int line;
@@ -197,9 +219,27 @@ struct Stmt {
   int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
   int lead_in;          /* S_G2S: issued by cp.async ahead of the pipelined loop after it, landing with its
                            first stage (pipeline.c) */
+  /* the plan (plan.c): what the emitter and --explain read */
+  Sched sched;          /* S_FOR: how it runs */
+  Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body */
+  const Sym **carried;  /* S_FOR SCHED_RING / REFILL / TURNS: the accumulators of the wgmmas its body leaves in
+                           flight across the back edge; its copies then go one iteration less ahead */
+  int ncarried;
+  int own_lane;         /* S_FOR SCHED_RING / REFILL / TURNS: makes its ldmatrix addresses from its own copy of
+                           the lane index (two gemms or more) */
+  MmaKind inst;         /* S_GEMM: its instruction */
+  int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
+  int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   Block body, orelse;
   Stmt *next;
 };
+
+/* A note on a config value that has no effect on the target (plan.c):
+** "file:line: note: ...", printed once per run by main.c. */
+typedef struct Note {
+  const char *text;
+  struct Note *next;
+} Note;
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
@@ -226,6 +266,7 @@ typedef struct Kernel {
   MmaKind mma;          /* the instruction of every gemm of the kernel (mma.c) */
   int warps_m, warps_n; /* warp grid over the gemm accumulators */
   int vec_bytes;        /* the target's widest access (layout.c) */
+  Note *notes;          /* in the order made (plan.c) */
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -268,7 +309,7 @@ typedef struct Target {
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
-  int int_row_strides;      /* row strides reach the kernel as int (emit.c, narrow_stride) */
+  int int_row_strides;      /* row strides reach the kernel as int (emit/kernel.c, ltE_narrow_stride) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
@@ -318,11 +359,15 @@ struct Layout {
 
 void ltP_inline(Kernel *k);                    /* inline.c */
 void ltP_mma(Kernel *k, const Target *t);      /* mma.c */
-void ltP_pipeline(Kernel *k, const Target *t); /* pipeline.c */
+void ltP_pipeline(Kernel *k);                  /* pipeline.c */
 int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and their scalars */
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
+void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
+void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
+int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s);  /* must wgmmas in flight be done before s? */
+int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
 Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */
@@ -332,7 +377,7 @@ const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);
 
-/* ---- emit.c ---- */
+/* ---- emit/ (the rest in emit/emit.h) ---- */
 
 typedef struct Output { const char *src, *hdr; } Output;
 Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate);   /* n > 1: a variant's tuned buckets */

@@ -12,7 +12,9 @@
 **
 ** Every variant is generated in memory first; files are written only when
 ** all of them succeeded, each through a temporary name and a rename, so a
-** failed run leaves no output behind.  Exit: 0 ok, 1 user error, 2 usage.
+** failed run leaves no output behind.  Then (and after --explain's plan)
+** the notes on config values without effect on the target (pass/plan.c)
+** go to stderr, each once.  Exit: 0 ok, 1 user error, 2 usage.
 */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,14 +28,16 @@
 
 extern jmp_buf ltU_jmp;
 
-/* The passes, in order, for one variant. */
+/* The passes, in order, for one variant (gen/pass/); then emit/ prints it. */
 static void run_passes(Kernel *k, const Target *t) {
-  ltP_inline(k);
-  ltP_mma(k, t);
-  ltP_layout(k, t);
-  ltP_pipeline(k, t);
-  ltP_smem(k, t);
-  if (t->warp > 1) ltP_barrier(k);
+  ltP_inline(k);                    /* inline.c: unnamed temporaries into their one use */
+  ltP_mma(k, t);                    /* mma.c: the gemms' instruction, warp grid, accumulator layouts */
+  ltP_layout(k, t);                 /* layout.c: every register tile's layout */
+  ltP_plan_loops(k, t);             /* plan.c: how each k:pipelined loop runs on t */
+  ltP_pipeline(k);                  /* pipeline.c: the stage rings that needs */
+  ltP_smem(k, t);                   /* smem.c: reduction scratch, offsets, staged stores */
+  if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
+  ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */
 }
 
 typedef struct Gen {
@@ -45,7 +49,25 @@ typedef struct Gen {
   int n;
   Kernel *group[16];        /* a variant's tuned buckets so far */
   int ngroup;
+  const char *notes[64];    /* the variants' notes (plan.c), each text once */
+  int nnotes;
 } Gen;
+
+/* Keeps the notes of variant k that no variant before gave: printed once
+** every variant has succeeded (print_notes). */
+static void keep_notes(Gen *g, const Kernel *k) {
+  for (const Note *n = k->notes; n; n = n->next) {
+    int seen = 0;
+    for (int i = 0; i < g->nnotes && !seen; i++) seen = strcmp(g->notes[i], n->text) == 0;
+    if (!seen && g->nnotes < 64) g->notes[g->nnotes++] = n->text;
+  }
+}
+
+/* Prints the notes kept, on stderr after what went to stdout. */
+static void print_notes(const Gen *g) {
+  fflush(stdout);
+  for (int i = 0; i < g->nnotes; i++) fprintf(stderr, "%s\n", g->notes[i]);
+}
 
 /* Called by the front end (lua/) once per variant with its IR, or once per
 ** tuned shape bucket of a variant that has several (k->nbuckets): those are
@@ -55,6 +77,7 @@ typedef struct Gen {
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
+  keep_notes(g, k);
   if (g->explain) {
     ltE_explain(k, g->target, &g->explained);
     if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
@@ -153,6 +176,7 @@ static int add_define(GenRequest *req, const char *v) {
   return 0;
 }
 
+/* Reads the command line, runs the kernel file and writes what it gives. */
 int main(int argc, char **argv) {
   GenRequest req = {0};
   Gen g = {0};
@@ -222,6 +246,7 @@ int main(int argc, char **argv) {
   }
   if (g.explain) {
     fputs(g.explained.p ? g.explained.p : "", stdout);
+    print_notes(&g);
     return 0;
   }
   if (make_dir(outdir) != 0) {
@@ -239,5 +264,6 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  print_notes(&g);
   return 0;
 }

@@ -26,7 +26,7 @@ return tile.kernel {
   -- CDNA: 4 waves a block.  With 2, gfx90a's bf16 d128 softcap dq_atomic
   -- kept one SGPR in a VGPR lane (gfx90a has fewer SGPRs than gfx942);
   -- at 256 threads every CDNA variant compiles without spills (clang-19;
-  -- at d96, once the copies tested a chunk's columns once: gen/emit.c).
+  -- at d96, once the copies tested a chunk's columns once: gen/lower/copy.c).
   target_config = { gfx90a = { threads = 256 }, gfx942 = { threads = 256 } },
   unsupported = function(v, target)
     if v.hdim ~= "d256" or target == "c" then return nil end

@@ -12,6 +12,7 @@
 # A kernel's tuned-config file is named with "-- args: ... --tuned
 # tests/negative/tuned/X.lua"; the expected line is then the tuned file's.
 # Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
+# Then the notes (tests/negative/notes/): good kernels, exit 0, one note line.
 # Last, every bad file again through a gen built from gen/**.c with
 # AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
 # on an error path need not crash the plain build (checks negative/asan/NAME;
@@ -151,6 +152,43 @@ missing_file() {
 missing_file missing tests/negative/no_such_kernel.lua --target sm80
 missing_file missing_list tests/negative/no_such_kernel.lua --list
 missing_file directory tests/negative --target sm80
+
+# Notes: every tests/negative/notes/NAME.lua starts with
+#   -- note: <the exact line gen must print on stderr>   (or "-- note: none")
+#   -- args: <gen arguments>
+# and is a good kernel with a config value that has no effect on the target.
+# gen must exit 0, write its files and print the note alone on stderr (once,
+# however many variants give it), the same under --explain after the plan,
+# and nothing on stderr under --list.
+for f in tests/negative/notes/*.lua; do
+  name=$(basename "$f" .lua)
+  expect=$(sed -n '1s/^-- note: //p' "$f")
+  [ "$expect" = none ] && expect=
+  args=$(sed -n '2s/^-- args: //p' "$f")
+  dir="$WORK/note_$name"
+  mkdir -p "$dir"
+  why=()
+  # shellcheck disable=SC2086
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" $args -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+  rc=$?
+  [ "$rc" -eq 0 ] || why+=("exit $rc, want 0")
+  [ "$(cat "$dir/stderr")" = "$expect" ] || why+=("stderr is '$(show "$dir/stderr")', want '$expect'")
+  [ -n "$(ls -A "$dir/out" 2>/dev/null)" ] || why+=("wrote no files")
+  # shellcheck disable=SC2086
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" $args --explain >"$dir/explain" 2>"$dir/explain.err"
+  rc=$?
+  [ "$rc" -eq 0 ] || why+=("--explain: exit $rc, want 0")
+  [ "$(cat "$dir/explain.err")" = "$expect" ] || why+=("--explain: stderr is '$(show "$dir/explain.err")', want '$expect'")
+  # shellcheck disable=SC2086
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" $args --list >"$dir/list" 2>"$dir/list.err"
+  [ -s "$dir/list.err" ] && why+=("--list: stderr is '$(show "$dir/list.err")', want nothing")
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/note/$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/note/$name: ${msg%; }"
+  fi
+done
 
 # the bad files again under AddressSanitizer + UBSan
 asan_pass() {

@@ -1,0 +1,57 @@
+/*
+** dispatch.c: the shape-bucket dispatch.  A variant with tuned configs for
+** several shape buckets (tuned.c) becomes one kernel and one static
+** launcher per bucket in its file, and one extern launcher, printed here,
+** that runs the bucket nearest the call's sizes.
+*/
+#include "emit/emit.h"
+
+/* The launcher of a variant tuned for several shape buckets (ks[0..n-1],
+** in ltN_buckets' order): runs the bucket whose sizes are nearest the
+** call's, in log2 steps after rounding each size up to a power of two as
+** the tuner's buckets do; ties go to the first.  ps are the parameters. */
+void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
+  Kernel *k = ks[0];
+  ltU_put(e->b, "\n");
+  ltE_line(e, "/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */");
+  ltE_line(e, "static int lt_bucket_distance(int n, int b)");
+  ltE_line(e, "{");
+  ltE_line(e, "  int l = 0;");
+  ltE_line(e, "  while (l < 31 && (1 << l) < n) ++l;");
+  ltE_line(e, "  return l > b ? l - b : b - l;");
+  ltE_line(e, "}");
+  ltU_put(e->b, "\n");
+  ltE_line(e, "/* Runs the config tuned for the shape bucket nearest the call's sizes: the");
+  ltE_line(e, "** least sum of lt_bucket_distance over the sizes it names (ties: the first). */");
+  ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->launcher, ps, np));
+  ltE_line(e, "{");
+  e->depth++;
+  Buf args = {0};
+  for (int i = 0; i < np; i++) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltU_put(&args, "stream");
+  const char *sizes[128];
+  int nsizes = 0;
+  for (int i = 0; i < np; i++)
+    if (ps[i]->kind == SYM_SIZE) sizes[nsizes++] = ps[i]->name;
+  for (int i = 0; i < n; i++) {
+    const char *keys[LT_MAXRANK * 4];
+    int log2s[LT_MAXRANK * 4];
+    int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, log2s);
+    Buf d = {0};
+    for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], log2s[j]);
+    ltE_line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);
+  }
+  if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
+    ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
+    ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
+    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args.p);
+  }
+  for (int i = 0; i < n - 1; i++) {
+    Buf c = {0};
+    for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
+    ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args.p);
+  }
+  ltE_line(e, "return %s(%s);", ks[n - 1]->name, args.p);
+  e->depth--;
+  ltE_line(e, "}");
+}

@@ -1,0 +1,154 @@
+/*
+** emit.h: the internal header of the emitter (gen/emit/) and of the
+** lowerings it calls (gen/lower/).
+**
+** The emitter prints a planned kernel (lt.h; the passes, pass/plan.c last,
+** have decided everything) as CUDA, HIP or C text for one Target.  One E
+** carries the printing state through a kernel: the output buffer, the
+** indentation, the stage of a ring being read, the wgmmas in flight.  A
+** tile statement becomes loops over each thread's elements; a Ctx says
+** which of those loops are open.  emit/ holds what is common to every
+** kernel (text and index helpers, the statement walker, the kernel
+** function, launcher, header, shape-bucket dispatch, --explain); lower/
+** holds one file per way of lowering a copy, a reduction, a gemm or a
+** loop schedule.  Names: ltE_ for emit/, ltL_ for lower/.
+*/
+#ifndef LT_EMIT_H
+#define LT_EMIT_H
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt.h"
+
+const char *ltD_line_text(int line);   /* dsl.c: a line of the kernel file, for comments */
+
+/* The printing state of one kernel. */
+typedef struct E {
+  Buf *b;
+  Kernel *k;
+  const Target *t;
+  int depth;
+  int last_line;
+  const char *base;     /* kernel file's base name, for comments */
+  int emu;              /* gen --emulate: CPU emulation of the GPU code */
+  const char *stage;    /* inside a pipelined loop: the stage being read or filled */
+  int to_regs;          /* copies into shared tiles load into their register buffers instead (sched_prefetch.c) */
+  const Stmt *fused;    /* a statement already emitted inside the load before it */
+  int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
+  const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
+  int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
+  const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
+                           shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
+  const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma.c) */
+  int ninflight;
+  const Sym *fresh;     /* a wgmma accumulator declared without its zero fill: the gemm next skips reading it */
+  int lead_in;          /* the copy being emitted is a pipelined loop's lead-in: cp.async (pipeline.c) */
+  int carrying;         /* in the body of a pipelined loop whose wgmmas stay in flight across its back
+                           edge: an if's branches leave theirs in flight too (Stmt.carried) */
+} E;
+
+/* Element context: which per-thread loops are open around a tile statement. */
+typedef struct Ctx {
+  const Layout *l;
+  int shape[2];
+  const char *ri, *ci, *vi;   /* loop variable names, NULL: not looping (0) */
+} Ctx;
+
+/* The names of a pipelined loop's generated code: its index v, bounds lo
+** and hi, the stage read (vs), the iteration whose copies it issues (vn)
+** and their stage (vns). */
+typedef struct Ring {
+  const char *v, *lo, *hi, *vs, *vn, *vns;
+} Ring;
+
+/* ---- emit/text.c: lines, types, index text, element loops, expressions ---- */
+
+const char *ltE_src_ext(const E *e);
+const char *ltE_build_hint(const E *e);
+int ltE_gpu(const E *e);
+void ltE_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ltE_lane_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ltE_comment(E *e, int ln);
+const char *ltE_ctype(Dtype dt);
+const char *ltE_stype(const E *e, Dtype dt);
+const char *ltE_to_compute(const E *e, Dtype dt, const char *x);
+const char *ltE_to_storage(const E *e, Dtype dt, const char *x);
+const char *ltE_term(const char *v, int mul);
+const char *ltE_sum(const char *a, const char *b);
+const char *ltE_or0(const char *s);
+const char *ltE_paren(const char *s);
+void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift);
+int ltE_panel_cols(const Sym *sh);
+const char *ltE_sh_index(const E *e, const Sym *sh, const char *r, const char *c);
+const char *ltE_sh_at(const E *e, const Sym *sh, const char *r, const char *c);
+const char *ltE_op_at(const E *e, const Sym *sh, int trans, const char *i, const char *j);
+const char *ltE_reg_index(const Ctx *c, const int shape[2]);
+const char *ltE_tile_row(const Ctx *c);
+const char *ltE_tile_col(const Ctx *c);
+const char *ltE_chunk_index(const Ctx *c);
+int ltE_open_loops(E *e, Ctx *c, const Layout *l, const int shape[2], int rows, int chunks, int lanes);
+void ltE_close_loops(E *e, int n);
+void ltE_open_for(E *e, const char *v, int n, int step);
+void ltE_close_for(E *e);
+const char *ltE_etext(E *e, const Expr *x, const Ctx *c);
+const char *ltE_itext(E *e, const Expr *x);
+const char *ltE_basename(const char *path);
+
+/* ---- emit/stmt.c: the statement walker ---- */
+
+void ltE_stmt(E *e, Stmt *s);
+void ltE_block(E *e, Block *b);
+void ltE_declare_regs(E *e, const Sym *s);
+void ltE_assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c);
+
+/* ---- emit/kernel.c, launcher.c, header.c, dispatch.c, source.c ---- */
+
+int ltE_narrow_stride(const E *e, const Sym *s);
+const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
+void ltE_kernel(E *e, Sym **ps, int n);
+const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
+void ltE_launcher(E *e, Sym **ps, int n);
+const char *ltE_header(E *e, Sym **ps, int n);
+void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np);
+void ltE_name_syms(Kernel *k);
+
+/* ---- lower/: copies, stores, reductions ---- */
+
+void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
+                    const Stmt *then, const Sym *via);
+void ltL_shared_rw(E *e, Stmt *s);
+const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
+const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);
+void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);
+void ltL_reduce(E *e, Stmt *s);
+
+/* ---- lower/gemm_*.c: one per instruction; BK is the gemm's K ---- */
+
+void ltL_gemm_mma_sync(E *e, Stmt *s, int BK);
+void ltL_gemm_tf32(E *e, Stmt *s, int BK);
+void ltL_gemm_wgmma(E *e, Stmt *s, int BK);
+void ltL_gemm_amd(E *e, Stmt *s, int BK);
+void ltL_gemm_fma(E *e, Stmt *s, int BK);
+const char *ltL_ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, const char *cl);
+void ltL_a_frags(E *e, const Stmt *s, int MI, const char *ty, const char *frag);
+void ltL_mma_tile(E *e, const Sym *acc, int NI, const char *fn, const char *afrag, const char *bfrag);
+void ltL_ring_frags(E *e, const Stmt *s);
+void ltL_ring_load(E *e, const Stmt *s, const char *k0, const char *set);
+void ltL_ring_step(E *e, const Stmt *s, int BK, const char *across);
+void ltL_wgmma_wait(E *e);
+int ltL_starts_wgmma(const Stmt *s);
+
+/* ---- lower/sched_*.c: one per loop schedule (Stmt.sched) ---- */
+
+void ltL_sched_ring(E *e, Stmt *s);
+void ltL_sched_gemm(E *e, Stmt *s);
+void ltL_sched_prefetch(E *e, Stmt *s);
+Ring ltL_ring_names(E *e, const Stmt *s);
+void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
+void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+** explain.c: gen --explain, the plan of a variant for a person: its grid
+** and block, the register layouts, the shared tiles, the instruction of
+** each gemm and the schedule of each k:pipelined loop.  It prints what the
+** passes decided (pass/plan.c last) and decides nothing itself.
+*/
+#include "emit/emit.h"
+
+/* --explain lines of the gemms and pipelined loops in block bl: the
+** instruction each gemm became and how its warps split the tile, and the
+** depth and kind of each pipeline.  Counts them in *ngemm and *npipe. */
+static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *npipe) {
+  for (const Stmt *s = bl->first; s; s = s->next) {
+    if (s->kind == S_GEMM) {
+      const Layout *l = s->dst->layout;
+      const char *a = s->areg ? ltU_fmt("registers %s", s->areg->name) : s->shared->name;
+      ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
+                 ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
+                 s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
+      if (s->inst == MMA_WGMMA)
+        ltU_printf(b, "; %d warpgroups of [64, %d], A %s, B by descriptor", l->rows / 64, l->cols,
+                   s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
+      else if (s->inst != MMA_FMA)
+        ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
+                   l->wtm, l->wtn, l->im, l->in);
+      ltU_put(b, "\n");
+      (*ngemm)++;
+    }
+    if (s->kind == S_FOR && s->sched == SCHED_PREFETCH) {
+      const Stmt *p = s->body.first;
+      while (p->kind != S_G2S) p = p->next;
+      ltU_printf(b, "  pipeline (%s:%d): iteration i + 1's copies loaded into registers while iteration i computes, "
+                    "then stored to %s\n", e->base, s->line,
+                 p->shared->stages == 2 ? "the other buffer of a shared-memory double buffer (one barrier an iteration)"
+                                        : "the one buffer, between two barriers (a double buffer does not fit)");
+      (*npipe)++;
+    } else if (s->kind == S_FOR && s->sched != SCHED_PLAIN) {
+      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s\n", e->base, s->line, s->stages,
+                 "a ring of shared-memory stages filled by cp.async, one commit group a stage",
+                 s->sched == SCHED_GEMM
+                     ? "; one software pipeline with the gemm's 16-wide K steps (ldmatrix a step ahead, copies "
+                       "between steps, the barrier at the second-last step)"
+                     : "");
+      (*npipe)++;
+    } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that runs plain (plan.c) */
+      ltU_printf(b, "  pipeline (%s:%d): none, the loop runs one tile at a time (%s)\n", e->base, s->line,
+                 !ltE_gpu(e) ? "one thread a block: nothing to overlap"
+                             : "stages < 2; or, without cp.async, a target without the register prefetch "
+                               "(gfx1100), work other than one gemm or a copy not in 16-byte chunks a thread");
+      (*npipe)++;
+    }
+    explain_ops(e, &s->body, b, ngemm, npipe);
+    explain_ops(e, &s->orelse, b, ngemm, npipe);
+  }
+}
+
+/* --explain: the plan of kernel k on target t, for a person. */
+void ltE_explain(Kernel *k, const Target *t, Buf *b) {
+  ltE_name_syms(k);
+  E e = {.b = b, .k = k, .t = t, .base = ltE_basename(ltU_file), .lane = "lane"};
+  ltU_printf(b, "%s on %s (%s)\n", k->name, t->name, t->desc);
+  if (k->bucket)
+    ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it (1 of %d configs)\n", k->bucket,
+               k->launcher, k->nbuckets);
+  ltU_put(b, "  grid:");
+  for (int i = 0; i < k->ngrid; i++) ltU_printf(b, " %s%s", i ? "x " : "", ltE_itext(&e, k->grid[i]->extent));
+  ltU_printf(b, " programs; block: %d thread%s (%d-lane warps)\n", k->threads, k->threads > 1 ? "s" : "", t->warp);
+  for (const Layout *l = k->layouts; l; l = l->next) {
+    if (l->mma != MMA_FMA) {
+      ltU_printf(b, "  register tile [%d, %d]: %s accumulator, per warp [%d, %d], each thread holds %d elements\n",
+                 l->rows, l->cols, ltP_mma_name(l->mma), l->wtm, l->wtn, l->nr * l->nc * l->vec);
+      continue;
+    }
+    ltU_printf(b, "  register tile [%d, %d]: %d x %d threads (rows x cols), each holds %d row%s x %d chunk%s of %d "
+                  "column%s = %d elements\n",
+               l->rows, l->cols, l->tr, l->tc, l->nr, l->nr > 1 ? "s" : "", l->nc, l->nc > 1 ? "s" : "", l->vec,
+               l->vec > 1 ? "s" : "", l->nr * l->nc * l->vec);
+  }
+  ltU_printf(b, "  shared memory: %d bytes\n", k->smem_bytes);
+  for (int i = 0; i < k->nsyms; i++) {
+    Sym *s = k->syms[i];
+    if (s->kind == SYM_SHARED)
+      ltU_printf(b, "    %s: %s [%d, %d], %d bytes at %d%s\n", s->name, ltI_dtypes[s->dt].name, s->shape[0],
+                 s->shape[1], s->smem_bytes, s->smem_offset, s->scratch ? " (reduction scratch)" : "");
+  }
+  int ngemm = 0, npipe = 0;
+  explain_ops(&e, &k->body, b, &ngemm, &npipe);
+  if (!ngemm) ltU_put(b, "  matrix instruction: none (no gemm)\n");
+  if (!npipe) ltU_put(b, "  pipeline: none (no k:pipelined loop)\n");
+}

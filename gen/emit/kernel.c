@@ -1,0 +1,175 @@
+/*
+** kernel.c: the kernel function.
+**
+** For a GPU target, a __global__ function of one block: the thread's
+** coordinates (tid; for gemm accumulators its warp and lane, row0 and col0
+** of the instruction's result layout; tx and ty of the blocked layout;
+** the program ids), the shared tiles (static, or carved from the dynamic
+** shared memory of a launch that needs more than the default), then the
+** body (stmt.c).  For the c target, a function that runs one block with
+** one thread, called by the launcher for each program of the grid.
+*/
+#include "emit/emit.h"
+
+/* Does stride s go to the kernel as an int?  On targets with int_row_strides
+** (AMD: 102 scalar registers, and each int64 stride a kernel keeps takes
+** two), a stride that is only ever a tensor's row stride (of its next to
+** last dim) does; the launcher refuses one past INT_MAX.  Outer strides
+** (batch, head) stay int64: they can pass 2^31 in tensors that exist. */
+int ltE_narrow_stride(const E *e, const Sym *s) {
+  if (s->kind != SYM_STRIDE || !e->t->int_row_strides) return 0;
+  int rows = 0;
+  for (int i = 0; i < e->k->nsyms; i++) {
+    const Sym *t = e->k->syms[i];
+    if (t->kind != SYM_TENSOR) continue;
+    for (int j = 0; j < t->trank; j++)
+      if (t->strides[j] && t->strides[j]->kind == E_SYM && t->strides[j]->sym == s) {
+        if (j != t->trank - 2) return 0;
+        rows++;
+      }
+  }
+  return rows > 0;
+}
+
+/* The declaration of parameter s: of the launcher (tensors as void
+** pointers, strides int64), or of the kernel. */
+const char *ltE_param_decl(const E *e, const Sym *s, int launcher) {
+  switch (s->kind) {
+  case SYM_TENSOR: {
+    int in = !s->stored;
+    if (launcher) return ltU_fmt("%svoid *%s", in ? "const " : "", s->name);
+    return ltU_fmt("%s%s *%s%s", in ? "const " : "", ltE_stype(e, s->dt),
+                   e->t->lang == LANG_C ? "restrict " : "__restrict__ ", s->name);
+  }
+  case SYM_SIZE: return ltU_fmt("int %s", s->name);
+  case SYM_STRIDE: return ltU_fmt("%s %s", !launcher && ltE_narrow_stride(e, s) ? "int" : "int64_t", s->name);
+  default: return ltU_fmt("%s %s", ltE_ctype(s->dt), s->name);
+  }
+}
+
+/* Does an accumulator layout from l up to o use o's row0 (col: col0) name? */
+static int named_before(const Layout *l, const Layout *o, int col) {
+  for (; l != o; l = l->next)
+    if (l->mma && !strcmp(col ? l->col0 : l->row0, col ? o->col0 : o->row0)) return 1;
+  return 0;
+}
+
+/* The per-thread coordinates of the gemm accumulators' layouts (mma.c):
+** the first layout's, then those of the layouts with names of their own. */
+static void thread_coords(E *e, const Layout *l) {
+  Kernel *k = e->k;
+  int W = e->t->warp, wn = k->warps_n, wm = k->warps_m;
+  ltE_line(e, "const int lane = tid %% %d;", W);
+  ltE_line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
+           ltU_fmt("tid / %d", W), l->rows, l->cols);
+  ltE_line(e, "const int warp_row = %s;", wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm));
+  ltE_line(e, "const int warp_col = %s;", wn == 1 ? "0" : ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn));
+  const char *r0, *c0;
+  switch (l->mma) {
+  case MMA_SYNC:
+  case MMA_WGMMA:
+  case MMA_TF32: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
+  case MMA_MFMA32: r0 = "lane % 32", c0 = "lane / 32 * 4"; break;
+  case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
+  default: r0 = "lane / 16", c0 = "lane % 16"; break;
+  }
+  ltE_line(e, "/* %s result layout: this thread holds rows row0 + %d i and columns col0 + %d j%s */",
+           ltP_mma_name(l->mma), l->rstride, l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
+  ltE_line(e, "const int row0 = warp_row + %s;", r0);
+  ltE_line(e, "const int col0 = warp_col + %s;", c0);
+  for (const Layout *o = l->next; o; o = o->next) {   /* the other rows / columns, once each */
+    if (!o->mma) continue;
+    if (!named_before(l, o, 0)) {
+      ltE_line(e, "/* the %d-row accumulators: their warp's rows from %s, this thread's from %s */", o->rows, o->wrow,
+               o->row0);
+      ltE_line(e, "const int %s = tid / %d * %d, %s = %s + %s;", o->wrow, W * wn, o->wtm, o->row0, o->wrow, r0);
+    }
+    if (!named_before(l, o, 1)) {
+      ltE_line(e, "/* the %d-column accumulators: their warp's columns from %s, this thread's from %s */", o->cols,
+               o->wcol, o->col0);
+      ltE_line(e, "const int %s = tid / %d %% %d * %d, %s = %s + %s;", o->wcol, W, wn, o->wtn, o->col0, o->wcol, c0);
+    }
+  }
+}
+
+/* The declarations of the kernel's shared tiles, each with what its
+** swizzle is for. */
+static void shared_tiles(E *e) {
+  Kernel *k = e->k;
+  int align = 16;   /* wgmma operands: their swizzle atom's (smem.c) */
+  for (int i = 0; i < k->nsyms; i++)
+    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->wgmma) align = 1024;
+  if (k->smem_dynamic) ltE_line(e, "extern __shared__ __align__(%d) unsigned char lt_smem[];", align);
+  for (int i = 0; i < k->nsyms; i++) {
+    Sym *s = k->syms[i];
+    if (s->kind != SYM_SHARED) continue;
+    const char *ty = s->scratch ? ltE_ctype(s->dt) : ltE_stype(e, s->dt);
+    const char *ring = s->stages > 1 ? ltU_fmt("[%d]", s->stages) : "";
+    int pc = ltE_panel_cols(s);
+    /* the dimensions after the first: [rows][cols], or [panels][rows][64] */
+    const char *panels = pc < s->shape[1] ? ltU_fmt("[%d]", s->shape[1] / pc) : "";
+    const char *rest = s->stages > 1 ? ltU_fmt("%s[%d][%d]", panels, s->shape[0], pc)
+                       : *panels     ? ltU_fmt("[%d][%d]", s->shape[0], pc)
+                                     : ltU_fmt("[%d]", s->shape[1]);
+    if (s->swizzle) {
+      int mask, rsh, shift;
+      ltE_swizzle_of(s, &mask, &rsh, &shift);
+      const char *key = rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1);
+      const char *ring_of = s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "";
+      if (s->over)
+        ltE_line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of "
+                    "row r stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else if (s->wgmma)
+        ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: ldmatrix reads it without "
+                    "conflicts, and wgmma through a descriptor (its %d-byte swizzle)%s */", s->name, ring_of, key,
+                 ltP_wgmma_row(s), *panels ? ltU_fmt(", in panels of %d columns", pc) : "");
+      else
+        ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s, so ldmatrix is "
+                    "conflict-free */", s->name, ring_of, key);
+    }
+    if (k->smem_dynamic)
+      ltE_line(e, "%s (*%s)%s = (%s (*)%s)(lt_smem + %d);", ty, s->name, rest, ty, rest, s->smem_offset);
+    else if (ltE_gpu(e) && s->scratch)
+      ltE_line(e, "__shared__ %s %s[%d][%d];", ty, s->name, s->shape[0], s->shape[1]);
+    else if (ltE_gpu(e))
+      ltE_line(e, "__shared__ __attribute__((aligned(%d))) %s %s%s%s[%d][%d];", s->wgmma ? align : 16, ty, s->name,
+               ring, panels, s->shape[0], pc);
+    else
+      ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
+  }
+}
+
+/* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
+** thread's coordinates, the shared tiles, the body. */
+void ltE_kernel(E *e, Sym **ps, int n) {
+  Kernel *k = e->k;
+  Buf sig = {0};
+  if (ltE_gpu(e)) {
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
+  } else {
+    ltU_printf(&sig, "static void %s_block(", k->name);
+    for (int i = 0; i < k->ngrid; i++) ltU_printf(&sig, "int %s, ", k->grid[i]->name);
+  }
+  for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
+  ltU_put(&sig, ")");
+  if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
+  else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
+  ltE_line(e, "%s", sig.p);
+  ltE_line(e, "{");
+  e->depth++;
+  const Layout *l = k->layouts, *acc = ltP_mma_layout(k);
+  if (ltE_gpu(e)) {
+    ltE_line(e, "const int tid = threadIdx.x;");
+    if (acc) thread_coords(e, acc);
+    if (l && !l->mma && l->tx && strcmp(l->tx, "tx") == 0) ltE_line(e, "const int tx = tid %% %d;", l->tc);
+    if (l && !l->mma && l->ty && strcmp(l->ty, "ty") == 0) ltE_line(e, "const int ty = tid / %d;", l->tc);
+    static const char *const axes[] = {"x", "y", "z"};
+    for (int i = 0; i < k->ngrid; i++) ltE_line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
+  }
+  shared_tiles(e);
+  e->last_line = 0;
+  ltE_block(e, &k->body);
+  ltL_wgmma_wait(e);
+  e->depth--;
+  ltE_line(e, "}");
+}

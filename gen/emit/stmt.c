@@ -1,0 +1,188 @@
+/*
+** stmt.c: the statement walker.
+**
+** ltE_block prints a block statement by statement; before each, a comment
+** with the DSL line it came from, and the wait for the wgmmas in flight
+** that it needs (pass/plan.c's ltP_waits_for).  Register work (lets,
+** fragments, assignments) is printed here: a tile statement is a loop
+** nest over the thread's elements (text.c, ltE_open_loops).  Everything
+** else goes to its lowering in gen/lower/: copies and stores to copy.c, a
+** reduction to reduce.c, a gemm to the file of the instruction plan.c gave
+** it, a loop to the file of its schedule.
+*/
+#include "emit/emit.h"
+
+/* Declares the register array of tile symbol s. */
+void ltE_declare_regs(E *e, const Sym *s) {
+  ltE_line(e, "%s %s[%d];", ltE_ctype(s->dt), s->name, ltP_elems(s->layout, s->shape));
+}
+
+/* dst[element] = val for the element of context c; a fragment of f16 or
+** bf16 holds values rounded to its type. */
+void ltE_assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c) {
+  const char *v = ltE_etext(e, val, c);
+  if (dst->kind == SYM_FRAG && (dst->dt == DT_F16 || dst->dt == DT_BF16))
+    v = ltU_fmt("lt_round_%s(%s)", dst->dt == DT_F16 ? "f16" : "bf16", v);
+  ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(c, dst->shape), v);
+}
+
+/* dst[element] = val over dst's elements (a tile assignment); with
+** `then`, a second assignment over the same elements in the same loops. */
+static void tile_assign2(E *e, const Sym *dst, const Expr *val, const Stmt *then) {
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, dst->layout, dst->shape, 1, 1, 1);
+  ltE_assign_elem(e, dst, val, &c);
+  if (then) ltE_assign_elem(e, then->dst, then->val, &c);
+  ltE_close_loops(e, n);
+}
+
+/* dst[element] = val over dst's elements. */
+static void tile_assign(E *e, const Sym *dst, const Expr *val) { tile_assign2(e, dst, val, NULL); }
+
+/* Must the wgmmas in flight be done before statement s (plan.c)? */
+static int waits_for_wgmma(const E *e, const Stmt *s) {
+  return ltP_waits_for(e->inflight, e->ninflight, s);
+}
+
+/* Gemm s by the instruction plan.c gave it (lower/gemm_*.c). */
+static void gemm(E *e, Stmt *s) {
+  int BK = s->shared_b->shape[s->trans_b];   /* the K the gemm sums over */
+  switch (s->inst) {
+  case MMA_SYNC: ltL_gemm_mma_sync(e, s, BK); break;
+  case MMA_TF32: ltL_gemm_tf32(e, s, BK); break;
+  case MMA_WGMMA: ltL_gemm_wgmma(e, s, BK); break;
+  case MMA_MFMA32: case MMA_MFMA16: case MMA_WMMA: ltL_gemm_amd(e, s, BK); break;
+  case MMA_FMA: ltL_gemm_fma(e, s, BK); break;
+  }
+}
+
+/* A loop of one iteration after another (SCHED_PLAIN).  Nothing is left in
+** flight across its back edge. */
+static void plain_loop(E *e, Stmt *s) {
+  long long step = 1;
+  ltI_const_int(s->step, &step);
+  ltE_line(e, "for (int %s = %s; %s < %s; %s) {", s->var->name, ltE_itext(e, s->lo), s->var->name,
+           ltE_itext(e, s->hi), step == 1 ? ltU_fmt("++%s", s->var->name) : ltU_fmt("%s += %lld", s->var->name, step));
+  e->depth++;
+  ltE_block(e, &s->body);
+  ltL_wgmma_wait(e);
+  e->depth--;
+  ltE_line(e, "}");
+}
+
+/* Loop s by the schedule plan.c gave it (lower/sched_*.c). */
+static void loop(E *e, Stmt *s) {
+  switch (s->sched) {
+  case SCHED_PLAIN: plain_loop(e, s); break;
+  case SCHED_RING: case SCHED_REFILL: case SCHED_TURNS: ltL_sched_ring(e, s); break;
+  case SCHED_GEMM: ltL_sched_gemm(e, s); break;
+  case SCHED_PREFETCH: ltL_sched_prefetch(e, s); break;
+  }
+}
+
+/* Statement s (but one a fused let or load before it has done). */
+void ltE_stmt(E *e, Stmt *s) {
+  if (s == e->fused) return;   /* done inside the load before it */
+  if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
+  if (s->kind != S_BARRIER) ltE_comment(e, s->line);
+  switch (s->kind) {
+  case S_LET:
+    if (s->dst->rank == 0) {
+      ltE_line(e, "const %s %s = %s;", ltE_ctype(s->dst->dt), s->dst->name, ltE_etext(e, s->val, NULL));
+    } else if (s->fuse) {   /* both in one loop: the tile is never live whole */
+      ltE_declare_regs(e, s->dst);
+      if (s->next->kind == S_LET) ltE_declare_regs(e, s->next->dst);
+      tile_assign2(e, s->dst, s->val, s->next);
+      e->fused = s->next;
+    } else {
+      ltE_declare_regs(e, s->dst);
+      tile_assign(e, s->dst, s->val);
+    }
+    break;
+  case S_FRAG:
+    ltE_declare_regs(e, s->dst);
+    if (ltL_starts_wgmma(s)) e->fresh = s->dst;
+    else if (s->val) tile_assign(e, s->dst, s->val);
+    break;
+  case S_ASSIGN:
+    tile_assign(e, s->dst, s->val);
+    break;
+  case S_LOAD:
+    if (s->dst->kind == SYM_LET) ltE_declare_regs(e, s->dst);
+    if (s->fuse) {
+      if (s->next->kind == S_LET) ltE_declare_regs(e, s->next->dst);
+      ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next, NULL);
+      e->fused = s->next;
+    } else {
+      ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL, NULL);
+    }
+    break;
+  case S_STORE:
+    e->atomic = s->atomic;
+    ltL_load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
+    e->atomic = 0;
+    break;
+  case S_G2S:
+    if (s->lead_in) ltE_line(e, "/* cp.async: lands with the first stage of the pipelined loop below */");
+    e->lead_in = s->lead_in;
+    ltL_load_store(e, s->view, NULL, NULL, s->other, s->shared, NULL, NULL);
+    e->lead_in = 0;
+    break;
+  case S_SLOAD:
+  case S_SSTORE:
+    ltL_shared_rw(e, s);
+    break;
+  case S_REDUCE:
+    ltL_reduce(e, s);
+    break;
+  case S_GEMM:
+    gemm(e, s);
+    break;
+  case S_FOR:
+    loop(e, s);
+    break;
+  case S_IF: {   /* (nothing in flight here: ltP_waits_for) */
+    int carrying = e->carrying;
+    e->carrying = 0;   /* (inside, as everywhere else: a branch waits for its wgmmas before it ends) */
+    ltE_line(e, "if (%s) {", ltE_etext(e, s->val, NULL));
+    e->depth++;
+    ltE_block(e, &s->body);
+    if (!carrying) ltL_wgmma_wait(e);
+    e->depth--;
+    const Sym *body[8];
+    int n = e->ninflight;
+    memcpy(body, e->inflight, sizeof body);
+    e->ninflight = 0;
+    if (s->orelse.first) {
+      ltE_line(e, "} else {");
+      e->depth++;
+      ltE_block(e, &s->orelse);
+      if (!carrying) ltL_wgmma_wait(e);
+      e->depth--;
+    }
+    ltE_line(e, "}");
+    e->carrying = carrying;
+    for (int i = 0; i < n; i++) {   /* what either branch left in flight */
+      int m = ltP_add_inflight(e->inflight, e->ninflight, body[i]);
+      if (m < 0) {   /* (more than 8: all done after the wait) */
+        ltL_wgmma_wait(e);
+        break;
+      }
+      e->ninflight = m;
+    }
+    break;
+  }
+  case S_BARRIER:
+    ltE_line(e, "%s", e->barrier);
+    break;
+  }
+}
+
+/* The statements of block b; the wgmmas they issue may still be in flight
+** after them (e->inflight). */
+void ltE_block(E *e, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    ltE_stmt(e, s);
+    if (s->kind == S_FOR || s->kind == S_IF) e->last_line = 0;
+  }
+}

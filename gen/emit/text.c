@@ -1,0 +1,439 @@
+/*
+** text.c: the emitter's text helpers.
+**
+** Output goes out a line at a time (ltE_line) at the current depth.  The
+** index text of generated code is built from strings where NULL stands for
+** 0, so that ltE_sum(ltE_term("ri", 8), "row0") is "ri * 8 + row0" and a
+** loop of one trip leaves no "0 * 8 + " behind.  A shared tile's element
+** is its stage of a ring, its swizzled column and its panel (ltE_sh_at); a
+** register tile's is the index of the element loops a Ctx has open
+** (ltE_open_loops, ltE_reg_index).  Last, expressions print with the
+** fewest parentheses C needs (ltE_etext).
+*/
+#include "emit/emit.h"
+
+#define EMU_BUILD "c++ -std=c++17 -O1 -pthread -c"
+
+/* ------------------------------------------------------------------ */
+/* lines and types                                                     */
+
+/* The extension of the file being made: the target's, or --emulate's. */
+const char *ltE_src_ext(const E *e) { return e->emu ? LT_EMU_EXT : e->t->ext; }
+
+/* How to compile the file being made. */
+const char *ltE_build_hint(const E *e) { return e->emu ? EMU_BUILD : e->t->build_hint; }
+
+/* Is the target a GPU (many threads a block), not the C target? */
+int ltE_gpu(const E *e) { return e->t->lang != LANG_C; }
+
+/* One line of text at the current depth. */
+static void put_line(E *e, const char *text) {
+  ltU_indent(e->b, e->depth);
+  ltU_put(e->b, text);
+  ltU_put(e->b, "\n");
+}
+
+/* One formatted line at the current depth. */
+void ltE_line(E *e, const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  put_line(e, buf);
+}
+
+/* ltE_line for ldmatrix address lines: the word "lane" in them is e->lane,
+** a loop's own copy of the lane index where the loop made one. */
+void ltE_lane_line(E *e, const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char out[sizeof buf + 512];
+  size_t n = 0, ln = strlen(e->lane);
+  for (const char *p = buf; *p && n + ln < sizeof out - 1;) {
+    int word = !strncmp(p, "lane", 4) && !(p > buf && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+               !(isalnum((unsigned char)p[4]) || p[4] == '_');
+    if (word) memcpy(out + n, e->lane, ln), n += ln, p += 4;
+    else out[n++] = *p++;
+  }
+  out[n] = 0;
+  put_line(e, out);
+}
+
+/* The C type a register of dt computes in: f16 and bf16 in float. */
+const char *ltE_ctype(Dtype dt) {
+  return dt == DT_I32 ? "int" : dt == DT_BOOL ? "bool" : "float";
+}
+
+/* The target's type of dt in memory. */
+const char *ltE_stype(const E *e, Dtype dt) { return e->t->type_names[dt]; }
+
+/* Text of a value of dt read from storage (converted to the compute type). */
+const char *ltE_to_compute(const E *e, Dtype dt, const char *x) {
+  return ltU_fmt(e->t->to_f32[dt], x);
+}
+
+/* Text of a compute-type value converted for storage as dt. */
+const char *ltE_to_storage(const E *e, Dtype dt, const char *x) {
+  return ltU_fmt(e->t->from_f32[dt], x);
+}
+
+/* ------------------------------------------------------------------ */
+/* index text: NULL stands for 0                                       */
+
+/* v * mul, with parentheses around a sum; NULL when v is or mul is 0. */
+const char *ltE_term(const char *v, int mul) {
+  if (!v || mul == 0) return NULL;
+  if (mul == 1) return v;
+  int simple = !strpbrk(v, "+-");
+  return simple ? ltU_fmt("%s * %d", v, mul) : ltU_fmt("(%s) * %d", v, mul);
+}
+
+/* a + b, either NULL for 0. */
+const char *ltE_sum(const char *a, const char *b) {
+  if (!a) return b;
+  if (!b) return a;
+  return ltU_fmt("%s + %s", a, b);
+}
+
+/* s, or "0" for NULL. */
+const char *ltE_or0(const char *s) { return s ? s : "0"; }
+
+/* s in parentheses when it holds an operator. */
+const char *ltE_paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_fmt("(%s)", s) : s; }
+
+/* The swizzle of shared tile sh: 16-byte chunk c of row r is stored at
+** chunk c ^ ((r >> rsh) & mask); an element index moves by chunks << shift.
+** Rows of 8 or more chunks key on r % 8, of 4 on r / 2 % 4, of 2 on
+** r / 4 % 2: eight consecutive rows then hit eight different bank groups. */
+void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
+  int per_chunk = 16 / ltI_dtypes[sh->dt].bytes;
+  int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
+  *shift = per_chunk == 8 ? 3 : 2;
+  *mask = chunks >= 8 ? 7 : chunks - 1;
+  *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
+}
+
+/* Columns of one panel of shared tile sh: a wgmma operand whose rows
+** are wider than 128 bytes is stored as panels of 128-byte rows (the
+** tile's columns c / 64, each [rows][64]); other tiles are one panel. */
+int ltE_panel_cols(const Sym *sh) {
+  int bytes = sh->shape[1] * ltI_dtypes[sh->dt].bytes;
+  return sh->wgmma && bytes > 128 ? 128 / ltI_dtypes[sh->dt].bytes : sh->shape[1];
+}
+
+/* Element [r][c] of shared tile sh as stored (c already swizzled), in the
+** current stage of a ring; [c / 64][r][c % 64] in a tile of panels. */
+const char *ltE_sh_index(const E *e, const Sym *sh, const char *r, const char *c) {
+  const char *stage = sh->stages > 1 ? ltU_fmt("[%s]", e->stage) : "";
+  int pc = ltE_panel_cols(sh);
+  if (pc < sh->shape[1] && !strcmp(c, "0")) return ltU_fmt("%s%s[0][%s][0]", sh->name, stage, r);
+  if (pc < sh->shape[1]) {
+    c = ltE_paren(c);
+    return ltU_fmt("%s%s[%s / %d][%s][%s %% %d]", sh->name, stage, c, pc, r, c, pc);
+  }
+  return ltU_fmt("%s%s[%s][%s]", sh->name, stage, r, c);
+}
+
+/* The element (r, c) of shared tile sh: in the current stage of a ring,
+** at the swizzled column of a swizzled tile (mma.c). */
+const char *ltE_sh_at(const E *e, const Sym *sh, const char *r, const char *c) {
+  r = ltE_or0(r);
+  c = ltE_or0(c);
+  if (sh->swizzle) {
+    int mask, rsh, shift;
+    ltE_swizzle_of(sh, &mask, &rsh, &shift);
+    const char *key =
+        rsh ? ltU_fmt("(%s >> %d & %d)", ltE_paren(r), rsh, mask) : ltU_fmt("(%s & %d)", ltE_paren(r), mask);
+    c = ltU_fmt("%s ^ %s << %d", ltE_paren(c), key, shift);
+  }
+  return ltE_sh_index(e, sh, r, c);
+}
+
+/* Element (m, k) of operand a or (k, n) of operand b, by its storage order. */
+const char *ltE_op_at(const E *e, const Sym *sh, int trans, const char *i, const char *j) {
+  return trans ? ltE_sh_at(e, sh, j, i) : ltE_sh_at(e, sh, i, j);
+}
+
+/* Register index of an element of a tile of `shape` inside context c. */
+const char *ltE_reg_index(const Ctx *c, const int shape[2]) {
+  const Layout *l = c->l;
+  int cc = shape[1] == l->cols ? l->nc * l->vec : 1;
+  const char *r = shape[0] == l->rows ? ltE_term(c->ri, cc) : NULL;
+  const char *col = shape[1] == l->cols ? ltE_sum(ltE_term(c->ci, l->vec), c->vi) : NULL;
+  return ltE_or0(ltE_sum(r, col));
+}
+
+/* Row, inside the tile, of the context's current element (NULL: 0). */
+const char *ltE_tile_row(const Ctx *c) {
+  if (c->shape[0] != c->l->rows) return NULL;
+  if (c->l->mma) return ltE_sum(ltE_term(c->ri, c->l->rstride), c->l->row0);
+  return ltE_sum(ltE_term(c->ri, c->l->tr), c->l->ty);
+}
+
+/* Column, inside the tile, of the context's current element (NULL: 0). */
+const char *ltE_tile_col(const Ctx *c) {
+  if (c->shape[1] != c->l->cols) return NULL;
+  if (c->l->mma) return ltE_sum(ltE_sum(ltE_term(c->ci, c->l->cstride), c->l->col0), c->vi);
+  return ltE_sum(ltE_term(ltE_sum(ltE_term(c->ci, c->l->tc), c->l->tx), c->l->vec), c->vi);
+}
+
+/* The index of the context's current chunk among its thread's chunks of
+** a copy layout: row by row. */
+const char *ltE_chunk_index(const Ctx *c) { return ltE_or0(ltE_sum(ltE_term(c->ri, c->l->nc), c->ci)); }
+
+/* ------------------------------------------------------------------ */
+/* element loops                                                       */
+
+/* Opens the loops of context c over the thread's elements of a tile of
+** `shape` in layout l: its rows (ri), column chunks (ci) and vector lanes
+** (vi), those asked for; a loop of one trip is left out, and in a copy
+** layout smaller than the block, the threads without a piece skip it all.
+** Returns how many blocks it opened (ltE_close_loops). */
+int ltE_open_loops(E *e, Ctx *c, const Layout *l, const int shape[2], int rows, int chunks, int lanes) {
+  c->l = l;
+  c->shape[0] = shape[0];
+  c->shape[1] = shape[1];
+  if (rows) c->ri = NULL;   /* loops not asked for keep an enclosing loop's index */
+  if (chunks) c->ci = NULL;
+  if (lanes) c->vi = NULL;
+  int n = 0;
+  if (rows && l->active && l->active < l->threads) {   /* a copy layout smaller than the block */
+    ltE_line(e, "if (tid < %d) {   /* the threads that hold a piece of the [%d, %d] tile */", l->active, l->rows,
+             l->cols);
+    e->depth++;
+    n++;
+  }
+  struct { int on, count; const char *name; const char **slot; } loops[3] = {
+    {rows && shape[0] == l->rows, l->nr, "ri", &c->ri},
+    {chunks && shape[1] == l->cols, l->nc, "ci", &c->ci},
+    {lanes && shape[1] == l->cols, l->vec, "vi", &c->vi},
+  };
+  for (int i = 0; i < 3; i++) {
+    if (!loops[i].on || loops[i].count == 1) continue;
+    if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+    ltE_line(e, "for (int %s = 0; %s < %d; ++%s) {", loops[i].name, loops[i].name, loops[i].count, loops[i].name);
+    *loops[i].slot = loops[i].name;
+    e->depth++;
+    n++;
+  }
+  return n;
+}
+
+/* Closes n blocks that ltE_open_loops opened. */
+void ltE_close_loops(E *e, int n) {
+  while (n--) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+}
+
+/* Opens "#pragma unroll / for (int v = 0; v < n; v += step) {". */
+void ltE_open_for(E *e, const char *v, int n, int step) {
+  if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+  if (step == 1) ltE_line(e, "for (int %s = 0; %s < %d; ++%s) {", v, v, n, v);
+  else ltE_line(e, "for (int %s = 0; %s < %d; %s += %d) {", v, v, n, v, step);
+  e->depth++;
+}
+
+/* Closes a loop ltE_open_for opened. */
+void ltE_close_for(E *e) {
+  e->depth--;
+  ltE_line(e, "}");
+}
+
+/* ------------------------------------------------------------------ */
+/* expressions                                                         */
+
+static void expr(E *e, Buf *o, const Expr *x, const Ctx *c);
+
+/* Constant v of type dt: a float in the shortest text that reads back the
+** same float, with an f. */
+static void const_text(Buf *o, double v, Dtype dt) {
+  if (dt == DT_BOOL) ltU_put(o, v ? "true" : "false");
+  else if (dt == DT_I32) ltU_printf(o, "%lld", (long long)v);
+  else if (isinf(v)) ltU_put(o, v < 0 ? "-INFINITY" : "INFINITY");
+  else if (isnan(v)) ltU_put(o, "NAN");
+  else {
+    char buf[64];
+    for (int prec = 6; prec <= 9; prec++) {   /* shortest text that round-trips */
+      snprintf(buf, sizeof buf, "%.*g", prec, v);
+      if ((float)strtod(buf, NULL) == (float)v) break;
+    }
+    ltU_put(o, buf);
+    if (!strpbrk(buf, ".eEn")) ltU_put(o, ".0");
+    ltU_put(o, "f");
+  }
+}
+
+/* Symbol s: its name, and for a tile its element in context c. */
+static void sym_text(E *e, Buf *o, const Sym *s, const Ctx *c) {
+  if (s->rank == 0) {
+    ltU_printf(o, e->wide && s->kind == SYM_SIZE ? "(int64_t)%s" : "%s", s->name);
+    return;
+  }
+  ltU_printf(o, "%s[%s]", s->name, ltE_reg_index(c, s->shape));
+}
+
+/* C precedence of the operator at the top of x (higher binds tighter). */
+static int prec(const Expr *x) {
+  if (x->kind == E_SELECT) return 1;
+  if (x->kind == E_IOTA) return 12;   /* prints as a sum such as ri * 8 + row0 */
+  if (x->kind == E_UNARY && (x->op == U_NEG || x->op == U_NOT)) return 14;
+  if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN) return 15;
+  switch (x->op) {
+  case B_MUL: case B_DIV: case B_IDIV: case B_MOD: return 13;
+  case B_ADD: case B_SUB: return 12;
+  case B_LT: case B_LE: case B_GT: case B_GE: return 10;
+  case B_EQ: case B_NE: return 9;
+  case B_AND: return 5;
+  default: return 4;
+  }
+}
+
+/* Expression x at the element of context c (NULL for scalars), into o:
+** casts round through f16 / bf16 where the IR says, and operands get
+** parentheses only where C's precedence needs them. */
+static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
+  switch (x->kind) {
+  case E_CONST:
+    const_text(o, x->cval, x->dt);
+    return;
+  case E_SYM:
+    sym_text(e, o, x->sym, c);
+    return;
+  case E_IOTA:
+    ltU_printf(o, "%s", ltE_or0(x->op == 0 ? ltE_tile_row(c) : ltE_tile_col(c)));
+    return;
+  case E_CAST: {
+    Dtype from = ltI_compute_type(x->a->dt), to = x->dt;
+    if (to == DT_F16 || to == DT_BF16) {
+      ltU_printf(o, "lt_round_%s(", to == DT_F16 ? "f16" : "bf16");
+      if (from != DT_F32) ltU_put(o, "(float)");
+      expr(e, o, x->a, c);
+      ltU_put(o, ")");
+    } else if (ltI_compute_type(to) == from) {
+      expr(e, o, x->a, c);
+    } else {
+      ltU_printf(o, "(%s)", ltE_ctype(to));
+      int paren = prec(x->a) < 14;
+      if (paren) ltU_put(o, "(");
+      expr(e, o, x->a, c);
+      if (paren) ltU_put(o, ")");
+    }
+    return;
+  }
+  case E_UNARY:
+    if (x->op == U_NEG || x->op == U_NOT) {
+      ltU_put(o, x->op == U_NEG ? "-" : "!");
+      int paren = prec(x->a) < 14;
+      if (paren) ltU_put(o, "(");
+      expr(e, o, x->a, c);
+      if (paren) ltU_put(o, ")");
+    } else if (x->op == U_ABS && x->dt == DT_I32) {
+      ltU_put(o, ltE_gpu(e) ? "abs(" : "lt_iabs(");
+      expr(e, o, x->a, c);
+      ltU_put(o, ")");
+    } else {
+      ltU_printf(o, "%s(", e->t->unop_f32[x->op]);
+      expr(e, o, x->a, c);
+      ltU_put(o, ")");
+    }
+    return;
+  case E_BINARY: {
+    Dtype ct = ltI_compute_type(x->a->weak ? x->b->dt : x->a->dt);
+    if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
+      /* the launcher's int64 grid arithmetic: a conditional, as lt_imax
+      ** and lt_imin take int */
+      const char *a = ltE_etext(e, x->a, c), *b = ltE_etext(e, x->b, c);
+      if (prec(x->a) <= 10) a = ltU_fmt("(%s)", a);
+      if (prec(x->b) <= 10) b = ltU_fmt("(%s)", b);
+      ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
+      return;
+    }
+    if (x->op == B_MAX || x->op == B_MIN) {
+      const char *fn = ct == DT_I32 ? (x->op == B_MAX ? "lt_imax" : "lt_imin") : (x->op == B_MAX ? "fmaxf" : "fminf");
+      ltU_printf(o, "%s(", fn);
+      expr(e, o, x->a, c);
+      ltU_put(o, ", ");
+      expr(e, o, x->b, c);
+      ltU_put(o, ")");
+      return;
+    }
+    static const char *const ops[B_COUNT] = {
+      [B_ADD] = "+", [B_SUB] = "-", [B_MUL] = "*", [B_DIV] = "/", [B_IDIV] = "/", [B_MOD] = "%",
+      [B_LT] = "<", [B_LE] = "<=", [B_GT] = ">", [B_GE] = ">=", [B_EQ] = "==", [B_NE] = "!=",
+      [B_AND] = "&&", [B_OR] = "||",
+    };
+    int p = prec(x), pa = prec(x->a), pb = prec(x->b);
+    /* a right operand of equal precedence keeps its parentheses unless the
+    ** two operators are the same + or * (a * (b / c) is not a * b / c) */
+    /* (on floats a + (b + c) keeps its parentheses: float addition does not
+    ** associate, and a * (b * c) computes the scalar b * c once, not per element) */
+    int same_assoc = (x->b->kind == E_BINARY && x->b->op == x->op && (x->op == B_ADD || x->op == B_MUL) &&
+                      ltI_compute_type(x->dt) == DT_I32) ||
+                     (x->b->kind == E_IOTA && x->op == B_ADD);
+    int left_paren = pa < p, right_paren = pb < p || (pb == p && !same_assoc);
+    if (x->op == B_OR) {   /* a || (b && c): what C means anyway, written out (-Wparentheses) */
+      left_paren |= x->a->kind == E_BINARY && x->a->op == B_AND;
+      right_paren |= x->b->kind == E_BINARY && x->b->op == B_AND;
+    }
+    if (left_paren) ltU_put(o, "(");
+    expr(e, o, x->a, c);
+    if (left_paren) ltU_put(o, ")");
+    ltU_printf(o, " %s ", ops[x->op]);
+    if (right_paren) ltU_put(o, "(");
+    expr(e, o, x->b, c);
+    if (right_paren) ltU_put(o, ")");
+    return;
+  }
+  case E_SELECT:
+    ltU_put(o, "(");
+    expr(e, o, x->c, c);
+    ltU_put(o, " ? ");
+    expr(e, o, x->a, c);
+    ltU_put(o, " : ");
+    expr(e, o, x->b, c);
+    ltU_put(o, ")");
+    return;
+  }
+}
+
+/* Expression text with the outermost parentheses dropped. */
+const char *ltE_etext(E *e, const Expr *x, const Ctx *c) {
+  Buf o = {0};
+  expr(e, &o, x, c);
+  char *s = o.p;
+  size_t n = strlen(s);
+  if (n > 1 && s[0] == '(' && s[n - 1] == ')') {
+    int depth = 0, outer = 1;
+    for (size_t i = 0; i < n; i++) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0 && i < n - 1) { outer = 0; break; }
+    }
+    if (outer) {
+      s[n - 1] = 0;
+      return s + 1;
+    }
+  }
+  return s;
+}
+
+/* Scalar text of a uniform int expression (sizes, ids), as int64 if wide. */
+const char *ltE_itext(E *e, const Expr *x) { return ltE_etext(e, x, NULL); }
+
+/* "// file:line: text" of DSL line ln, once for a run of statements from it. */
+void ltE_comment(E *e, int ln) {
+  if (ln <= 0 || ln == e->last_line) return;
+  e->last_line = ln;
+  ltE_line(e, "// %s:%d: %s", e->base, ln, ltD_line_text(ln));
+}
+
+/* The file name of path, without its folders. */
+const char *ltE_basename(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}

@@ -1,0 +1,350 @@
+/*
+** copy.c: loads, stores and copies between a global view and registers or
+** a shared tile, and between a shared tile and registers.
+**
+** ltL_load_store goes chunk by chunk of the access layout (a thread's vec
+** consecutive elements): the dims that do not vary along the tile are
+** tested and offset once, then each chunk moves as one 16-, 8- or 4-byte
+** access when it is inside the tensor and aligned, element by element
+** under a mask otherwise.  A copy into a stage ring goes by cp.async
+** (zero-filling what lies outside the tensor), with a fast path for a tile
+** wholly inside (interior_copy); a store planned to go out through a
+** shared tile (Stmt.via) has one too (store_staged.c).
+*/
+#include "emit/emit.h"
+
+/* idx * stride in 64 bits (a unit stride: idx). */
+static const char *mul64(E *e, const char *idx, const Expr *stride) {
+  long long s;
+  if (ltI_const_int(stride, &s) && s == 1) return ltU_fmt("%s", idx);
+  return ltU_fmt("(int64_t)%s * %s", strpbrk(idx, "+-*") ? ltU_fmt("(%s)", idx) : idx, ltE_itext(e, stride));
+}
+
+/* a && b, either NULL for true. */
+static const char *all_of(const char *a, const char *b) {
+  if (!a) return b;
+  if (!b) return a;
+  return ltU_fmt("%s && %s", a, b);
+}
+
+/* The test that `ext` elements from `origin` end inside a dimension of
+** `dim`; NULL when both are constants and they do. */
+static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *dim) {
+  long long o, d;
+  if (ltI_const_int(origin, &o) && ltI_const_int(dim, &d) && o + ext <= d) return NULL;
+  return ltU_fmt("%s + %d <= %s", ltE_itext(e, origin), ext, ltE_itext(e, dim));
+}
+
+/* Does view v run past its tensor's last column at a constant origin, the
+** number of columns a constant too (a head dim of 96 in 128-wide tiles)?
+** Then its copies into a stage ring test the rows for the whole tile and
+** give each chunk of a row its bytes inside (interior_copy). */
+static int cols_overrun(const View *v) {
+  long long o, n;
+  return v->rdim >= 0 && ltI_const_int(v->origin[v->cdim], &o) && ltI_const_int(v->t->dims[v->cdim], &n) &&
+         o + v->ext[v->cdim] > n && o < n;
+}
+
+/* The test, uniform over the block, that view v is wholly inside its
+** tensor (but for the columns past the end of one that cols_overrun) and
+** every row of it starts 16-byte aligned (rows of `per16` elements to 16
+** bytes). */
+const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok) {
+  const Sym *t = v->t;
+  const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
+  const char *r0 = ltE_itext(e, ro), *c0 = ltE_itext(e, co);
+  const char *full = has_ok ? "ok" : NULL;
+  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
+  if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
+  full = all_of(full, ends_inside(e, ro, v->ext[v->rdim], t->dims[v->rdim]));
+  if (!cols_overrun(v)) full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
+  full = all_of(full, "(uintptr_t)base % 16 == 0");
+  long long rs;
+  if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % per16 == 0))
+    full = all_of(full, ltU_fmt("%s %% %d == 0", ltE_itext(e, t->strides[v->rdim]), per16));
+  return full;
+}
+
+/* The offset of row r0 + ty + ri * tr of a tensor, for copy layout l, as
+** (tile origin + thread's row) * stride + (unrolled rows) * stride: the
+** first product is the same in every iteration of an enclosing loop, so
+** the compiler keeps one 64-bit value, not one a row.  NULL for row 0. */
+const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c) {
+  const char *r0 = ltE_itext(e, v->origin[v->rdim]);
+  const Expr *stride = v->t->strides[v->rdim];
+  const char *rthread = ltE_sum(strcmp(r0, "0") ? r0 : NULL, l->ty);
+  const char *rloop = ltE_term(c->ri, l->tr);
+  return ltE_sum(rthread ? mul64(e, rthread, stride) : NULL, rloop ? mul64(e, rloop, stride) : NULL);
+}
+
+/* The fast case of a copy into a stage ring: when the whole tile is inside
+** the tensor and every row starts 16-byte aligned (a uniform test), each
+** chunk is one cp.async with no per-chunk test; where the tile's columns
+** run past the tensor's (cols_overrun), its rows are tested, and each chunk
+** reads its bytes inside, zero-filling the rest.  Opens the "else" that the
+** masked copy (ltL_load_store) fills. */
+static void interior_copy(E *e, const View *v, const Sym *sh, const Layout *l, int has_ok) {
+  const Sym *t = v->t;
+  const char *c0 = ltE_itext(e, v->origin[v->cdim]);
+  const char *full = ltL_whole_tile(e, v, l->vec, has_ok);
+  int over = cols_overrun(v);
+  if (over)
+    ltE_line(e, "if (%s) {   /* the tile's rows are inside %s and 16-byte aligned; its columns from %s on are not */",
+             full, t->name, ltE_itext(e, t->dims[v->cdim]));
+  else ltE_line(e, "if (%s) {   /* the whole tile is inside %s, rows 16-byte aligned */", full, t->name);
+  e->depth++;
+  Ctx c = {0};
+  int shape[2];
+  ltI_view_shape(v, shape);
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *r = ltE_or0(ltE_tile_row(&c)), *col = ltE_or0(ltE_tile_col(&c));
+  const char *gc = strcmp(c0, "0") ? ltU_fmt("%s + %s", c0, col) : col;
+  const char *off = ltL_row_offset(e, v, l, &c);
+  if (over) {
+    ltE_line(e, "const int n = lt_imin(lt_imax(%s - (%s), 0), %d);   /* the chunk's elements inside %s */",
+             ltE_itext(e, t->dims[v->cdim]), gc, l->vec, t->name);
+    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? base + %s : %s, n * %d);", ltE_sh_at(e, sh, r, col), ltE_sum(off, gc),
+             t->name, ltI_dtypes[t->dt].bytes);
+  } else {
+    ltE_line(e, "lt_cp_async16(&%s, base + %s, 16);", ltE_sh_at(e, sh, r, col), ltE_sum(off, gc));
+  }
+  ltE_close_loops(e, n);
+  e->depth--;
+  ltE_line(e, "} else {");
+  e->depth++;
+}
+
+/* The layout a load or store of a [rows, cols] view goes by: the
+** registers' (the loaded tile's, the stored value's) or, for a copy to
+** shared memory, the widest copy layout. */
+static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym *dst, const Expr *val,
+                                   const Sym *sh) {
+  if (sh) return ltP_copy_layout(e->k, shape, dt);
+  if (dst) return dst->layout;
+  const Layout *l = ltP_expr_layout(val);
+  if (l && (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols)) return l;
+  return ltP_layout_of(e->k, shape, dt);
+}
+
+/* Loads or stores a view, chunk by chunk.  For a load, dst receives the
+** elements (other outside the tensor); for a store, val is written.
+** `sh`: the other side is that shared tile instead of registers.
+** `then`: a tile assignment that reads the loaded value (Stmt.fuse),
+** done chunk by chunk right after each chunk's load, so that the loaded
+** tile is never live whole.  `via`: the shared tile a store goes out
+** through when the tile is whole (store_staged.c). */
+void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
+                    const Stmt *then, const Sym *via) {
+  const Sym *t = v->t;
+  int shape[2];
+  ltI_view_shape(v, shape);
+  const Layout *l = access_layout(e, shape, t->dt, dst, val, sh);
+  int store = val != NULL;
+  const char *tn = ltE_stype(e, t->dt);
+  ltE_line(e, "{");
+  e->depth++;
+  /* dims that do not vary along the tile: one check and one offset */
+  const char *ok = NULL, *base = NULL;
+  for (int d = 0; d < t->trank; d++) {
+    int varies = (d == v->rdim || d == v->cdim) && v->ext[d] > 1;
+    if (varies) continue;
+    const char *o = ltE_itext(e, v->origin[d]);
+    int known_in =
+        v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
+    if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
+    if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
+    if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) base = ltE_sum(base, mul64(e, o, t->strides[d]));
+  }
+  if (store && l->mma) {   /* replicated copies of a slice: one thread stores */
+    if (shape[0] == 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->row0));
+    if (shape[1] == 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->col0));
+  } else if (store) {
+    if (shape[0] == 1 && l->tr > 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->ty));
+    if (shape[1] == 1 && l->tc > 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->tx));
+  }
+  if (ok) ltE_line(e, "const bool ok = %s;", ok);
+  ltE_line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
+  int async = sh && e->t->async_copy && (sh->stages > 1 || e->lead_in);   /* cp.async, landing at a loop's wait */
+  int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 &&
+                 (cols_overrun(v) || !ltI_view_never_inside(v));
+  if (interior) interior_copy(e, v, sh, l, ok != NULL);
+  if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *rowc = NULL, *ptr_off = NULL;
+  if (v->rdim >= 0 && v->ext[v->rdim] > 1) {
+    const char *gr = ltE_sum(ltE_itext(e, v->origin[v->rdim]), ltE_tile_row(&c));
+    if (v->origin[v->rdim]->kind == E_CONST && v->origin[v->rdim]->cval == 0) gr = ltE_or0(ltE_tile_row(&c));
+    ltE_line(e, "const int gr = %s;", gr);
+    rowc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
+    if (!ltI_nonneg(v->origin[v->rdim])) rowc = ltU_fmt("gr >= 0 && %s", rowc);
+    ptr_off = mul64(e, "gr", t->strides[v->rdim]);
+  }
+  int vcols = v->ext[v->cdim] > 1;
+  const char *gc = NULL;
+  if (vcols) {
+    const Expr *co = v->origin[v->cdim];
+    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : ltE_itext(e, co), ltE_tile_col(&c));
+    ltE_line(e, "const int gc = %s;", ltE_or0(gc));
+    ptr_off = ltE_sum(ptr_off, mul64(e, "gc", t->strides[v->cdim]));
+  }
+  ltE_line(e, "%s%s *ptr = base%s;", store ? "" : "const ", tn, ptr_off ? ltU_fmt(" + %s", ptr_off) : "");
+  const char *chunk_ok = all_of(ok ? "ok" : NULL, rowc);
+  long long cs = 0;
+  int unit_stride = ltI_const_int(t->strides[v->cdim], &cs) && cs == 1;
+  const char *cstride = unit_stride ? NULL : ltE_itext(e, t->strides[v->cdim]);
+  int V = vcols ? l->vec : 1;
+  int bytes = V * ltI_dtypes[t->dt].bytes;
+  const char *lim = vcols ? ltE_itext(e, t->dims[v->cdim]) : NULL;
+  const char *lo = vcols && !ltI_nonneg(v->origin[v->cdim]) ? "gc >= 0 && " : "";
+  /* the element at lane vi of the chunk */
+  Ctx ce = c;
+  ce.vi = V > 1 ? "vi" : NULL;
+  const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
+  /* The columns' test.  None where the view's columns are inside the
+  ** tensor whatever the thread (constants).  A chunk starts at a multiple of
+  ** V in every layout (blocked: tx * vec + ...; mma: col0 steps by the
+  ** lane's vector), so where the view starts at a constant multiple of V
+  ** and the tensor's columns are one too (d96 in 128-wide tiles), a chunk is
+  ** wholly inside or wholly outside: one test a chunk, the vector path's,
+  ** where a test an element gave the AMD compilers V more lane masks to
+  ** hold (2 SGPRs each), which they spilled. */
+  const Expr *co = v->origin[v->cdim];
+  int cols_inside = vcols && ltI_nonneg(co) && !ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]);
+  long long o0, nc;
+  int whole_chunks = vcols && V > 1 && ltI_const_int(co, &o0) && o0 >= 0 && o0 % V == 0 &&
+                     ltI_const_int(t->dims[v->cdim], &nc) && nc % V == 0;
+  const char *chunk_in = vcols && !cols_inside ? ltU_fmt("gc + %d <= %s", V, lim) : NULL;
+  const char *col_ok = !vcols || cols_inside ? NULL
+                       : whole_chunks ? chunk_in
+                                      : ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim);
+  const char *elem_ok = all_of(chunk_ok, col_ok);
+  const char *shared_at = NULL, *regs = NULL;
+  if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, ltE_chunk_index(&c));
+  if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : ltE_sh_at(e, sh, ltE_tile_row(&ce), ltE_tile_col(&ce));
+  /* A chunk of a stage-ring copy that is zero outside the tensor: one
+  ** cp.async whatever the edge, reading the elements inside and zero-filling
+  ** the rest (src_bytes), from a 16-byte aligned address.  A chunk that may
+  ** start left of the tensor (gc < 0) goes element by element; kernels
+  ** without a matrix instruction keep that test off the zero-fill path (their
+  ** accumulators take every register: f32 GELU tn spilled with it). */
+  int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic;   /* 16-byte pieces where they fit */
+  int zfill = async && bytes == 16 && unit_stride && vcols && other &&
+              other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
+  if (zfill) {
+    Ctx c0 = c;
+    c0.vi = NULL;
+    const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
+    ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
+             lo, t->name);
+    e->depth++;
+    ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
+    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)),
+             t->name, ltI_dtypes[t->dt].bytes);
+    e->depth--;
+    ltE_line(e, "} else {");
+    e->depth++;
+  } else if (vec_io) {
+    const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
+    int pieces = bytes >= 16 ? bytes / 16 : 1;
+    int align = bytes >= 16 ? 16 : bytes;
+    ltE_line(e, "if (%s) {", all_of(all_of(chunk_ok, chunk_in), ltU_fmt("(uintptr_t)ptr %% %d == 0", align)));
+    e->depth++;
+    if (async && bytes == 16) {  /* lands at the loop's wait */
+      Ctx c0 = c;
+      c0.vi = NULL;
+      ltE_line(e, "lt_cp_async16(&%s, ptr, 16);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)));
+    } else if (regs) {  /* into the register buffer (sched_prefetch.c) */
+      ltE_line(e, "%s.v = ((const uint4 *)ptr)[0];", regs);
+    } else if (sh) {  /* global <-> shared: copy the bits */
+      Ctx c0 = c;
+      c0.vi = NULL;
+      for (int p = 0; p < pieces; p++)
+        ltE_line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt,
+                 ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
+    } else if (!store) {  /* a union unpacks the lanes (see the store below) */
+      ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
+      for (int p = 0; p < pieces; p++) ltE_line(e, "h.v[%d] = ((const %s *)ptr)[%d];", p, vt, p);
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
+               ltE_to_compute(e, t->dt, "h.e[vi]"));
+    } else {  /* a union packs the lanes: memcpy here can leave a stack copy on AMD */
+      ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
+      for (int p = 0; p < pieces; p++) ltE_line(e, "((%s *)ptr)[%d] = h.v[%d];", vt, p, p);
+    }
+    e->depth--;
+    ltE_line(e, "} else {");
+    e->depth++;
+  }
+  if (V > 1) {
+    if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+    ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
+    e->depth++;
+  }
+  if (sh) {
+    const char *o = ltE_to_storage(e, t->dt, ltE_etext(e, other, &ce));
+    ltE_line(e, "%s = %s%s;", shared_at, elem_ok ? ltU_fmt("%s ? %s : ", elem_ok, elem_ptr) : "",
+             elem_ok ? o : elem_ptr);
+  } else if (!store) {
+    const char *x = ltE_to_compute(e, t->dt, elem_ptr);
+    const char *o = ltE_etext(e, other, &ce);
+    if (elem_ok) ltE_line(e, "%s[%s] = %s ? %s : %s;", dst->name, ltE_reg_index(&ce, dst->shape), elem_ok, x, o);
+    else ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(&ce, dst->shape), x);
+  } else {
+    const char *x = ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce));
+    const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : ltU_fmt("%s = %s", elem_ptr, x);
+    if (elem_ok) ltE_line(e, "if (%s) %s;", elem_ok, put);
+    else ltE_line(e, "%s;", put);
+  }
+  if (V > 1) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  if (zfill || vec_io) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  if (then) {
+    Ctx ct = c;
+    ct.vi = V > 1 ? "vi" : NULL;
+    if (V > 1) {
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
+      e->depth++;
+    }
+    ltE_assign_elem(e, then->dst, then->val, &ct);
+    if (V > 1) {
+      e->depth--;
+      ltE_line(e, "}");
+    }
+  }
+  ltE_close_loops(e, n);
+  if (interior || via) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  e->depth--;
+  ltE_line(e, "}");
+}
+
+/* A shared tile into registers (S_SLOAD), or a value into a shared tile
+** (S_SSTORE), element by element. */
+void ltL_shared_rw(E *e, Stmt *s) {
+  Sym *sh = s->shared;
+  if (s->kind == S_SLOAD) {
+    Ctx c = {0};
+    int n = ltE_open_loops(e, &c, s->dst->layout, sh->shape, 1, 1, 1);
+    ltE_line(e, "%s[%s] = %s;", s->dst->name, ltE_reg_index(&c, s->dst->shape),
+             ltE_to_compute(e, sh->dt, ltE_sh_at(e, sh, ltE_tile_row(&c), ltE_tile_col(&c))));
+    ltE_close_loops(e, n);
+    return;
+  }
+  const Layout *l = access_layout(e, sh->shape, sh->dt, NULL, s->val, NULL);
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, sh->shape, 1, 1, 1);
+  ltE_line(e, "%s = %s;", ltE_sh_at(e, sh, ltE_tile_row(&c), ltE_tile_col(&c)),
+           ltE_to_storage(e, sh->dt, ltE_etext(e, s->val, &c)));
+  ltE_close_loops(e, n);
+}

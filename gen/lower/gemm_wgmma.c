@@ -1,0 +1,92 @@
+/*
+** gemm_wgmma.c: a gemm by wgmma.mma_async m64nNk16 (NVIDIA sm90a), and
+** the wgmmas in flight.
+**
+** A wgmma is asynchronous: after its commit the threads run on while the
+** tensor cores work, until a wait.  The emitter keeps the accumulators of
+** the wgmmas in flight (E.inflight) and waits just before the first
+** statement that needs them (pass/plan.c, ltP_waits_for; stmt.c), at the
+** end of a loop body or a branch, and at the end of the kernel.  A loop
+** whose last wgmmas stay in flight across its back edge is planned by
+** plan.c (Stmt.carried) and printed by sched_ring.c.
+*/
+#include "emit/emit.h"
+
+/* Waits for the wgmmas in flight; their accumulators are whole after. */
+void ltL_wgmma_wait(E *e) {
+  if (!e->ninflight) return;
+  ltE_line(e, "lt_wgmma_wait<0>();   /* the wgmmas in flight are done */");
+  for (int i = 0; i < e->ninflight; i++)
+    ltE_line(e, "lt_wgmma_settle(%s);   /* read below, after the wait */", e->inflight[i]->name);
+  e->ninflight = 0;
+}
+
+/* The descriptor text of wgmma operand sh from its element `at` (the first
+** of the 16 of K the instruction reads): stored with K contiguous, or
+** MN-major (mn): then the next 64-column panel is LBO bytes on. */
+static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
+  int row = ltP_wgmma_row(sh);
+  return ltU_fmt("lt_wgmma_desc(&%s, %d, %d, %d)", at, mn ? sh->shape[0] * 128 : 16, 8 * row,
+                 row == 128 ? 1 : row == 64 ? 2 : 3);
+}
+
+/* B's 16 of K from kk: columns kk.. of its rows ([N, K]), or its rows kk.. ([K, N]). */
+static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
+  return s->trans_b ? ltE_sh_index(e, b, "0", "kk") : ltE_sh_index(e, b, "kk", "0");
+}
+
+/* Is s the declaration of a zero-filled accumulator that a wgmma gemm
+** fills next?  Then the fill is left out: the gemm's first k step writes
+** the accumulator without reading it (wgmma's scale-d 0), so no zeros are
+** moved into registers that a wgmma in flight may still hold. */
+int ltL_starts_wgmma(const Stmt *s) {
+  const Stmt *g = s->next;
+  return s->val && s->val->kind == E_CONST && s->val->cval == 0 && g && g->kind == S_GEMM && g->dst == s->dst &&
+         g->inst == MMA_WGMMA;
+}
+
+/* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
+** the accumulator each) multiplies A by B, which the tensor cores read
+** from shared memory through a descriptor: its address, the byte offset
+** of the next 8 rows (SBO, along K) and of the next 64-column panel (LBO,
+** MN-major only), and the swizzle (mma.c: the tile's own is wgmma's).  A
+** is read the same way where it is such a shared tile, else from the
+** warps' registers, as the mma.sync A fragments (ltL_a_frags): all of
+** K's first.  Then one wgmma.fence, the wgmmas and a commit; the wait
+** comes just before the first statement that needs it (ltP_waits_for), so
+** register work in between overlaps the tensor cores. */
+void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  int N = acc->shape[1], ss = a->wgmma;
+  const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
+  if (e->fresh == acc)
+    ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
+  e->fresh = NULL;
+  const char *frag = ltU_fmt("%s_frag", a->name);
+  if (!ss) {
+    ltE_line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
+    ltE_open_for(e, "kk", BK, 16);
+    ltL_a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
+    ltE_close_for(e);
+    ltE_line(e, "lt_wgmma_settle(%s);", frag);
+  }
+  ltE_line(e, "lt_wgmma_settle(%s);", acc->name);
+  ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
+           ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
+  ltE_open_for(e, "kk", BK, 16);
+  if (ss) {   /* A's 16 of K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
+    const char *wg = ltU_fmt("(%s & ~63)", acc->layout->wrow);
+    const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");
+    ltE_line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
+             wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
+  } else {
+    ltE_line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s, %s);", N, ty, !s->trans_b, acc->name, frag,
+             wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
+  }
+  ltE_close_for(e);
+  ltE_line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
+           acc->name);
+  if (e->ninflight == 8) ltL_wgmma_wait(e);
+  e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, acc);
+}

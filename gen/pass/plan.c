@@ -1,0 +1,354 @@
+/*
+** plan.c: the decisions pass.  What the emitter would otherwise decide
+** while printing is decided here and kept in the IR (lt.h, "the plan"),
+** so that the emitter (emit/, lower/) and --explain read one answer:
+**
+**   how each loop runs (Stmt.sched): ltP_plan_loops, before pipeline.c
+**     makes the rings, picks plain, a cp.async ring or the register
+**     prefetch from the Target's fields; ltP_plan, last (the barriers are
+**     in), picks the ring's form: the software pipeline with its gemm, the
+**     refill after the wgmma gemm that opens the body, the warpgroups'
+**     turns at it; and the wgmmas it leaves in flight across its back edge;
+**   each gemm's instruction and ldmatrix form (Stmt.inst, Stmt.ldsm_ring);
+**   which tile lets and loads fuse with the assignment after them (fuse).
+**
+** (The staged stores are smem.c's: Stmt.via.)  Where the plan leaves a
+** value the kernel set without effect on the target, such as the stages of
+** a k:pipelined loop that runs plainly there, it adds a note to the kernel
+** (Kernel.notes), which main.c prints on stderr.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lt.h"
+
+static void note(Kernel *k, const Target *t, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Adds the note "file:line: note: msg" to kernel k.  None on a target of
+** one thread a block (c): it runs every kernel plainly by design, so what a
+** kernel sets for the GPUs' schedules is not worth a note there. */
+static void note(Kernel *k, const Target *t, int line, const char *fmt, ...) {
+  if (t->warp == 1) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  Note *n = ltU_alloc(sizeof *n), **tail = &k->notes;
+  n->text = ltU_fmt("%s:%d: note: %s", ltU_file, line, msg);
+  while (*tail) tail = &(*tail)->next;
+  *tail = n;
+}
+
+/* The first statement of pipelined loop s after its producers (pipeline.c),
+** or NULL. */
+static Stmt *consumers(const Stmt *s) {
+  Stmt *p = s->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* loops, before the rings                                             */
+
+/* Why the copies of pipelined loop `loop` (its producers, up to `end`)
+** cannot go through registers, or NULL when they can: each thread's part
+** of each copy in whole 16-byte chunks, and the work one gemm.  (With more
+** work in the body, as attention's loops have, the buffers pushed AMD
+** backward kernels into spills.) */
+static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
+  if (!end || end->kind != S_GEMM || end->next)
+    return "without cp.async, a loop's copies go through registers only when its work is one gemm, and this one's "
+           "is not";
+  for (const Stmt *p = loop->body.first; p != end; p = p->next) {
+    if (p->kind != S_G2S) continue;
+    int shape[2];
+    ltI_view_shape(p->view, shape);
+    Dtype dt = p->view->t->dt;
+    if (ltP_copy_layout(k, shape, dt)->vec * ltI_dtypes[dt].bytes != 16)
+      return ltU_fmt("without cp.async, a loop's copies go through registers only in 16-byte chunks a thread, and "
+                     "line %d's copy has smaller ones", p->line);
+  }
+  return NULL;
+}
+
+/* The schedule of k:pipelined loop `loop` on t: plain when it asks for
+** fewer than 2 stages, or when t can overlap neither by cp.async nor by
+** the register prefetch; else a cp.async ring (its form: plan_ring) or the
+** prefetch.  Notes the stages that have no effect. */
+static void plan_loop(Kernel *k, Stmt *loop, const Target *t) {
+  const char *why = NULL;
+  if (loop->stages < 2) {
+    loop->sched = SCHED_PLAIN;
+  } else if (t->async_copy) {
+    loop->sched = SCHED_RING;
+  } else if (t->reg_prefetch && !(why = no_prefetch(k, loop, consumers(loop)))) {
+    loop->sched = SCHED_PREFETCH;
+    if (loop->stages > 2)
+      note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: without cp.async, iteration i + 1's copies "
+                          "go through registers into a double buffer, as with stages = 2", loop->stages, t->name);
+  } else {
+    loop->sched = SCHED_PLAIN;
+    if (t->warp == 1) why = "one thread runs each block, so there is nothing to overlap";
+    else if (!why) why = "it has neither cp.async nor the register prefetch";
+    note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: %s; the loop runs one tile at a time",
+         loop->stages, t->name, why);
+  }
+}
+
+/* Plans the k:pipelined loops of block b and of the blocks inside it. */
+static void plan_loops(Kernel *k, Block *b, const Target *t) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_FOR && s->stages) plan_loop(k, s, t);
+    plan_loops(k, &s->body, t);
+    plan_loops(k, &s->orelse, t);
+  }
+}
+
+/* Picks how each k:pipelined loop of kernel k runs on target t (before
+** pipeline.c makes the rings it needs). */
+void ltP_plan_loops(Kernel *k, const Target *t) { plan_loops(k, &k->body, t); }
+
+/* ------------------------------------------------------------------ */
+/* fused statements and wgmmas in flight                               */
+
+/* How many times expression x reads symbol s. */
+static int count_reads(const Expr *x, const Sym *s) {
+  if (!x) return 0;
+  return (x->kind == E_SYM && x->sym == s) + count_reads(x->a, s) + count_reads(x->b, s) + count_reads(x->c, s);
+}
+
+/* Can let or load s be fused into the statement after it (stmt.c, and
+** lower/copy.c's `then`)?  When that statement assigns a tile of the same
+** shape and layout elementwise, and is the value's only reader: both then
+** run in one loop, and the tile is never live whole. */
+static int fusable(const Stmt *s) {
+  const Stmt *u = s->next;
+  const Sym *d = s->dst;
+  if (s->kind != S_LET && s->kind != S_LOAD) return 0;
+  if (!u || d->kind != SYM_LET || d->rank == 0 || !d->layout || d->uses != count_reads(u->val, d)) return 0;
+  if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0)) return 0;
+  return u->dst->layout == d->layout && u->dst->shape[0] == d->shape[0] && u->dst->shape[1] == d->shape[1];
+}
+
+/* Does statement s name symbol x (as destination, operand or in an
+** expression)? */
+static int names_sym(const Stmt *s, const Sym *x) {
+  if (s->dst == x || s->areg == x) return 1;
+  const Expr *xs[] = {s->val, s->other, s->lo, s->hi, s->step};
+  for (int i = 0; i < 5; i++)
+    if (count_reads(xs[i], x)) return 1;
+  for (int d = 0; s->view && d < LT_MAXRANK; d++)
+    if (count_reads(s->view->origin[d], x)) return 1;
+  return 0;
+}
+
+/* Must the wgmmas in flight (accumulators inflight[0..n-1]) be done
+** before statement s?  Register work that does not name their
+** accumulators, global loads, shared-memory reads into registers and
+** plain stores, and further wgmmas run while they do; anything with a
+** barrier, shared memory writes or control flow waits first. */
+int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s) {
+  if (!n) return 0;
+  switch (s->kind) {
+  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_SLOAD: case S_GEMM: break;
+  case S_STORE: if (!s->via) break; return 1;
+  default: return 1;
+  }
+  for (int i = 0; i < n; i++)
+    if (names_sym(s, inflight[i]) || (s->fuse && names_sym(s->next, inflight[i]))) return 1;
+  return 0;
+}
+
+/* Adds accumulator acc to an in-flight set of n; returns the new count,
+** -1 when the set would hold more than 8. */
+int ltP_add_inflight(const Sym **set, int n, const Sym *acc) {
+  for (int i = 0; i < n; i++)
+    if (set[i] == acc) return n;
+  if (n < 0 || n == 8) return -1;
+  set[n] = acc;
+  return n + 1;
+}
+
+/* The wgmmas in flight after statements from `first` on, as the emitter
+** leaves them in a carrying loop's body (a wait before each statement
+** that needs one; after an if of the body, what either branch leaves, an
+** if inside a branch waits at its end), from the n in `set`; returns the
+** new count, -1 if more than 8.  *waited: whether one of these statements
+** (not one inside a branch) waits. */
+static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, int top) {
+  for (const Stmt *s = first; s && n >= 0; s = s->next) {
+    if (ltP_waits_for(set, n, s)) {
+      n = 0;
+      *waited = 1;
+    }
+    if (s->kind == S_GEMM && s->inst == MMA_WGMMA) n = ltP_add_inflight(set, n, s->dst);
+    if (s->kind == S_IF && !top) n = 0;
+    if (s->kind == S_IF && top) {
+      const Sym *other[8];
+      int ignored = 0, m = wgmmas_after(s->orelse.first, other, 0, &ignored, 0);
+      n = wgmmas_after(s->body.first, set, 0, &ignored, 0);
+      for (int i = 0; i < m && n >= 0; i++) n = ltP_add_inflight(set, n, other[i]);
+      if (m < 0) n = -1;
+    }
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* gemms                                                               */
+
+/* Gemm s's instruction: the kernel's (mma.c; the gemms of a kernel share
+** one warp grid), and for mma.sync with both operands in shared memory and
+** B at most 8 n8 tiles wide (a wider one streams B), the double-buffered
+** fragments.  Notes a tf32 that gets no tf32 instruction. */
+static void plan_gemm(Kernel *k, Stmt *s, const Target *t) {
+  s->inst = k->mma;
+  s->ldsm_ring = s->inst == MMA_SYNC && !s->areg && s->dst->layout->wtn / 8 <= 8;
+  if (s->tf32 && s->inst != MMA_TF32)
+    note(k, t, s->line, "k:gemm's tf32 = true has no effect on %s: it has no tf32 matrix instruction; the f32 gemm runs "
+                     "as multiply-adds (%s), in full f32", t->name, ltP_mma_name(s->inst));
+}
+
+/* ------------------------------------------------------------------ */
+/* the form of a cp.async ring                                         */
+
+/* The gemm of pipelined loop s when the loop is one software pipeline
+** (SCHED_GEMM): its body is the copies, then that one gemm with
+** double-buffered fragments, over 3 or more stages and K steps of 32 or
+** more, with A stored [M, K], and at least 16 mmas a warp a step.
+** Measured on the others (H100, nvcc 13.0), they keep the
+** copy-then-compute loop: with A stored [K, M], ldmatrix.trans addresses
+** of A take more registers, and with both fragment sets live across the
+** copies a 64 x 64 warp tile spills (8 to 92 bytes); a 32 x 32 warp tile
+** (the M = 16 bucket's) ran slower this way (26.8 against 31.6 TFLOP/s at
+** 16 x 8192 x 8192). */
+static Stmt *pipeline_gemm(Stmt *s, Stmt *g) {
+  if (s->stages < 3 || !g || g->next || g->kind != S_GEMM || !g->ldsm_ring || g->trans_a) return NULL;
+  const Layout *l = g->dst->layout;
+  if (l->wtm / 16 * (l->wtn / 8) < 16) return NULL;
+  return g->shared_b->shape[g->trans_b] % 32 ? NULL : g;
+}
+
+/* How many gemms among statements from `first` load fragments with
+** ldmatrix (mma.sync, tf32)?  Of an if, the larger branch's count. */
+static int ldsm_gemms(const Stmt *first) {
+  int n = 0;
+  for (const Stmt *x = first; x; x = x->next) {
+    if (x->kind == S_GEMM && x->shared_b &&
+        (x->inst == MMA_SYNC || x->inst == MMA_TF32 ||
+         (x->inst == MMA_WGMMA && x->shared && !x->shared->wgmma)))   /* wgmma: an A it cannot read */
+      n++;
+    if (x->kind == S_IF) {
+      int a = ldsm_gemms(x->body.first), b = ldsm_gemms(x->orelse.first);
+      n += a > b ? a : b;
+    }
+  }
+  return n;
+}
+
+/* Is statement x in block b (or in a block inside it)? */
+static int in_block(const Block *b, const Stmt *x) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if (s == x || in_block(&s->body, x) || in_block(&s->orelse, x)) return 1;
+  return 0;
+}
+
+/* The wgmmas that pipelined loop `loop` (consumers from `first`) leaves in
+** flight across its back edge, into carry; returns how many, 0 for none.
+** Those its body leaves in flight (wgmmas_after), when it has 3 stages or
+** more, each accumulator is declared before the loop, and the body waits
+** for them at its top level (not in a branch) in the next iteration.  Then
+** an iteration's last wgmmas (attention: O += P V) run on while the next
+** one's barrier, copies and first wgmmas are issued; the copies go one
+** iteration less ahead, into the stage read two iterations before, whose
+** wgmmas that wait covered.  (H100, attention d128 at 4K tokens: 385
+** against 401 TFLOP/s.) */
+static int back_edge_wgmmas(const Stmt *loop, const Stmt *first, const Sym **carry) {
+  int waited = 0, n = wgmmas_after(first, carry, 0, &waited, 1);
+  if (loop->stages < 3 || n <= 0) return 0;
+  for (int i = 0; i < n; i++)
+    if (in_block(&loop->body, carry[i]->def)) return 0;
+  const Sym *again[8];
+  memcpy(again, carry, sizeof again);
+  waited = 0;
+  return wgmmas_after(first, again, n, &waited, 1) >= 0 && waited ? n : 0;
+}
+
+/* The wgmma gemm that opens a pipelined loop's consumers `first`
+** (fragment declarations before it), or NULL.  The refill goes after it:
+** the tensor cores start on the stage just landed while the threads work
+** out the copies' addresses and issue them.  (H100, attention d128 BM =
+** BN = 128, 3 stages: 406 against 458 TFLOP/s at 4K tokens, 323 against
+** 360 at 1K.)  After the first gemm only: with the dK/dV kernel's second
+** one in flight too, ptxas spilled at D = 64 (at D = 128 even after the
+** first: that loop says copies_first). */
+static Stmt *opening_wgmma(Stmt *first) {
+  for (Stmt *x = first; x && (x->kind == S_FRAG || x->kind == S_GEMM); x = x->next)
+    if (x->kind == S_GEMM) return x->inst == MMA_WGMMA ? x : NULL;
+  return NULL;
+}
+
+/* The form of pipelined loop s with a cp.async ring: the software pipeline
+** with its gemm (pipeline_gemm); else the ring, refilled after its opening
+** wgmma gemm unless it says copies_first, with the block's two warpgroups
+** (256 threads) taking turns at that gemm: in turns, one group's wgmmas
+** run first and it works on their result (attention: the softmax) while
+** the tensor cores run the other's, instead of both waiting for both.
+** (H100, attention bf16 d128, BM = BN = 128: 249 against 266 TFLOP/s at
+** 1K tokens causal, 479 against 534 at 16K.)  Only that gemm: taking turns
+** at the second one too (P V) gave nothing back.  Two gemms with ldmatrix
+** (attention: S = Q K^T, then O += P V): one's accumulator is live across
+** the other, and the fragment addresses the compiler would hoist out of
+** the loop spill (H100: 76-200 bytes at 32 rows a warp of D = 128); so
+** the loop makes them from its own copy of the lane index (own_lane).
+** With one gemm that costs time instead (16 x 8192 x 8192 matmul: 29
+** against 31 TFLOP/s). */
+static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
+  Stmt *p = consumers(s), *g = pipeline_gemm(s, p);
+  if (g) {
+    s->sched = SCHED_GEMM;
+    s->open_gemm = g;
+    if (s->copies_first)
+      note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: the loop and its one gemm run as one "
+                       "software pipeline, the copies spread between the gemm's K steps", t->name);
+    return;
+  }
+  const Sym *carry[8];
+  int n = back_edge_wgmmas(s, p, carry);
+  if (n) {
+    s->carried = ltU_alloc(n * sizeof *s->carried);
+    memcpy(s->carried, carry, n * sizeof *carry);
+    s->ncarried = n;
+  }
+  s->own_lane = ldsm_gemms(p) >= 2;
+  Stmt *w = opening_wgmma(p);
+  if (w && !s->copies_first) {
+    s->sched = k->threads == 256 ? SCHED_TURNS : SCHED_REFILL;
+    s->open_gemm = w;
+  } else if (!w && s->copies_first) {
+    const char *why = t->wgmma ? "the loop's body does not open with a wgmma gemm" : "it has no wgmma";
+    note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: %s, so its copies are issued at the "
+                     "body's top anyway", t->name, why);
+  }
+}
+
+/* Plans the statements of block b, those inside a statement first (a
+** loop's form reads its gemms' plan). */
+static void plan_block(Kernel *k, Block *b, const Target *t) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    s->fuse = fusable(s);
+    if (s->kind == S_GEMM) plan_gemm(k, s, t);
+    plan_block(k, &s->body, t);
+    plan_block(k, &s->orelse, t);
+    if (s->kind == S_FOR && s->sched == SCHED_RING) plan_ring(k, s, t);
+    if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
+      note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
+                       "copies are loaded into registers at the body's top anyway", t->name);
+  }
+}
+
+/* The rest of the plan of kernel k on target t, on its final statements
+** (after barrier.c): gemms, fused statements, the rings' forms. */
+void ltP_plan(Kernel *k, const Target *t) { plan_block(k, &k->body, t); }
