@@ -11,14 +11,10 @@
 ** lowerings in lower/.  Every node keeps the DSL line it came from.
 **
 ** Public names carry a prefix per module: ltU_ (util.c), ltI_ (ir.c),
-<<<<<<< HEAD
-** ltD_ (the front end, lua/), ltN_ (lua/tuned.c), ltP_ (passes), ltE_ (emit.c),
-** ltT_ (target.c).  ltL_ names are shared among the files of lua/ only
-** (lua/dsl.h declares them).
-=======
-** ltD_ (dsl.c), ltP_ (pass/), ltE_ (emit/), ltL_ (lower/, declared in
-** emit/emit.h with emit/'s internal ones), ltT_ (target.c).
->>>>>>> emit
+** ltD_ (the front end, lua/), ltN_ (lua/tuned.c), ltP_ (pass/), ltE_ (emit/),
+** ltT_ (target.c).  Two prefixes stay inside their folder: ltF_ names are
+** shared among the files of lua/ (lua/dsl.h declares them), ltL_ names among
+** lower/ and emit/ (emit/emit.h declares them with emit/'s internal ones).
 */
 #ifndef LT_H
 #define LT_H

@@ -24,8 +24,6 @@
 
 #include "lt.h"
 
-const char *ltD_line_text(int line);   /* dsl.c: a line of the kernel file, for comments */
-
 /* The printing state of one kernel. */
 typedef struct E {
   Buf *b;

@@ -3,22 +3,22 @@
 **
 ** ltD_run opens a Lua 5.4 state of its own (a memory ceiling, a count hook
 ** as step limit), loads the prelude dsl/tile.lua with the C functions of
-** expr.c and kernel.c as its `core`, and runs variants.c's ltL_run_file
+** expr.c and kernel.c as its `core`, and runs variants.c's ltF_run_file
 ** under a message handler.  The kernel file itself runs in a sandbox: no
 ** os, io, debug, package, load, dofile, loadfile; reading or writing an
 ** undefined global is an error.
 **
 ** Errors: everything a kernel file can get wrong is reported as one line
 ** "file.lua:LINE: error: ...", LINE being the innermost kernel-file frame
-** (ltL_line), or, where none runs (C reading the kernel table, its configs
+** (ltF_line), or, where none runs (C reading the kernel table, its configs
 ** and params), the outer line the caller set: tile.kernel's, the params
-** function's or a parameter's.  ltL_error raises such a message as a Lua
+** function's or a parameter's.  ltF_error raises such a message as a Lua
 ** error (a table holding it, so that the handler passes it on as it is),
 ** and so does ltU_error while Lua runs.
 **
 ** IR objects reach Lua as handles: userdata of one metatable (expr.c fills
 ** it) pointing to an expression, a tensor, a view or a shared tile.  The
-** ltL_arg_ functions read the arguments of a DSL call as IR.
+** ltF_arg_ functions read the arguments of a DSL call as IR.
 */
 #include <sys/stat.h>
 
@@ -28,11 +28,11 @@
 #define STEP_LIMIT 400              /* x 1M Lua instructions */
 
 /* State of one run of the kernel file (declared in dsl.h). */
-lua_State *ltL_L;
-Kernel *ltL_K;
-const char *ltL_file;
-const char *ltL_source;
-const Target *ltL_target;
+lua_State *ltF_L;
+Kernel *ltF_K;
+const char *ltF_file;
+const char *ltF_source;
+const Target *ltF_target;
 
 static char **klines;                 /* source lines, for comments */
 static int nklines;
@@ -45,11 +45,11 @@ static int outer_line;                /* the line errors name where no kernel-fi
 /* errors and lines                                                    */
 
 /* Line of the innermost active function of the kernel file, or 0. */
-int ltL_line(void) {
+int ltF_line(void) {
   lua_Debug ar;
   for (int level = 0; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "Sl", &ar);
-    if (ar.currentline > 0 && strcmp(ar.source, ltL_source) == 0) return ar.currentline;
+    if (ar.currentline > 0 && strcmp(ar.source, ltF_source) == 0) return ar.currentline;
   }
   return 0;
 }
@@ -75,20 +75,20 @@ static void raise_at(int line, const char *fmt, va_list ap) {
   va_end(aq);
   char *msg = ltU_alloc((size_t)n + 1);
   vsnprintf(msg, (size_t)n + 1, fmt, ap);
-  if (line > 0) raise_msg(ltU_fmt("%s:%d: error: %s", ltL_file, line, msg));
-  raise_msg(ltU_fmt("%s: error: %s", ltL_file, msg));
+  if (line > 0) raise_msg(ltU_fmt("%s:%d: error: %s", ltF_file, line, msg));
+  raise_msg(ltU_fmt("%s: error: %s", ltF_file, msg));
 }
 
 /* Sets the line that errors name while no kernel-file function runs (the
 ** kernel table, its configs and its params are read from C): tile.kernel's,
 ** the params function's, or the line of the parameter being read. */
-void ltL_set_outer_line(int line) { outer_line = line; }
+void ltF_set_outer_line(int line) { outer_line = line; }
 
-/* Reports a DSL error at the current kernel-file line (ltL_line, else the
+/* Reports a DSL error at the current kernel-file line (ltF_line, else the
 ** outer line); returns an int only so that C functions of Lua can `return
-** ltL_error(...)`. */
-int ltL_error(const char *fmt, ...) {
-  int line = ltL_line();
+** ltF_error(...)`. */
+int ltF_error(const char *fmt, ...) {
+  int line = ltF_line();
   va_list ap;
   va_start(ap, fmt);
   raise_at(line ? line : outer_line, fmt, ap);
@@ -98,7 +98,7 @@ int ltL_error(const char *fmt, ...) {
 
 /* Reports a DSL error at the given kernel-file line: for checks made where
 ** no kernel-file function runs (the kernel table, params, configs). */
-int ltL_error_at(int line, const char *fmt, ...) {
+int ltF_error_at(int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   raise_at(line, fmt, ap);
@@ -116,9 +116,9 @@ static int msgh(lua_State *l) {
   const char *msg = lua_type(l, 1) == LUA_TSTRING || lua_type(l, 1) == LUA_TNUMBER ? lua_tostring(l, 1) : NULL;
   if (!msg) msg = ltU_fmt("error() was given a %s; give it a message string", luaL_typename(l, 1));
   /* Lua prefixes "chunk:line: "; keep the line if it is the kernel file's */
-  size_t fl = strlen(ltL_file);
+  size_t fl = strlen(ltF_file);
   int line = 0;
-  if (strncmp(msg, ltL_file, fl) == 0 && msg[fl] == ':') {
+  if (strncmp(msg, ltF_file, fl) == 0 && msg[fl] == ':') {
     char *end;
     long n = strtol(msg + fl + 1, &end, 10);
     if (end != msg + fl + 1 && *end == ':') {
@@ -130,10 +130,10 @@ static int msgh(lua_State *l) {
     const char *p = strstr(msg, ": ");   /* drop a prelude position */
     if (p && (strncmp(msg, "tile:", 5) == 0 || strncmp(msg, "[string", 7) == 0)) msg = p + 2;
   }
-  if (!line) line = ltL_line();
+  if (!line) line = ltF_line();
   if (!line) line = outer_line;
-  if (line) lua_pushstring(l, ltU_fmt("%s:%d: error: %s", ltL_file, line, msg));
-  else lua_pushstring(l, ltU_fmt("%s: error: %s", ltL_file, msg));
+  if (line) lua_pushstring(l, ltU_fmt("%s:%d: error: %s", ltF_file, line, msg));
+  else lua_pushstring(l, ltU_fmt("%s: error: %s", ltF_file, msg));
   return 1;
 }
 
@@ -189,7 +189,7 @@ static int sandbox_pcall(lua_State *l) {
 /* handles and arguments                                               */
 
 /* Pushes a new handle of the given kind (its pointer still NULL). */
-Handle *ltL_push_handle(HKind kind) {
+Handle *ltF_push_handle(HKind kind) {
   Handle *h = lua_newuserdatauv(L, sizeof *h, 0);
   memset(h, 0, sizeof *h);
   h->kind = kind;
@@ -198,15 +198,15 @@ Handle *ltL_push_handle(HKind kind) {
 }
 
 /* Pushes a handle to the expression e. */
-void ltL_push_expr(Expr *e) { ltL_push_handle(H_EXPR)->e = e; }
+void ltF_push_expr(Expr *e) { ltF_push_handle(H_EXPR)->e = e; }
 
 /* The handle at stack index idx, or NULL when the value there is none. */
-Handle *ltL_handle(int idx) { return luaL_testudata(L, idx, VAL_MT); }
+Handle *ltF_handle(int idx) { return luaL_testudata(L, idx, VAL_MT); }
 
 /* What the value at idx is, for messages: "a tile value", "a tensor", or
 ** Lua's type name. */
-const char *ltL_kind(int idx) {
-  Handle *h = ltL_handle(idx);
+const char *ltF_kind(int idx) {
+  Handle *h = ltF_handle(idx);
   if (!h) return luaL_typename(L, idx);
   switch (h->kind) {
   case H_EXPR: return h->e->rank ? "a tile value" : "a scalar value";
@@ -219,7 +219,7 @@ const char *ltL_kind(int idx) {
 
 /* The value at idx as a message shows it: 2, 0.5, 1.0, true, "text", or
 ** what it is (a table, a tile value). */
-const char *ltL_show(int idx) {
+const char *ltF_show(int idx) {
   switch (lua_type(L, idx)) {
   case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
   case LUA_TSTRING: return ltU_fmt("\"%s\"", lua_tostring(L, idx));
@@ -228,59 +228,59 @@ const char *ltL_show(int idx) {
     const char *t = ltU_fmt("%.14g", lua_tonumber(L, idx));   /* as Lua prints a float */
     return strspn(t, "-0123456789") == strlen(t) ? ltU_fmt("%s.0", t) : t;
   }
-  default: return ltL_kind(idx);
+  default: return ltF_kind(idx);
   }
 }
 
 /* Reads argument idx as a value: a handle to an expression or a number. */
-Expr *ltL_arg_expr(int idx, const char *what) {
-  int line = ltL_line();
+Expr *ltF_arg_expr(int idx, const char *what) {
+  int line = ltF_line();
   if (lua_type(L, idx) == LUA_TNUMBER) return ltI_const(lua_tonumber(L, idx), DT_F32, 1, line);
   if (lua_type(L, idx) == LUA_TBOOLEAN) return ltI_const(lua_toboolean(L, idx), DT_BOOL, 0, line);
-  Handle *h = ltL_handle(idx);
+  Handle *h = ltF_handle(idx);
   if (h && h->kind == H_EXPR) return h->e;
-  ltL_error("%s must be a number or a value, not %s", what, ltL_kind(idx));
+  ltF_error("%s must be a number or a value, not %s", what, ltF_kind(idx));
   return NULL;
 }
 
 /* Reads a uniform integer (a number, a size, a program id, a loop index). */
-Expr *ltL_arg_index(int idx, const char *what) {
-  Expr *e = ltL_arg_expr(idx, what);
-  if (e->rank) ltL_error("%s must be a scalar, not a tile", what);
+Expr *ltF_arg_index(int idx, const char *what) {
+  Expr *e = ltF_arg_expr(idx, what);
+  if (e->rank) ltF_error("%s must be a scalar, not a tile", what);
   if (e->weak) {
-    if (e->cval != floor(e->cval)) ltL_error("%s must be an integer, not %g", what, e->cval);
+    if (e->cval != floor(e->cval)) ltF_error("%s must be an integer, not %g", what, e->cval);
     return ltI_const(e->cval, DT_I32, 0, e->line);
   }
-  if (e->dt != DT_I32) ltL_error("%s must be an i32 scalar, not %s", what, ltI_dtypes[e->dt].name);
+  if (e->dt != DT_I32) ltF_error("%s must be an i32 scalar, not %s", what, ltI_dtypes[e->dt].name);
   return e;
 }
 
 /* Reads a positive integer Lua number (a tile extent). */
-int ltL_arg_extent(int idx, const char *what) {
+int ltF_arg_extent(int idx, const char *what) {
   if (!lua_isinteger(L, idx) && !(lua_isnumber(L, idx) && lua_tonumber(L, idx) == floor(lua_tonumber(L, idx))))
-    ltL_error("%s must be a whole Lua number (tile sizes are fixed at generation time), not %s", what, ltL_kind(idx));
+    ltF_error("%s must be a whole Lua number (tile sizes are fixed at generation time), not %s", what, ltF_kind(idx));
   lua_Number n = lua_tonumber(L, idx);
-  if (n < 1 || n > (1 << 24)) ltL_error("%s must be between 1 and 16777216, not %g", what, n);
+  if (n < 1 || n > (1 << 24)) ltF_error("%s must be between 1 and 16777216, not %g", what, n);
   return (int)n;
 }
 
 /* Reads a dtype name argument. */
-Dtype ltL_arg_dtype(int idx) {
+Dtype ltF_arg_dtype(int idx) {
   const char *s = lua_tostring(L, idx);
   int dt = s ? ltI_dtype_from_name(s) : -1;
-  if (dt < 0) ltL_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\" or \"i32\"", s ? s : luaL_typename(L, idx));
+  if (dt < 0) ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\" or \"i32\"", s ? s : luaL_typename(L, idx));
   return (Dtype)dt;
 }
 
 /* Reads a shape table {R, C} or {C} into a two-dim tile shape. */
-int ltL_arg_shape(int idx, int shape[2]) {
-  if (!lua_istable(L, idx)) ltL_error("a tile shape is a table like {128, 64} or {1024}, not %s", ltL_kind(idx));
+int ltF_arg_shape(int idx, int shape[2]) {
+  if (!lua_istable(L, idx)) ltF_error("a tile shape is a table like {128, 64} or {1024}, not %s", ltF_kind(idx));
   int n = (int)luaL_len(L, idx);
-  if (n < 1 || n > 2) ltL_error("register and shared tiles have 1 or 2 dims, not %d", n);
+  if (n < 1 || n > 2) ltF_error("register and shared tiles have 1 or 2 dims, not %d", n);
   shape[0] = 1;
   for (int i = 0; i < n; i++) {
     lua_geti(L, idx, i + 1);
-    shape[2 - n + i] = ltL_arg_extent(-1, "a tile dim");
+    shape[2 - n + i] = ltF_arg_extent(-1, "a tile dim");
     lua_pop(L, 1);
   }
   return n;
@@ -352,25 +352,25 @@ static int sandbox_index(lua_State *l) {
   const char *n = lua_tostring(l, 2);
   for (int i = 0; n && banned[i]; i++)
     if (strcmp(banned[i], n) == 0)
-      return ltL_error("undefined global '%s'; kernel files run sandboxed, without os, io, debug, package, load, "
+      return ltF_error("undefined global '%s'; kernel files run sandboxed, without os, io, debug, package, load, "
                        "loadfile, dofile and collectgarbage", n);
   lua_getfield(l, LUA_REGISTRYINDEX, "lt_tile");
   lua_getfield(l, -1, n ? n : "");
   if (n && !lua_isnil(l, -1))
-    return ltL_error("undefined global '%s'; declare it with local, or use tile.%s if you meant the DSL", n, n);
-  return ltL_error("undefined global '%s'; declare it with local", n ? n : "?");
+    return ltF_error("undefined global '%s'; declare it with local, or use tile.%s if you meant the DSL", n, n);
+  return ltF_error("undefined global '%s'; declare it with local", n ? n : "?");
 }
 
 /* __newindex of the sandbox: kernel files declare their variables local. */
 static int sandbox_newindex(lua_State *l) {
-  return ltL_error("assignment to undefined global '%s'; declare it with local", lua_tostring(l, 2));
+  return ltF_error("assignment to undefined global '%s'; declare it with local", lua_tostring(l, 2));
 }
 
 /* require in a kernel file: "tile" gives the prelude's module; nothing else
 ** can be loaded. */
 static int sandbox_require(lua_State *l) {
   const char *n = luaL_checkstring(l, 1);
-  if (strcmp(n, "tile") != 0) return ltL_error("kernel files may only require \"tile\", not \"%s\"", n);
+  if (strcmp(n, "tile") != 0) return ltF_error("kernel files may only require \"tile\", not \"%s\"", n);
   lua_getfield(l, LUA_REGISTRYINDEX, "lt_tile");
   return 1;
 }
@@ -408,11 +408,11 @@ static void push_sandbox(void) {
 /* Reads the kernel file (keeping its lines for ltD_line_text) and runs it
 ** in the sandbox, leaving the value it returns on the stack; returns the
 ** number of lines of the file. */
-int ltL_run_chunk(void) {
-  char *text = slurp(ltL_file);
-  if (!text) ltL_error_at(0, "cannot read the file (missing, unreadable or binary)");
+int ltF_run_chunk(void) {
+  char *text = slurp(ltF_file);
+  if (!text) ltF_error_at(0, "cannot read the file (missing, unreadable or binary)");
   read_lines(text);
-  if (luaL_loadbufferx(L, text, strlen(text), ltL_source, "t") != LUA_OK) lua_error(L);
+  if (luaL_loadbufferx(L, text, strlen(text), ltF_source, "t") != LUA_OK) lua_error(L);
   push_sandbox();
   lua_setupvalue(L, -2, 1);
   lua_call(L, 0, 1);
@@ -450,14 +450,14 @@ static void open_state(void) {
   (void)luaL_dostring(L, "math.randomseed(1)");
   lua_sethook(L, step_hook, LUA_MASKCOUNT, 1000000);
 
-  ltL_open_values();
+  ltF_open_values();
 
   /* the prelude gets core and returns the tile module */
   if (luaL_loadbufferx(L, ltX_prelude, strlen(ltX_prelude), "=tile", "t") != LUA_OK)
     ltU_error(0, "internal: prelude: %s", lua_tostring(L, -1));
   lua_newtable(L);
-  luaL_setfuncs(L, ltL_value_funcs, 0);
-  luaL_setfuncs(L, ltL_kernel_funcs, 0);
+  luaL_setfuncs(L, ltF_value_funcs, 0);
+  luaL_setfuncs(L, ltF_kernel_funcs, 0);
   lua_call(L, 1, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, "lt_tile");
 }
@@ -465,20 +465,20 @@ static void open_state(void) {
 /* Runs the kernel file of req (see the comment at the top), calling fn
 ** once per variant built, or filling listing for --list. */
 void ltD_run(GenRequest *req, VariantFn fn, void *ud, Buf *listing) {
-  ltL_target = req->target;
-  ltL_file = req->file;
-  ltL_source = ltU_fmt("@%s", req->file);
+  ltF_target = req->target;
+  ltF_file = req->file;
+  ltF_source = ltU_fmt("@%s", req->file);
   open_state();
   ltU_raise = raise_from_util;
   Run run = {req, fn, ud, listing};
   lua_pushcfunction(L, msgh);
-  lua_pushcfunction(L, ltL_run_file);
+  lua_pushcfunction(L, ltF_run_file);
   lua_pushlightuserdata(L, &run);
   int rc = lua_pcall(L, 1, 0, 1);
   ltU_raise = NULL;
   if (rc != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
-    if (rc == LUA_ERRMEM) msg = ltU_fmt("%s: error: the kernel file used over 1 GiB of memory", ltL_file);
+    if (rc == LUA_ERRMEM) msg = ltU_fmt("%s: error: the kernel file used over 1 GiB of memory", ltF_file);
     fprintf(stderr, "%s\n", msg ? msg : "error: unknown Lua error");
     longjmp(ltU_jmp, 1);
   }

@@ -6,10 +6,10 @@
 ** makes values, stmt.c the k: builder methods, kernel.c tile.kernel, its
 ** params and one variant's IR, variants.c the loop over variants and the
 ** config each gets; tuned.c reads tuned-config files (its ltN_ names are in
-** lt.h).  Names shared between these files carry the prefix ltL_.
+** lt.h).  Names shared between these files carry the prefix ltF_.
 **
 ** Include this header last: it names the run's Lua state L and the kernel
-** being built K (macros for ltL_L and ltL_K, so that the linker sees
+** being built K (macros for ltF_L and ltF_K, so that the linker sees
 ** prefixed names), which would rename parameters of headers after it.
 ** (It is not called lua.h so that it cannot hide Lua's own <lua.h>.)
 */
@@ -32,14 +32,14 @@ extern void (*ltU_raise)(const char *msg);   /* util.c: set by api.c while Lua r
 
 /* ---- the state of the one run of a kernel file (api.c) ---- */
 
-extern lua_State *ltL_L;           /* the Lua state */
-extern Kernel *ltL_K;              /* the variant being built */
-extern const char *ltL_file;       /* the kernel file, as given */
-extern const char *ltL_source;     /* "@" and the file: Lua's name for the chunk, to find its frames */
-extern const Target *ltL_target;   /* of the run; NULL for --list alone */
+extern lua_State *ltF_L;           /* the Lua state */
+extern Kernel *ltF_K;              /* the variant being built */
+extern const char *ltF_file;       /* the kernel file, as given */
+extern const char *ltF_source;     /* "@" and the file: Lua's name for the chunk, to find its frames */
+extern const Target *ltF_target;   /* of the run; NULL for --list alone */
 
-#define L ltL_L
-#define K ltL_K
+#define L ltF_L
+#define K ltF_K
 
 /* What ltD_run was asked for, handed to variants.c and kernel.c. */
 typedef struct Run {
@@ -51,11 +51,11 @@ typedef struct Run {
 
 /* ---- api.c: errors ---- */
 
-int ltL_line(void);                        /* line of the innermost kernel-file frame, or 0 */
-int ltL_error(const char *fmt, ...);       /* raises fmt at ltL_line() (or the outer line); no return */
-int ltL_error_at(int line, const char *fmt, ...);   /* raises fmt at line (0: none); does not return */
-void ltL_set_outer_line(int line);         /* the line of errors where no kernel-file function runs */
-int ltL_run_chunk(void);                   /* runs the kernel file, leaving its result; returns its lines */
+int ltF_line(void);                        /* line of the innermost kernel-file frame, or 0 */
+int ltF_error(const char *fmt, ...);       /* raises fmt at ltF_line() (or the outer line); no return */
+int ltF_error_at(int line, const char *fmt, ...);   /* raises fmt at line (0: none); does not return */
+void ltF_set_outer_line(int line);         /* the line of errors where no kernel-file function runs */
+int ltF_run_chunk(void);                   /* runs the kernel file, leaving its result; returns its lines */
 
 /* ---- api.c: handles (Lua userdata for IR objects) and arguments ---- */
 
@@ -70,44 +70,44 @@ typedef struct Handle {
   View *v;        /* H_VIEW */
 } Handle;
 
-Handle *ltL_push_handle(HKind kind);
-void ltL_push_expr(Expr *e);
-Handle *ltL_handle(int idx);               /* NULL when the value at idx is no handle */
-const char *ltL_kind(int idx);             /* "a tile value", "a tensor", ... for messages */
-const char *ltL_show(int idx);             /* 0.5, "text", or ltL_kind: a value in a message */
-Expr *ltL_arg_expr(int idx, const char *what);
-Expr *ltL_arg_index(int idx, const char *what);
-int ltL_arg_extent(int idx, const char *what);
-Dtype ltL_arg_dtype(int idx);
-int ltL_arg_shape(int idx, int shape[2]);
+Handle *ltF_push_handle(HKind kind);
+void ltF_push_expr(Expr *e);
+Handle *ltF_handle(int idx);               /* NULL when the value at idx is no handle */
+const char *ltF_kind(int idx);             /* "a tile value", "a tensor", ... for messages */
+const char *ltF_show(int idx);             /* 0.5, "text", or ltF_kind: a value in a message */
+Expr *ltF_arg_expr(int idx, const char *what);
+Expr *ltF_arg_index(int idx, const char *what);
+int ltF_arg_extent(int idx, const char *what);
+Dtype ltF_arg_dtype(int idx);
+int ltF_arg_shape(int idx, int shape[2]);
 
 /* ---- expr.c: values and their names ---- */
 
-void ltL_open_values(void);                /* makes the handles' metatable */
-extern const luaL_Reg ltL_value_funcs[];   /* core.binary, unary, where, cast */
-void ltL_push_value(Expr *e);              /* binds e to a let and pushes its handle */
-int ltL_name_taken(const char *n);
-const char *ltL_name_clash(const char *n, Sym **taken);   /* why n cannot name a parameter, or NULL */
-void ltL_set_name(Sym *s, const char *want, int from_dsl);
-void ltL_name_locals(void);
+void ltF_open_values(void);                /* makes the handles' metatable */
+extern const luaL_Reg ltF_value_funcs[];   /* core.binary, unary, where, cast */
+void ltF_push_value(Expr *e);              /* binds e to a let and pushes its handle */
+int ltF_name_taken(const char *n);
+const char *ltF_name_clash(const char *n, Sym **taken);   /* why n cannot name a parameter, or NULL */
+void ltF_set_name(Sym *s, const char *want, int from_dsl);
+void ltF_name_locals(void);
 
 /* ---- stmt.c: blocks and the k: builder ---- */
 
-void ltL_begin_body(Block *body);          /* the kernel's body becomes the only open block */
-Block *ltL_cur_block(void);
-void ltL_check_scope(Expr *e);
-Stmt *ltL_add_stmt(StmtKind kind);
-void ltL_push_builder(void);               /* pushes k: its methods and metatable */
+void ltF_begin_body(Block *body);          /* the kernel's body becomes the only open block */
+Block *ltF_cur_block(void);
+void ltF_check_scope(Expr *e);
+Stmt *ltF_add_stmt(StmtKind kind);
+void ltF_push_builder(void);               /* pushes k: its methods and metatable */
 
 /* ---- kernel.c: tile.kernel, params, one variant ---- */
 
-extern const luaL_Reg ltL_kernel_funcs[];  /* core.tensor, scalar, kernel */
-int ltL_valid_ident(const char *s);
-void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
+extern const luaL_Reg ltF_kernel_funcs[];  /* core.tensor, scalar, kernel */
+int ltF_valid_ident(const char *s);
+void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
                        const char *cdesc, const char *bucket, int nbuckets);
 
 /* ---- variants.c: the variants and their configs ---- */
 
-int ltL_run_file(lua_State *l);            /* lua_CFunction: the whole run, under ltD_run's pcall */
+int ltF_run_file(lua_State *l);            /* lua_CFunction: the whole run, under ltD_run's pcall */
 
 #endif

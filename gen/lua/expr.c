@@ -2,16 +2,16 @@
 ** lua/expr.c: values of the DSL and the C names they get.
 **
 ** Arithmetic on values (x - m, tile.exp(x), x:lt(y), x:cast("f16")) builds
-** an Expr and binds it to a fresh immutable symbol: ltL_push_value appends
+** an Expr and binds it to a fresh immutable symbol: ltF_push_value appends
 ** an S_LET to the current block and returns a handle to its result.  The
-** handles' metatable (ltL_open_values) maps Lua's operators and the methods
+** handles' metatable (ltF_open_values) maps Lua's operators and the methods
 ** and fields of values, tensors (X:tile, X:view, X.shape) and shared tiles
 ** onto the functions here; the prelude's core.binary / core.unary /
-** core.where / core.cast are ltL_value_funcs.
+** core.where / core.cast are ltF_value_funcs.
 **
-** Names: after each builder call ltL_name_locals scans the locals of the
+** Names: after each builder call ltF_name_locals scans the locals of the
 ** kernel file's active functions, and a value held in `local m` becomes
-** `m` in C (ltL_set_name: m_2 when m is taken).
+** `m` in C (ltF_set_name: m_2 when m is taken).
 */
 #include "dsl.h"
 
@@ -20,23 +20,23 @@
 
 /* Binds e to a fresh immutable symbol (an S_LET) and pushes its handle.
 ** Constants and plain symbol references need no binding. */
-void ltL_push_value(Expr *e) {
+void ltF_push_value(Expr *e) {
   if (e->kind == E_CONST || (e->kind == E_SYM && e->sym->kind != SYM_LET && e->rank == 0)) {
-    ltL_push_expr(e);
+    ltF_push_expr(e);
     return;
   }
-  ltL_check_scope(e);
+  ltF_check_scope(e);
   Sym *s = ltI_sym(K, SYM_LET, e->dt, e->line);
   s->rank = e->rank;
   s->shape[0] = e->shape[0];
   s->shape[1] = e->shape[1];
   s->nonneg = e->rank == 0 && ltI_nonneg(e);
-  s->home = ltL_cur_block();
-  Stmt *st = ltL_add_stmt(S_LET);
+  s->home = ltF_cur_block();
+  Stmt *st = ltF_add_stmt(S_LET);
   st->dst = s;
   st->val = e;
   s->def = st;
-  ltL_push_expr(ltI_ref(s, e->line));
+  ltF_push_expr(ltI_ref(s, e->line));
 }
 
 /* ------------------------------------------------------------------ */
@@ -77,14 +77,14 @@ static Sym *holder(const char *n) {
 
 /* Is n unusable as a C name in this kernel: a C, CUDA or HIP word, a name
 ** the generated code uses, lt_..., or the name of a symbol already? */
-int ltL_name_taken(const char *n) {
+int ltF_name_taken(const char *n) {
   return in_list(words, n) || in_list(gen_names, n) || strncmp(n, "lt_", 3) == 0 || holder(n);
 }
 
 /* Why n cannot name a parameter, as the rest of a sentence about it ("is a
 ** C, C++, CUDA or HIP name"), or NULL when it can.  *taken (when not
 ** NULL) is set to the symbol that has the name already, or NULL. */
-const char *ltL_name_clash(const char *n, Sym **taken) {
+const char *ltF_name_clash(const char *n, Sym **taken) {
   Sym *s = holder(n);
   if (taken) *taken = s;
   if (in_list(words, n)) return "is a C, C++, CUDA or HIP name";
@@ -104,15 +104,15 @@ const char *ltL_name_clash(const char *n, Sym **taken) {
 }
 
 /* Gives s the C name closest to want that is free in this kernel. */
-void ltL_set_name(Sym *s, const char *want, int from_dsl) {
+void ltF_set_name(Sym *s, const char *want, int from_dsl) {
   if (s->name) return;
   char base[64];
   snprintf(base, sizeof base, "%s", want);
   const char *n = base;
-  if (ltL_name_taken(n)) {
+  if (ltF_name_taken(n)) {
     for (int i = 2;; i++) {
       n = ltU_fmt("%s_%d", base, i);
-      if (!ltL_name_taken(n)) break;
+      if (!ltF_name_taken(n)) break;
     }
   }
   s->name = ltU_strdup(n);
@@ -120,20 +120,20 @@ void ltL_set_name(Sym *s, const char *want, int from_dsl) {
 }
 
 /* Names unnamed values held in locals of the kernel file's active frames. */
-void ltL_name_locals(void) {
+void ltF_name_locals(void) {
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
     lua_getinfo(L, "S", &ar);
-    if (strcmp(ar.source, ltL_source) != 0) continue;
+    if (strcmp(ar.source, ltF_source) != 0) continue;
     const char *nm;
     for (int i = 1; (nm = lua_getlocal(L, &ar, i)) != NULL; i++) {
-      Handle *h = nm[0] != '(' ? ltL_handle(-1) : NULL;
+      Handle *h = nm[0] != '(' ? ltF_handle(-1) : NULL;
       if (h && h->kind == H_EXPR && h->e->kind == E_SYM) {
         Sym *s = h->e->sym;
         if (!s->name && (s->kind == SYM_LET || s->kind == SYM_FRAG || s->kind == SYM_PID))
-          ltL_set_name(s, nm, 1);
+          ltF_set_name(s, nm, 1);
       } else if (h && h->kind == H_SHARED && !h->s->name) {
-        ltL_set_name(h->s, nm, 1);
+        ltF_set_name(h->s, nm, 1);
       }
       lua_pop(L, 1);
     }
@@ -145,10 +145,10 @@ void ltL_name_locals(void) {
 
 /* The binary operator op on arguments 1 and 2, pushed as a new value. */
 static int l_binop(BinOp op) {
-  int line = ltL_line();
-  Expr *a = ltL_arg_expr(1, "an operand");
-  Expr *b = ltL_arg_expr(2, "an operand");
-  ltL_push_value(ltI_binary(op, a, b, line));
+  int line = ltF_line();
+  Expr *a = ltF_arg_expr(1, "an operand");
+  Expr *b = ltF_arg_expr(2, "an operand");
+  ltF_push_value(ltI_binary(op, a, b, line));
   return 1;
 }
 
@@ -168,7 +168,7 @@ static int m_mod(lua_State *l) { (void)l; return l_binop(B_MOD); }
 /* -a on a value (__unm). */
 static int m_unm(lua_State *l) {
   (void)l;
-  ltL_push_value(ltI_unary(U_NEG, ltL_arg_expr(1, "an operand"), ltL_line()));
+  ltF_push_value(ltI_unary(U_NEG, ltF_arg_expr(1, "an operand"), ltF_line()));
   return 1;
 }
 
@@ -176,7 +176,7 @@ static int m_unm(lua_State *l) {
 ** the error names the methods that make a runtime comparison. */
 static int m_forbidden(lua_State *l) {
   (void)l;
-  return ltL_error("values cannot be compared with < <= == (Lua needs a boolean now, the value "
+  return ltF_error("values cannot be compared with < <= == (Lua needs a boolean now, the value "
                    "exists only at run time); use a:lt(b), a:le(b), a:eq(b) ...");
 }
 
@@ -200,7 +200,7 @@ static int c_binary(lua_State *l) {
   lua_remove(l, 1);
   for (int i = 0; binop_names[i].name; i++)
     if (strcmp(binop_names[i].name, n) == 0) return l_binop(binop_names[i].op);
-  return ltL_error("unknown operation '%s'", n);
+  return ltF_error("unknown operation '%s'", n);
 }
 
 /* core.unary(name, x): the unary operation called name (unop_names);
@@ -209,26 +209,26 @@ static int c_unary(lua_State *l) {
   const char *n = luaL_checkstring(l, 1);
   for (int i = 0; unop_names[i].name; i++)
     if (strcmp(unop_names[i].name, n) == 0) {
-      ltL_push_value(ltI_unary(unop_names[i].op, ltL_arg_expr(2, n), ltL_line()));
+      ltF_push_value(ltI_unary(unop_names[i].op, ltF_arg_expr(2, n), ltF_line()));
       return 1;
     }
-  return ltL_error("unknown operation '%s'", n);
+  return ltF_error("unknown operation '%s'", n);
 }
 
 /* core.where(cond, a, b): a where cond holds, else b, element by element. */
 static int c_where(lua_State *l) {
   (void)l;
-  int line = ltL_line();
-  Expr *c = ltL_arg_expr(1, "where's condition");
-  ltL_push_value(ltI_select(c, ltL_arg_expr(2, "where's first value"), ltL_arg_expr(3, "where's second value"), line));
+  int line = ltF_line();
+  Expr *c = ltF_arg_expr(1, "where's condition");
+  ltF_push_value(ltI_select(c, ltF_arg_expr(2, "where's first value"), ltF_arg_expr(3, "where's second value"), line));
   return 1;
 }
 
 /* core.cast(x, dtype), also x:cast(dtype): x converted to dtype. */
 static int c_cast(lua_State *l) {
   (void)l;
-  Expr *e = ltL_arg_expr(1, "cast's operand");
-  ltL_push_value(ltI_cast(e, ltL_arg_dtype(2), ltL_line()));
+  Expr *e = ltF_arg_expr(1, "cast's operand");
+  ltF_push_value(ltI_cast(e, ltF_arg_dtype(2), ltF_line()));
   return 1;
 }
 
@@ -239,7 +239,7 @@ static int expr_method(lua_State *l) {
     if (strcmp(binop_names[i].name, n) == 0) return l_binop(binop_names[i].op);
   for (int i = 0; unop_names[i].name; i++)
     if (strcmp(unop_names[i].name, n) == 0) {
-      ltL_push_value(ltI_unary(unop_names[i].op, ltL_arg_expr(1, n), ltL_line()));
+      ltF_push_value(ltI_unary(unop_names[i].op, ltF_arg_expr(1, n), ltF_line()));
       return 1;
     }
   return c_cast(l);
@@ -250,38 +250,38 @@ static int expr_method(lua_State *l) {
 
 /* Builds a view from origins (element offsets) and extents at idx+1, idx+2. */
 static int make_view(lua_State *l, int tiles) {
-  Handle *h = ltL_handle(1);
-  if (!h || h->kind != H_TENSOR) return ltL_error("tile/view is called on a tensor: X:tile({i, j}, {BM, BN})");
+  Handle *h = ltF_handle(1);
+  if (!h || h->kind != H_TENSOR) return ltF_error("tile/view is called on a tensor: X:tile({i, j}, {BM, BN})");
   Sym *t = h->s;
   const char *fn = tiles ? "tile" : "view";
   if (!lua_istable(l, 2) || !lua_istable(l, 3))
-    return ltL_error("%s:%s takes two tables: %s and extents, e.g. %s:%s({i, 0}, {1, 1024})", t->name, fn,
+    return ltF_error("%s:%s takes two tables: %s and extents, e.g. %s:%s({i, 0}, {1, 1024})", t->name, fn,
                      tiles ? "tile indices" : "element offsets", t->name, fn);
   int n = (int)luaL_len(l, 2), m = (int)luaL_len(l, 3);
   if (n != t->trank || m != t->trank)
-    return ltL_error("rank mismatch: %s has %d dims, but %s got %d %s and %d extents", t->name, t->trank, fn, n,
+    return ltF_error("rank mismatch: %s has %d dims, but %s got %d %s and %d extents", t->name, t->trank, fn, n,
                      tiles ? "indices" : "offsets", m);
   View *v = ltU_alloc(sizeof *v);
   v->t = t;
-  v->line = ltL_line();
+  v->line = ltF_line();
   for (int i = 0; i < n; i++) {
     lua_geti(l, 3, i + 1);
-    v->ext[i] = ltL_arg_extent(-1, "a view extent");
+    v->ext[i] = ltF_arg_extent(-1, "a view extent");
     lua_pop(l, 1);
     lua_geti(l, 2, i + 1);
-    Expr *o = ltL_arg_index(-1, tiles ? "a tile index" : "a view offset");
+    Expr *o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
     lua_pop(l, 1);
     if (tiles && v->ext[i] != 1) o = ltI_binary(B_MUL, o, ltI_const(v->ext[i], DT_I32, 0, v->line), v->line);
-    ltL_check_scope(o);
+    ltF_check_scope(o);
     v->origin[i] = o;
   }
   v->rdim = n >= 2 ? n - 2 : -1;
   v->cdim = n - 1;
   for (int i = 0; i < n - 2; i++)
     if (v->ext[i] != 1)
-      return ltL_error("only the last two dims of a view may be wider than 1 (dim %d of %s is %d)", i + 1, t->name,
+      return ltF_error("only the last two dims of a view may be wider than 1 (dim %d of %s is %d)", i + 1, t->name,
                        v->ext[i]);
-  ltL_push_handle(H_VIEW)->v = v;
+  ltF_push_handle(H_VIEW)->v = v;
   return 1;
 }
 
@@ -296,9 +296,9 @@ static int tensor_view(lua_State *l) { return make_view(l, 0); }
 
 /* __index: methods and fields of values, tensors and shared tiles. */
 static int m_index(lua_State *l) {
-  Handle *h = ltL_handle(1);
+  Handle *h = ltF_handle(1);
   const char *key = lua_tostring(l, 2);
-  if (!key) return ltL_error("%s has no numeric fields", ltL_kind(1));
+  if (!key) return ltF_error("%s has no numeric fields", ltF_kind(1));
   if (h->kind == H_EXPR || h->kind == H_SHARED) {
     Dtype dt = h->kind == H_EXPR ? h->e->dt : h->s->dt;
     if (strcmp(key, "dtype") == 0) {
@@ -335,32 +335,32 @@ static int m_index(lua_State *l) {
       for (int i = 0; i < h->s->trank; i++) {
         Expr *d = h->s->dims[i];
         if (d->kind == E_CONST) lua_pushinteger(l, (lua_Integer)d->cval);
-        else ltL_push_expr(d);
+        else ltF_push_expr(d);
         lua_seti(l, -2, i + 1);
       }
       return 1;
     }
   }
-  return ltL_error("%s has no field or method '%s'", ltL_kind(1), key);
+  return ltF_error("%s has no field or method '%s'", ltF_kind(1), key);
 }
 
 /* __newindex: values, tensors and shared tiles have no fields to set. */
 static int m_newindex(lua_State *l) {
-  return ltL_error("%s is read-only (field '%s'); use k:assign to change a fragment",
-                   ltL_kind(1), lua_tostring(l, 2) ? lua_tostring(l, 2) : "?");
+  return ltF_error("%s is read-only (field '%s'); use k:assign to change a fragment",
+                   ltF_kind(1), lua_tostring(l, 2) ? lua_tostring(l, 2) : "?");
 }
 
 /* __tostring: "<a tile value m>", for print() in kernel files. */
 static int m_tostring(lua_State *l) {
-  Handle *h = ltL_handle(1);
+  Handle *h = ltF_handle(1);
   const char *n = h->kind == H_EXPR && h->e->kind == E_SYM ? h->e->sym->name :
                   (h->kind == H_TENSOR || h->kind == H_SHARED) ? h->s->name : NULL;
-  lua_pushfstring(l, "<%s %s>", ltL_kind(1), n ? n : "");
+  lua_pushfstring(l, "<%s %s>", ltF_kind(1), n ? n : "");
   return 1;
 }
 
 /* Makes the metatable of handles: the operators and fields above. */
-void ltL_open_values(void) {
+void ltF_open_values(void) {
   luaL_newmetatable(L, VAL_MT);
   static const luaL_Reg mt[] = {
     {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div}, {"__idiv", m_idiv},
@@ -373,6 +373,6 @@ void ltL_open_values(void) {
 }
 
 /* The prelude's core functions of values (api.c registers them). */
-const luaL_Reg ltL_value_funcs[] = {
+const luaL_Reg ltF_value_funcs[] = {
   {"binary", c_binary}, {"unary", c_unary}, {"where", c_where}, {"cast", c_cast}, {NULL, NULL},
 };

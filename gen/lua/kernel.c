@@ -4,7 +4,7 @@
 ** The kernel file returns tile.kernel { name, doc, variants, config,
 ** target_config, tuned_as, unsupported, variant_config, params, body,
 ** tune }; c_kernel checks its fields and records its line.  For each
-** variant (variants.c), ltL_build_variant calls params(v, c), which
+** variant (variants.c), ltF_build_variant calls params(v, c), which
 ** declares tensors and scalars with tile.tensor / tile.scalar (descriptor
 ** tables, made here); build_params turns them, in declaration order, into
 ** the Kernel's parameter symbols (tensors, their sizes and strides,
@@ -21,7 +21,7 @@ static int seq_counter;   /* declaration order of tile.tensor / tile.scalar in t
 
 /* core.kernel(t): checks the kernel table's fields and records its line. */
 static int c_kernel(lua_State *l) {
-  if (!lua_istable(l, 1)) return ltL_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
+  if (!lua_istable(l, 1)) return ltF_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
   static const char *const fields[] = {"name",     "doc",         "variants",       "config", "target_config",
                                       "tuned_as", "unsupported", "variant_config", "params", "body",
                                       "tune",     NULL};
@@ -30,18 +30,18 @@ static int c_kernel(lua_State *l) {
     const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
     int ok = 0;
     for (int i = 0; fields[i]; i++) ok |= strcmp(fields[i], key) == 0;
-    if (!ok) return ltL_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, "
+    if (!ok) return ltF_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, "
                        "unsupported, variant_config, params, body, tune)", key);
     lua_pop(l, 1);
   }
   lua_getfield(l, 1, "name");
-  if (!ltL_valid_ident(lua_tostring(l, -1))) return ltL_error("tile.kernel needs name = \"an_identifier\"");
+  if (!ltF_valid_ident(lua_tostring(l, -1))) return ltF_error("tile.kernel needs name = \"an_identifier\"");
   lua_getfield(l, 1, "params");
-  if (!lua_isfunction(l, -1)) return ltL_error("tile.kernel needs params = function(v, c) return { ... } end");
+  if (!lua_isfunction(l, -1)) return ltF_error("tile.kernel needs params = function(v, c) return { ... } end");
   lua_getfield(l, 1, "body");
-  if (!lua_isfunction(l, -1)) return ltL_error("tile.kernel needs body = function(k, p, c, v) ... end");
+  if (!lua_isfunction(l, -1)) return ltF_error("tile.kernel needs body = function(k, p, c, v) ... end");
   lua_pop(l, 3);
-  lua_pushinteger(l, ltL_line());
+  lua_pushinteger(l, ltF_line());
   lua_setfield(l, 1, "lt_line");
   lua_pushvalue(l, 1);
   return 1;
@@ -53,10 +53,10 @@ static int c_kernel(lua_State *l) {
 /* core.tensor(dtype, shape, strides): a descriptor table for params. */
 static int c_tensor(lua_State *l) {
   lua_settop(l, 3);
-  ltL_arg_dtype(1);
-  if (!lua_istable(l, 2)) return ltL_error("tile.tensor(dtype, shape): shape is a table like {\"M\", \"K\"}");
+  ltF_arg_dtype(1);
+  if (!lua_istable(l, 2)) return ltF_error("tile.tensor(dtype, shape): shape is a table like {\"M\", \"K\"}");
   int n = (int)luaL_len(l, 2);
-  if (n < 1 || n > LT_MAXRANK) return ltL_error("tensors have 1 to %d dims, not %d", LT_MAXRANK, n);
+  if (n < 1 || n > LT_MAXRANK) return ltF_error("tensors have 1 to %d dims, not %d", LT_MAXRANK, n);
   lua_newtable(l);
   lua_pushstring(l, "tensor");
   lua_setfield(l, -2, "lt_param");
@@ -66,32 +66,32 @@ static int c_tensor(lua_State *l) {
   lua_setfield(l, -2, "shape");
   if (!lua_isnil(l, 3)) {
     if (!lua_istable(l, 3) || (int)luaL_len(l, 3) != n)
-      return ltL_error("tile.tensor's strides are a table with one entry per dim (%d)", n);
+      return ltF_error("tile.tensor's strides are a table with one entry per dim (%d)", n);
     lua_pushvalue(l, 3);
     lua_setfield(l, -2, "strides");
   }
   lua_pushinteger(l, ++seq_counter);
   lua_setfield(l, -2, "seq");
-  lua_pushinteger(l, ltL_line());
+  lua_pushinteger(l, ltF_line());
   lua_setfield(l, -2, "line");
   return 1;
 }
 
 /* core.scalar(dtype [, {positive = bool}]): a descriptor table for params. */
 static int c_scalar(lua_State *l) {
-  Dtype dt = ltL_arg_dtype(1);
-  if (dt == DT_F16 || dt == DT_BF16) return ltL_error("scalar parameters are f32 or i32");
+  Dtype dt = ltF_arg_dtype(1);
+  if (dt == DT_F16 || dt == DT_BF16) return ltF_error("scalar parameters are f32 or i32");
   int positive = 0;
   if (!lua_isnoneornil(l, 2)) {
-    if (!lua_istable(l, 2)) return ltL_error("tile.scalar's options are a table: { positive = true }, not %s", ltL_kind(2));
+    if (!lua_istable(l, 2)) return ltF_error("tile.scalar's options are a table: { positive = true }, not %s", ltF_kind(2));
     lua_pushnil(l);
     while (lua_next(l, 2)) {
       lua_pop(l, 1);
       if (lua_type(l, -1) != LUA_TSTRING || strcmp(lua_tostring(l, -1), "positive") != 0)
-        return ltL_error("tile.scalar has no option '%s' (options: positive = true)", luaL_tolstring(l, -1, NULL));
+        return ltF_error("tile.scalar has no option '%s' (options: positive = true)", luaL_tolstring(l, -1, NULL));
     }
     lua_getfield(l, 2, "positive");
-    if (!lua_isboolean(l, -1)) return ltL_error("tile.scalar's option positive is true or false, not %s", ltL_kind(-1));
+    if (!lua_isboolean(l, -1)) return ltF_error("tile.scalar's option positive is true or false, not %s", ltF_kind(-1));
     positive = lua_toboolean(l, -1);
     lua_pop(l, 1);
   }
@@ -104,13 +104,13 @@ static int c_scalar(lua_State *l) {
   lua_setfield(l, -2, "dtype");
   lua_pushinteger(l, ++seq_counter);
   lua_setfield(l, -2, "seq");
-  lua_pushinteger(l, ltL_line());
+  lua_pushinteger(l, ltF_line());
   lua_setfield(l, -2, "line");
   return 1;
 }
 
 /* Is s a C identifier (letters, digits, _; not starting with a digit)? */
-int ltL_valid_ident(const char *s) {
+int ltF_valid_ident(const char *s) {
   if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return 0;
   for (; *s; s++)
     if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))) return 0;
@@ -123,13 +123,13 @@ int ltL_valid_ident(const char *s) {
 static Sym *param_sym(const char *name, SymKind kind, const Sym *t) {
   const char *what = kind == SYM_SIZE ? "size" : "stride";
   Sym *had;
-  const char *why = ltL_name_clash(name, &had);
+  const char *why = ltF_name_clash(name, &had);
   if (had && had->kind == kind) return had;
   if (had)
-    ltL_error("tensor %s's %s name '%s' %s; rename one of them", t->name, what, name, why);
-  if (!ltL_valid_ident(name))
-    ltL_error("tensor %s's %s name '%s' is not a C identifier; use a name like \"N\"", t->name, what, name);
-  if (why) ltL_error("tensor %s's %s name '%s' %s; rename it", t->name, what, name, why);
+    ltF_error("tensor %s's %s name '%s' %s; rename one of them", t->name, what, name, why);
+  if (!ltF_valid_ident(name))
+    ltF_error("tensor %s's %s name '%s' is not a C identifier; use a name like \"N\"", t->name, what, name);
+  if (why) ltF_error("tensor %s's %s name '%s' %s; rename it", t->name, what, name, why);
   Sym *s = ltI_sym(K, kind, kind == SYM_SIZE ? DT_I32 : DT_I32, t->line);
   s->name = ltU_strdup(name);
   s->named = 1;
@@ -145,8 +145,8 @@ static Expr *dim_entry(int idx, SymKind kind, const Sym *t, int j) {
   if (lua_isinteger(L, idx) && lua_tointeger(L, idx) >= (kind == SYM_SIZE ? 1 : 0))
     return ltI_const((double)lua_tointeger(L, idx), DT_I32, 0, line);
   const char *what = kind == SYM_SIZE ? "dim" : "stride";
-  ltL_error("tensor %s's %s %d is %s; a tensor %s is a name like \"N\" or a %s whole number", t->name, what, j + 1,
-            ltL_show(idx), what, kind == SYM_SIZE ? "positive" : "non-negative");
+  ltF_error("tensor %s's %s %d is %s; a tensor %s is a name like \"N\" or a %s whole number", t->name, what, j + 1,
+            ltF_show(idx), what, kind == SYM_SIZE ? "positive" : "non-negative");
   return NULL;
 }
 
@@ -163,17 +163,17 @@ static int cmp_pentry(const void *a, const void *b) {
 ** errors name the params function's line (fn_line) or the line of the
 ** parameter's tile.tensor / tile.scalar. */
 static void build_params(int fn_line) {
-  ltL_set_outer_line(fn_line);
+  ltF_set_outer_line(fn_line);
   int tab = lua_gettop(L);
   if (!lua_istable(L, tab))
-    ltL_error("params must return a table of tile.tensor / tile.scalar declarations, not %s", ltL_kind(tab));
+    ltF_error("params must return a table of tile.tensor / tile.scalar declarations, not %s", ltF_kind(tab));
   PEntry ents[64];
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, tab)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-    if (!key || !ltL_valid_ident(key))
-      ltL_error("params keys are parameter names (identifiers), e.g. { X = tile.tensor(\"f32\", {\"N\"}) }");
+    if (!key || !ltF_valid_ident(key))
+      ltF_error("params keys are parameter names (identifiers), e.g. { X = tile.tensor(\"f32\", {\"N\"}) }");
     int made = 0;   /* by tile.tensor or tile.scalar */
     if (lua_istable(L, -1)) {
       lua_getfield(L, -1, "lt_param");
@@ -181,9 +181,9 @@ static void build_params(int fn_line) {
       made = strcmp(kind, "tensor") == 0 || strcmp(kind, "scalar") == 0;
       lua_pop(L, 1);
     }
-    if (!made) ltL_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
+    if (!made) ltF_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
     lua_getfield(L, -1, "seq");
-    if (n == 64) ltL_error("too many parameters (at most 64)");
+    if (n == 64) ltF_error("too many parameters (at most 64)");
     ents[n].name = key;
     ents[n].seq = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -204,13 +204,13 @@ static void build_params(int fn_line) {
     lua_getfield(L, d, "line");
     int line = (int)lua_tointeger(L, -1);
     lua_pop(L, 3);
-    ltL_set_outer_line(line);
+    ltF_set_outer_line(line);
     Sym *had;
-    const char *why = ltL_name_clash(ents[i].name, &had);
+    const char *why = ltF_name_clash(ents[i].name, &had);
     if (had && (had->kind == SYM_SIZE || had->kind == SYM_STRIDE))
-      ltL_error("parameter name '%s' %s; a tensor's sizes and strides are launcher parameters already (p.%s): "
+      ltF_error("parameter name '%s' %s; a tensor's sizes and strides are launcher parameters already (p.%s): "
                 "drop this parameter or rename it", ents[i].name, why, ents[i].name);
-    if (why) ltL_error("parameter name '%s' %s; rename it", ents[i].name, why);
+    if (why) ltF_error("parameter name '%s' %s; rename it", ents[i].name, why);
     if (kind && strcmp(kind, "scalar") == 0) {
       Sym *s = ltI_sym(K, SYM_SCALAR, dt, line);
       s->name = ltU_strdup(ents[i].name);
@@ -218,7 +218,7 @@ static void build_params(int fn_line) {
       lua_getfield(L, d, "positive");
       s->positive = s->nonneg = lua_toboolean(L, -1);
       lua_pop(L, 1);
-      ltL_push_expr(ltI_ref(s, s->line));
+      ltF_push_expr(ltI_ref(s, s->line));
       lua_setfield(L, p, ents[i].name);
     } else {
       Sym *t = ltI_sym(K, SYM_TENSOR, dt, line);
@@ -230,7 +230,7 @@ static void build_params(int fn_line) {
         lua_geti(L, -1, j + 1);
         t->dims[j] = dim_entry(lua_gettop(L), SYM_SIZE, t, j);
         if (t->dims[j]->kind == E_SYM) {
-          ltL_push_expr(t->dims[j]);
+          ltF_push_expr(t->dims[j]);
           lua_setfield(L, p, t->dims[j]->sym->name);
         }
         lua_pop(L, 1);
@@ -242,7 +242,7 @@ static void build_params(int fn_line) {
           lua_geti(L, -1, j + 1);
           t->strides[j] = dim_entry(lua_gettop(L), SYM_STRIDE, t, j);
           if (t->strides[j]->kind == E_SYM) {
-            ltL_push_expr(t->strides[j]);
+            ltF_push_expr(t->strides[j]);
             lua_setfield(L, p, t->strides[j]->sym->name);
           }
           lua_pop(L, 1);
@@ -255,17 +255,17 @@ static void build_params(int fn_line) {
         }
       }
       lua_pop(L, 1);
-      ltL_push_handle(H_TENSOR)->s = t;
+      ltF_push_handle(H_TENSOR)->s = t;
       lua_setfield(L, p, ents[i].name);
     }
     lua_pop(L, 1);
   }
   lua_remove(L, tab);
-  ltL_set_outer_line(K->line);
+  ltF_set_outer_line(K->line);
 }
 
 /* The prelude's core functions of declarations (api.c registers them). */
-const luaL_Reg ltL_kernel_funcs[] = {
+const luaL_Reg ltF_kernel_funcs[] = {
   {"tensor", c_tensor}, {"scalar", c_scalar}, {"kernel", c_kernel}, {NULL, NULL},
 };
 
@@ -276,7 +276,7 @@ const luaL_Reg ltL_kernel_funcs[] = {
 ** variant table at vt and the config table at ct.  For one of nbuckets
 ** tuned shape buckets, bucket names it and the kernel's name gets its
 ** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname. */
-void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
+void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
                        const char *cdesc, const char *bucket, int nbuckets) {
   K = ltU_alloc(sizeof *K);
   lua_getfield(L, kt, "name");
@@ -302,9 +302,9 @@ void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
   lua_getfield(L, ct, "threads");
   K->threads = lua_isnil(L, -1) ? 256 : (int)lua_tointeger(L, -1);
   if (!lua_isnil(L, -1) && !lua_isinteger(L, -1))
-    ltL_error("config threads must be a whole number, not %s", ltL_show(-1));
+    ltF_error("config threads must be a whole number, not %s", ltF_show(-1));
   lua_pop(L, 1);
-  ltL_begin_body(&K->body);
+  ltF_begin_body(&K->body);
   seq_counter = 0;
 
   lua_getfield(L, kt, "lt_line");
@@ -324,14 +324,14 @@ void ltL_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
   build_params(params_line);
   int p = lua_gettop(L);
   lua_getfield(L, kt, "body");
-  ltL_push_builder();         /* k */
+  ltF_push_builder();         /* k */
   lua_pushvalue(L, p);
   lua_pushvalue(L, ct);
   lua_pushvalue(L, vt);
   lua_call(L, 4, 0);
   lua_pop(L, 1);
   if (!K->ngrid)
-    ltL_error_at(K->body_line, "the body never called k:grid(...): say how many programs (blocks) run");
+    ltF_error_at(K->body_line, "the body never called k:grid(...): say how many programs (blocks) run");
   for (int i = 0; i < K->nsyms; i++)
     if (K->syms[i]->kind == SYM_TENSOR && !K->syms[i]->loaded && !K->syms[i]->stored) {
       Sym *t = K->syms[i];

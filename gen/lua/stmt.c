@@ -6,9 +6,9 @@
 ** the Kernel being built.  A method that takes a function (k:serial,
 ** k:pipelined, k:when) opens the statement's block, calls the function,
 ** and closes it; a value made inside such a block is not visible after it
-** (ltL_check_scope), so a result leaves a loop through a k:fragment.
+** (ltF_check_scope), so a result leaves a loop through a k:fragment.
 ** Every method first names the values held in the caller's locals
-** (ltL_name_locals, expr.c) so that the C code uses the kernel file's names.
+** (ltF_name_locals, expr.c) so that the C code uses the kernel file's names.
 */
 #include "dsl.h"
 
@@ -19,13 +19,13 @@ static int nblocks;
 /* blocks and scope                                                    */
 
 /* Starts a variant: its body is the one open block. */
-void ltL_begin_body(Block *body) {
+void ltF_begin_body(Block *body) {
   nblocks = 0;
   blocks[nblocks++] = body;
 }
 
 /* The innermost open block: where statements go now. */
-Block *ltL_cur_block(void) { return blocks[nblocks - 1]; }
+Block *ltF_cur_block(void) { return blocks[nblocks - 1]; }
 
 /* Is s visible from the current block (its home block is open)? */
 static int in_scope(Sym *s) {
@@ -36,32 +36,32 @@ static int in_scope(Sym *s) {
 }
 
 /* Checks that e only reads values visible from the current block. */
-void ltL_check_scope(Expr *e) {
+void ltF_check_scope(Expr *e) {
   if (!e) return;
   if (e->kind == E_SYM && !in_scope(e->sym))
-    ltL_error("a value made inside a k:serial or k:when body (line %d) is used outside it; "
+    ltF_error("a value made inside a k:serial or k:when body (line %d) is used outside it; "
               "declare a k:fragment before the block and k:assign it inside", e->sym->line);
-  ltL_check_scope(e->a);
-  ltL_check_scope(e->b);
-  ltL_check_scope(e->c);
+  ltF_check_scope(e->a);
+  ltF_check_scope(e->b);
+  ltF_check_scope(e->c);
 }
 
 /* Appends a new statement of the kind at the current line to the current
 ** block. */
-Stmt *ltL_add_stmt(StmtKind kind) {
-  Stmt *s = ltI_stmt(kind, ltL_line());
-  ltL_check_scope(s->val);
-  ltI_append(ltL_cur_block(), s);
+Stmt *ltF_add_stmt(StmtKind kind) {
+  Stmt *s = ltI_stmt(kind, ltF_line());
+  ltF_check_scope(s->val);
+  ltI_append(ltF_cur_block(), s);
   return s;
 }
 
 /* Runs the Lua function at idx with the given number of args already pushed
 ** after it, collecting statements into block b. */
 static void run_body(Block *b, int nargs) {
-  if (nblocks == (int)(sizeof blocks / sizeof blocks[0])) ltL_error("blocks are nested too deeply");
+  if (nblocks == (int)(sizeof blocks / sizeof blocks[0])) ltF_error("blocks are nested too deeply");
   blocks[nblocks++] = b;
   lua_call(L, nargs, 0);
-  ltL_name_locals();
+  ltF_name_locals();
   nblocks--;
 }
 
@@ -78,25 +78,25 @@ static const char *param_name(int idx) {
 
 /* Reads argument idx as a tensor view (X:tile(...) or X:view(...)). */
 static View *arg_view(int idx) {
-  Handle *h = ltL_handle(idx);
-  if (!h || h->kind != H_VIEW) ltL_error("expected a tensor view such as X:tile({i, j}, {BM, BN}), not %s", ltL_kind(idx));
+  Handle *h = ltF_handle(idx);
+  if (!h || h->kind != H_VIEW) ltF_error("expected a tensor view such as X:tile({i, j}, {BM, BN}), not %s", ltF_kind(idx));
   return h->v;
 }
 
 /* Reads argument idx as a fragment (k:fragment) visible here; what names
 ** the argument in messages. */
 static Sym *arg_frag(int idx, const char *what) {
-  Handle *h = ltL_handle(idx);
+  Handle *h = ltF_handle(idx);
   if (!h || h->kind != H_EXPR || h->e->kind != E_SYM || h->e->sym->kind != SYM_FRAG)
-    ltL_error("%s must be a fragment made by k:fragment, not %s", what, ltL_kind(idx));
-  if (!in_scope(h->e->sym)) ltL_error("this fragment is not visible here");
+    ltF_error("%s must be a fragment made by k:fragment, not %s", what, ltF_kind(idx));
+  if (!in_scope(h->e->sym)) ltF_error("this fragment is not visible here");
   return h->e->sym;
 }
 
 /* Reads argument idx as a shared tile (k:shared). */
 static Sym *arg_shared(int idx, const char *what) {
-  Handle *h = ltL_handle(idx);
-  if (!h || h->kind != H_SHARED) ltL_error("%s must be a shared tile made by k:shared, not %s", what, ltL_kind(idx));
+  Handle *h = ltF_handle(idx);
+  if (!h || h->kind != H_SHARED) ltF_error("%s must be a shared tile made by k:shared, not %s", what, ltF_kind(idx));
   return h->s;
 }
 
@@ -105,17 +105,17 @@ static void check_fits(const Expr *e, const int dst[2], const char *what) {
   if (e->rank == 0) return;
   for (int i = 0; i < 2; i++)
     if (e->shape[i] != dst[i] && e->shape[i] != 1)
-      ltL_error("shape mismatch: %s is [%d, %d] but the value is [%d, %d]", what, dst[0], dst[1], e->shape[0],
+      ltF_error("shape mismatch: %s is [%d, %d] but the value is [%d, %d]", what, dst[0], dst[1], e->shape[0],
                 e->shape[1]);
 }
 
 /* Reads the optional value of masked-out elements of a load (argument idx;
 ** 0 when absent) as a scalar of the loaded dtype dt. */
 static Expr *other_arg(int idx, Dtype dt) {
-  if (lua_isnoneornil(L, idx)) return ltI_const(0, dt, 0, ltL_line());
-  Expr *o = ltL_arg_expr(idx, "the masked-element value");
-  if (o->rank) ltL_error("the masked-element value of a load is a scalar");
-  if (!o->weak && o->dt != dt) o = ltI_cast(o, dt, ltL_line());
+  if (lua_isnoneornil(L, idx)) return ltI_const(0, dt, 0, ltF_line());
+  Expr *o = ltF_arg_expr(idx, "the masked-element value");
+  if (o->rank) ltF_error("the masked-element value of a load is a scalar");
+  if (!o->weak && o->dt != dt) o = ltI_cast(o, dt, ltF_line());
   return o->weak ? ltI_const(o->cval, dt, 0, o->line) : o;
 }
 
@@ -140,18 +140,18 @@ static Expr *resolve(Expr *e) {
 /* k:grid(nx [, ny [, nz]]): the programs (blocks) along each grid axis;
 ** returns the program ids. */
 static int k_grid(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   int n = lua_gettop(l) - 1;
-  if (K->ngrid) return ltL_error("k:grid is called once per kernel");
-  if (n < 1 || n > 3) return ltL_error("k:grid takes 1 to 3 extents (programs along x, y, z), not %d", n);
+  if (K->ngrid) return ltF_error("k:grid is called once per kernel");
+  if (n < 1 || n > 3) return ltF_error("k:grid takes 1 to 3 extents (programs along x, y, z), not %d", n);
   for (int i = 0; i < n; i++) {
-    Expr *e = resolve(ltL_arg_index(i + 2, "a grid extent"));
-    Sym *s = ltI_sym(K, SYM_PID, DT_I32, ltL_line());
+    Expr *e = resolve(ltF_arg_index(i + 2, "a grid extent"));
+    Sym *s = ltI_sym(K, SYM_PID, DT_I32, ltF_line());
     s->axis = i;
     s->extent = e;
     s->nonneg = 1;
     K->grid[i] = s;
-    ltL_push_expr(ltI_ref(s, s->line));
+    ltF_push_expr(ltI_ref(s, s->line));
   }
   K->ngrid = n;
   return n;
@@ -159,56 +159,56 @@ static int k_grid(lua_State *l) {
 
 /* Declares a mutable fragment, optionally filled with init. */
 static int k_fragment(lua_State *l) {
-  ltL_name_locals();
-  Dtype dt = ltL_arg_dtype(2);
+  ltF_name_locals();
+  Dtype dt = ltF_arg_dtype(2);
   int shape[2];
-  int rank = ltL_arg_shape(3, shape);
-  Sym *s = ltI_sym(K, SYM_FRAG, dt, ltL_line());
+  int rank = ltF_arg_shape(3, shape);
+  Sym *s = ltI_sym(K, SYM_FRAG, dt, ltF_line());
   s->rank = rank;
   s->shape[0] = shape[0];
   s->shape[1] = shape[1];
-  Stmt *st = ltL_add_stmt(S_FRAG);
+  Stmt *st = ltF_add_stmt(S_FRAG);
   st->dst = s;
   s->def = st;
   if (!lua_isnoneornil(l, 4)) {
-    Expr *init = ltL_arg_expr(4, "a fragment's initial value");
-    if (init->rank) return ltL_error("a fragment's initial value is a scalar; use k:assign for tiles");
+    Expr *init = ltF_arg_expr(4, "a fragment's initial value");
+    if (init->rank) return ltF_error("a fragment's initial value is a scalar; use k:assign for tiles");
     st->val = ltI_cast(init, dt, st->line);
-    ltL_check_scope(st->val);
+    ltF_check_scope(st->val);
   }
-  ltL_push_expr(ltI_ref(s, st->line));
+  ltF_push_expr(ltI_ref(s, st->line));
   return 1;
 }
 
 /* k:shared(dtype, shape): a shared-memory tile. */
 static int k_shared(lua_State *l) {
   (void)l;
-  ltL_name_locals();
-  Dtype dt = ltL_arg_dtype(2);
+  ltF_name_locals();
+  Dtype dt = ltF_arg_dtype(2);
   int shape[2];
-  int rank = ltL_arg_shape(3, shape);
-  Sym *s = ltI_sym(K, SYM_SHARED, dt, ltL_line());
+  int rank = ltF_arg_shape(3, shape);
+  Sym *s = ltI_sym(K, SYM_SHARED, dt, ltF_line());
   s->rank = rank;
   s->shape[0] = shape[0];
   s->shape[1] = shape[1];
-  ltL_push_handle(H_SHARED)->s = s;
+  ltF_push_handle(H_SHARED)->s = s;
   return 1;
 }
 
 /* k:iota(shape, axis): i32 tile whose elements are their index along axis. */
 static int k_iota(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   int shape[2];
-  int rank = ltL_arg_shape(2, shape);
+  int rank = ltF_arg_shape(2, shape);
   lua_Integer axis = luaL_optinteger(l, 3, rank);
-  if (axis < 1 || axis > rank) return ltL_error("iota's axis must be between 1 and %d, not %d", rank, (int)axis);
-  Expr *e = ltI_const(0, DT_I32, 0, ltL_line());
+  if (axis < 1 || axis > rank) return ltF_error("iota's axis must be between 1 and %d, not %d", rank, (int)axis);
+  Expr *e = ltI_const(0, DT_I32, 0, ltF_line());
   e->kind = E_IOTA;
   e->op = rank == 1 ? 1 : (int)axis - 1;
   e->rank = rank;
   e->shape[0] = shape[0];
   e->shape[1] = shape[1];
-  ltL_push_value(e);
+  ltF_push_value(e);
   return 1;
 }
 
@@ -218,20 +218,20 @@ static int k_iota(lua_State *l) {
 /* k:load(view [, other]): a new tile; elements outside the tensor = other. */
 static int k_load(lua_State *l) {
   (void)l;
-  ltL_name_locals();
+  ltF_name_locals();
   View *v = arg_view(2);
-  Stmt *st = ltL_add_stmt(S_LOAD);
+  Stmt *st = ltF_add_stmt(S_LOAD);
   Sym *s = ltI_sym(K, SYM_LET, v->t->dt, st->line);
   ltI_view_shape(v, s->shape);
   s->rank = v->t->trank == 1 ? 1 : 2;
-  s->home = ltL_cur_block();
+  s->home = ltF_cur_block();
   st->dst = s;
   st->view = v;
   st->other = other_arg(3, v->t->dt);
-  ltL_check_scope(st->other);
+  ltF_check_scope(st->other);
   s->def = st;
   v->t->loaded = 1;
-  ltL_push_expr(ltI_ref(s, st->line));
+  ltF_push_expr(ltI_ref(s, st->line));
   return 1;
 }
 
@@ -240,11 +240,11 @@ static Stmt *do_store(View *v, Expr *val) {
   int shape[2];
   ltI_view_shape(v, shape);
   check_fits(val, shape, ltU_fmt("the view of %s", v->t->name));
-  Stmt *st = ltL_add_stmt(S_STORE);
+  Stmt *st = ltF_add_stmt(S_STORE);
   st->view = v;
   st->val = val->weak ? ltI_const(val->cval, v->t->dt, 0, val->line) : val;
-  ltL_check_scope(st->val);
-  if (st->val->dt == DT_BOOL) ltL_error("cannot store a bool value; cast it with :cast(\"%s\")", ltI_dtypes[v->t->dt].name);
+  ltF_check_scope(st->val);
+  if (st->val->dt == DT_BOOL) ltF_error("cannot store a bool value; cast it with :cast(\"%s\")", ltI_dtypes[v->t->dt].name);
   v->t->stored = 1;
   return st;
 }
@@ -252,8 +252,8 @@ static Stmt *do_store(View *v, Expr *val) {
 /* k:store(view, value): writes the value into the view (masked at the
 ** tensor's edges). */
 static int k_store(lua_State *l) {
-  ltL_name_locals();
-  do_store(arg_view(2), ltL_arg_expr(3, "the stored value"));
+  ltF_name_locals();
+  do_store(arg_view(2), ltF_arg_expr(3, "the stored value"));
   (void)l;
   return 0;
 }
@@ -261,14 +261,14 @@ static int k_store(lua_State *l) {
 /* k:atomic_add(view, value): view += value, element by element, atomically
 ** (other blocks may add to the same elements); f32 tensors only. */
 static int k_atomic_add(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   View *v = arg_view(2);
-  Expr *val = ltL_arg_expr(3, "the added value");
+  Expr *val = ltF_arg_expr(3, "the added value");
   if (v->t->dt != DT_F32)
-    ltL_error("k:atomic_add adds to f32 tensors only, but %s is %s; accumulate in an f32 tensor and convert it "
+    ltF_error("k:atomic_add adds to f32 tensors only, but %s is %s; accumulate in an f32 tensor and convert it "
               "afterwards", v->t->name, ltI_dtypes[v->t->dt].name);
   if (!val->weak && val->dt != DT_F32)
-    ltL_error("k:atomic_add's value is %s; it must be f32 like the tensor: cast it with :cast(\"f32\")",
+    ltF_error("k:atomic_add's value is %s; it must be f32 like the tensor: cast it with :cast(\"f32\")",
               ltI_dtypes[val->dt].name);
   do_store(v, val)->atomic = 1;
   (void)l;
@@ -279,38 +279,38 @@ static int k_atomic_add(lua_State *l) {
 static void do_assign(Sym *f, Expr *val) {
   check_fits(val, f->shape, ltU_fmt("fragment %s", f->name ? f->name : ""));
   if (!val->weak && val->dt != f->dt)
-    ltL_error("dtype mismatch: the fragment is %s but the value is %s; cast it with :cast(\"%s\")",
+    ltF_error("dtype mismatch: the fragment is %s but the value is %s; cast it with :cast(\"%s\")",
               ltI_dtypes[f->dt].name, ltI_dtypes[val->dt].name, ltI_dtypes[f->dt].name);
-  Stmt *st = ltL_add_stmt(S_ASSIGN);
+  Stmt *st = ltF_add_stmt(S_ASSIGN);
   st->dst = f;
   st->val = val->weak ? ltI_const(val->cval, f->dt, 0, val->line) : val;
-  ltL_check_scope(st->val);
+  ltF_check_scope(st->val);
 }
 
 /* k:assign(fragment, value): the fragment takes the value. */
 static int k_assign(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   (void)l;
-  do_assign(arg_frag(2, "k:assign's target"), ltL_arg_expr(3, "the assigned value"));
+  do_assign(arg_frag(2, "k:assign's target"), ltF_arg_expr(3, "the assigned value"));
   return 0;
 }
 
 /* Appends the store of val into shared tile sh (an S_SSTORE). */
 static void do_shared_store(Sym *sh, Expr *val) {
   check_fits(val, sh->shape, ltU_fmt("shared tile %s", sh->name ? sh->name : ""));
-  Stmt *st = ltL_add_stmt(S_SSTORE);
+  Stmt *st = ltF_add_stmt(S_SSTORE);
   st->shared = sh;
   st->val = val->weak ? ltI_const(val->cval, sh->dt, 0, val->line) : val;
-  ltL_check_scope(st->val);
+  ltF_check_scope(st->val);
 }
 
 /* k:fill(tile, value): every element of a fragment or shared tile. */
 static int k_fill(lua_State *l) {
   (void)l;
-  ltL_name_locals();
-  Handle *h = ltL_handle(2);
-  Expr *val = ltL_arg_expr(3, "the fill value");
-  if (val->rank) return ltL_error("k:fill takes a scalar value; use k:assign or k:copy for tiles");
+  ltF_name_locals();
+  Handle *h = ltF_handle(2);
+  Expr *val = ltF_arg_expr(3, "the fill value");
+  if (val->rank) return ltF_error("k:fill takes a scalar value; use k:assign or k:copy for tiles");
   if (h && h->kind == H_SHARED) {
     do_shared_store(h->s, val->weak ? val : ltI_cast(val, h->s->dt, val->line));
     return 0;
@@ -323,20 +323,20 @@ static int k_fill(lua_State *l) {
 /* k:copy(src, dst) between global views, shared tiles and fragments. */
 static int k_copy(lua_State *l) {
   (void)l;
-  ltL_name_locals();
-  Handle *src = ltL_handle(2), *dst = ltL_handle(3);
-  if (!src || !dst) return ltL_error("k:copy(src, dst) takes views, shared tiles or fragments, not %s and %s",
-                                     ltL_kind(2), ltL_kind(3));
+  ltF_name_locals();
+  Handle *src = ltF_handle(2), *dst = ltF_handle(3);
+  if (!src || !dst) return ltF_error("k:copy(src, dst) takes views, shared tiles or fragments, not %s and %s",
+                                     ltF_kind(2), ltF_kind(3));
   if (src->kind == H_VIEW && dst->kind == H_SHARED) {
     int shape[2];
     ltI_view_shape(src->v, shape);
     if (shape[0] != dst->s->shape[0] || shape[1] != dst->s->shape[1])
-      return ltL_error("shape mismatch: the view is [%d, %d] but the shared tile is [%d, %d]", shape[0], shape[1],
+      return ltF_error("shape mismatch: the view is [%d, %d] but the shared tile is [%d, %d]", shape[0], shape[1],
                        dst->s->shape[0], dst->s->shape[1]);
     if (src->v->t->dt != dst->s->dt)
-      return ltL_error("dtype mismatch: %s is %s but the shared tile is %s", src->v->t->name,
+      return ltF_error("dtype mismatch: %s is %s but the shared tile is %s", src->v->t->name,
                        ltI_dtypes[src->v->t->dt].name, ltI_dtypes[dst->s->dt].name);
-    Stmt *st = ltL_add_stmt(S_G2S);
+    Stmt *st = ltF_add_stmt(S_G2S);
     st->view = src->v;
     st->shared = dst->s;
     st->other = other_arg(4, dst->s->dt);
@@ -348,9 +348,9 @@ static int k_copy(lua_State *l) {
     int shape[2];
     ltI_view_shape(src->v, shape);
     if (shape[0] != f->shape[0] || shape[1] != f->shape[1])
-      return ltL_error("shape mismatch: the view is [%d, %d] but the fragment is [%d, %d]", shape[0], shape[1],
+      return ltF_error("shape mismatch: the view is [%d, %d] but the fragment is [%d, %d]", shape[0], shape[1],
                        f->shape[0], f->shape[1]);
-    Stmt *st = ltL_add_stmt(S_LOAD);
+    Stmt *st = ltF_add_stmt(S_LOAD);
     st->dst = f;
     st->view = src->v;
     st->other = other_arg(4, src->v->t->dt);
@@ -360,19 +360,19 @@ static int k_copy(lua_State *l) {
   if (src->kind == H_SHARED && dst->kind == H_EXPR) {
     Sym *f = arg_frag(3, "k:copy's destination");
     if (src->s->shape[0] != f->shape[0] || src->s->shape[1] != f->shape[1])
-      return ltL_error("shape mismatch: the shared tile is [%d, %d] but the fragment is [%d, %d]", src->s->shape[0],
+      return ltF_error("shape mismatch: the shared tile is [%d, %d] but the fragment is [%d, %d]", src->s->shape[0],
                        src->s->shape[1], f->shape[0], f->shape[1]);
     if (src->s->dt != f->dt)
-      return ltL_error("dtype mismatch: the shared tile is %s but the fragment is %s", ltI_dtypes[src->s->dt].name,
+      return ltF_error("dtype mismatch: the shared tile is %s but the fragment is %s", ltI_dtypes[src->s->dt].name,
                        ltI_dtypes[f->dt].name);
-    Stmt *st = ltL_add_stmt(S_SLOAD);
+    Stmt *st = ltF_add_stmt(S_SLOAD);
     st->dst = f;
     st->shared = src->s;
     return 0;
   }
   if (src->kind == H_EXPR && dst->kind == H_SHARED) {
     if (!src->e->weak && src->e->dt != dst->s->dt)
-      return ltL_error("dtype mismatch: the value is %s but the shared tile is %s", ltI_dtypes[src->e->dt].name,
+      return ltF_error("dtype mismatch: the value is %s but the shared tile is %s", ltI_dtypes[src->e->dt].name,
                        ltI_dtypes[dst->s->dt].name);
     do_shared_store(dst->s, src->e);
     return 0;
@@ -381,7 +381,7 @@ static int k_copy(lua_State *l) {
     do_store(dst->v, src->e);
     return 0;
   }
-  return ltL_error("k:copy cannot copy %s to %s; load shared tiles into a fragment first", ltL_kind(2), ltL_kind(3));
+  return ltF_error("k:copy cannot copy %s to %s; load shared tiles into a fragment first", ltF_kind(2), ltF_kind(3));
 }
 
 /* ------------------------------------------------------------------ */
@@ -389,28 +389,28 @@ static int k_copy(lua_State *l) {
 
 /* k:reduce_sum / reduce_max / reduce_min (x, axis): keeps the axis as 1. */
 static int reduce(lua_State *l, BinOp op) {
-  ltL_name_locals();
-  Expr *x = ltL_arg_expr(2, "the reduced value");
-  if (!x->rank) return ltL_error("reductions take a tile, not a scalar");
-  if (x->dt == DT_BOOL) return ltL_error("reductions take numbers, not bools");
+  ltF_name_locals();
+  Expr *x = ltF_arg_expr(2, "the reduced value");
+  if (!x->rank) return ltF_error("reductions take a tile, not a scalar");
+  if (x->dt == DT_BOOL) return ltF_error("reductions take numbers, not bools");
   lua_Integer axis = luaL_optinteger(l, 3, x->rank);
   if (axis < 1 || axis > x->rank)
-    return ltL_error("reduction axis must be %s for a %d-dim tile, not %d", x->rank == 2 ? "1 or 2" : "1", x->rank,
+    return ltF_error("reduction axis must be %s for a %d-dim tile, not %d", x->rank == 2 ? "1 or 2" : "1", x->rank,
                      (int)axis);
   int ax = x->rank == 1 ? 1 : (int)axis - 1;
-  Stmt *st = ltL_add_stmt(S_REDUCE);
+  Stmt *st = ltF_add_stmt(S_REDUCE);
   Sym *s = ltI_sym(K, SYM_LET, x->dt, st->line);
   s->rank = x->rank;
   s->shape[0] = ax == 0 ? 1 : x->shape[0];
   s->shape[1] = ax == 1 ? 1 : x->shape[1];
-  s->home = ltL_cur_block();
+  s->home = ltF_cur_block();
   s->def = st;
   st->dst = s;
   st->val = x;
   st->op = op;
   st->axis = ax;
-  ltL_check_scope(x);
-  ltL_push_expr(ltI_ref(s, st->line));
+  ltF_check_scope(x);
+  ltF_push_expr(ltI_ref(s, st->line));
   return 1;
 }
 
@@ -428,28 +428,28 @@ static int k_reduce_min(lua_State *l) { return reduce(l, B_MIN); }
 
 /* k:serial(lo, hi [, step], function(i) ... end): a runtime loop. */
 static int k_serial(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   int top = lua_gettop(l);
   int fn = top;
   if (!lua_isfunction(l, fn) || (top != 4 && top != 5))
-    return ltL_error("k:serial takes (lo, hi, [step,] function(i) ... end)");
-  Stmt *st = ltL_add_stmt(S_FOR);
-  st->lo = ltL_arg_index(2, "the loop start");
-  st->hi = ltL_arg_index(3, "the loop end");
-  st->step = top == 5 ? ltL_arg_index(4, "the loop step") : ltI_const(1, DT_I32, 0, st->line);
+    return ltF_error("k:serial takes (lo, hi, [step,] function(i) ... end)");
+  Stmt *st = ltF_add_stmt(S_FOR);
+  st->lo = ltF_arg_index(2, "the loop start");
+  st->hi = ltF_arg_index(3, "the loop end");
+  st->step = top == 5 ? ltF_arg_index(4, "the loop step") : ltI_const(1, DT_I32, 0, st->line);
   long long step;
   if (!ltI_const_int(st->step, &step) || step < 1)
-    return ltL_error("the loop step must be a positive whole Lua number");
-  ltL_check_scope(st->lo);
-  ltL_check_scope(st->hi);
+    return ltF_error("the loop step must be a positive whole Lua number");
+  ltF_check_scope(st->lo);
+  ltF_check_scope(st->hi);
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
   const char *pn = param_name(fn);
-  if (pn) ltL_set_name(v, pn, 1);
+  if (pn) ltF_set_name(v, pn, 1);
   st->var = v;
   lua_pushvalue(l, fn);
-  ltL_push_expr(ltI_ref(v, st->line));
+  ltF_push_expr(ltI_ref(v, st->line));
   run_body(&st->body, 1);
   return 0;
 }
@@ -459,15 +459,15 @@ static int k_serial(lua_State *l) {
 ** copies of later iterations with the rest of the body (pipeline.c).
 ** Options: {copies_first = bool}. */
 static int k_pipelined(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   int top = lua_gettop(l);
   if ((top != 5 && top != 6) || !lua_isfunction(l, top) || (top == 6 && !lua_istable(l, 5)))
-    return ltL_error("k:pipelined takes (lo, hi, stages, [{copies_first = bool},] function(i) ... end)");
+    return ltF_error("k:pipelined takes (lo, hi, stages, [{copies_first = bool},] function(i) ... end)");
   if (!lua_isinteger(l, 4) || lua_tointeger(l, 4) < 1 || lua_tointeger(l, 4) > 8)
-    return ltL_error("the number of pipeline stages is a whole Lua number from 1 to 8");
-  Stmt *st = ltL_add_stmt(S_FOR);
-  st->lo = ltL_arg_index(2, "the loop start");
-  st->hi = ltL_arg_index(3, "the loop end");
+    return ltF_error("the number of pipeline stages is a whole Lua number from 1 to 8");
+  Stmt *st = ltF_add_stmt(S_FOR);
+  st->lo = ltF_arg_index(2, "the loop start");
+  st->hi = ltF_arg_index(3, "the loop end");
   st->step = ltI_const(1, DT_I32, 0, st->line);
   st->stages = (int)lua_tointeger(l, 4);
   if (top == 6) {
@@ -475,22 +475,22 @@ static int k_pipelined(lua_State *l) {
     while (lua_next(l, 5)) {
       const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
       if (strcmp(key, "copies_first") != 0)
-        return ltL_error("k:pipelined has no option '%s' (options: copies_first)", key);
-      if (!lua_isboolean(l, -1)) return ltL_error("k:pipelined option copies_first is true or false");
+        return ltF_error("k:pipelined has no option '%s' (options: copies_first)", key);
+      if (!lua_isboolean(l, -1)) return ltF_error("k:pipelined option copies_first is true or false");
       st->copies_first = lua_toboolean(l, -1);
       lua_pop(l, 1);
     }
   }
-  ltL_check_scope(st->lo);
-  ltL_check_scope(st->hi);
+  ltF_check_scope(st->lo);
+  ltF_check_scope(st->hi);
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
   const char *pn = param_name(top);
-  if (pn) ltL_set_name(v, pn, 1);
+  if (pn) ltF_set_name(v, pn, 1);
   st->var = v;
   lua_pushvalue(l, top);
-  ltL_push_expr(ltI_ref(v, st->line));
+  ltF_push_expr(ltI_ref(v, st->line));
   run_body(&st->body, 1);
   return 0;
 }
@@ -498,10 +498,10 @@ static int k_pipelined(lua_State *l) {
 /* k:when(cond, then_fn [, else_fn]): a runtime branch on a uniform scalar;
 ** a Lua boolean picks the branch at generation time. */
 static int k_when(lua_State *l) {
-  ltL_name_locals();
+  ltF_name_locals();
   int top = lua_gettop(l);
   if (top < 3 || top > 4 || !lua_isfunction(l, 3) || (top == 4 && !lua_isfunction(l, 4)))
-    return ltL_error("k:when takes (cond, function() ... end [, function() ... end])");
+    return ltF_error("k:when takes (cond, function() ... end [, function() ... end])");
   if (lua_isboolean(l, 2)) {
     int pick = lua_toboolean(l, 2) ? 3 : 4;
     if (pick <= top) {
@@ -510,12 +510,12 @@ static int k_when(lua_State *l) {
     }
     return 0;
   }
-  Expr *c = ltL_arg_expr(2, "k:when's condition");
-  if (c->rank) return ltL_error("k:when's condition must be a scalar (the same in every thread), not a tile");
-  if (c->dt != DT_BOOL) return ltL_error("k:when's condition must be a comparison such as n:eq(1)");
-  Stmt *st = ltL_add_stmt(S_IF);
+  Expr *c = ltF_arg_expr(2, "k:when's condition");
+  if (c->rank) return ltF_error("k:when's condition must be a scalar (the same in every thread), not a tile");
+  if (c->dt != DT_BOOL) return ltF_error("k:when's condition must be a comparison such as n:eq(1)");
+  Stmt *st = ltF_add_stmt(S_IF);
   st->val = c;
-  ltL_check_scope(c);
+  ltF_check_scope(c);
   lua_pushvalue(l, 3);
   run_body(&st->body, 0);
   if (top == 4) {
@@ -538,46 +538,46 @@ static int k_when(lua_State *l) {
 ** f32 operands be rounded to tf32 (10-bit mantissa) for the tensor cores
 ** where the target has them. */
 static int k_gemm(lua_State *l) {
-  ltL_name_locals();
-  Handle *ha = ltL_handle(2);
+  ltF_name_locals();
+  Handle *ha = ltF_handle(2);
   Sym *a = NULL;
   Expr *areg = NULL;
   if (ha && ha->kind == H_EXPR && ha->e->rank == 2) areg = ha->e;
   else a = arg_shared(2, "k:gemm's first operand (a shared tile or a 2-dim register tile)");
   Sym *b = arg_shared(3, "k:gemm's second operand");
   Sym *acc = arg_frag(4, "k:gemm's accumulator");
-  Stmt *st = ltL_add_stmt(S_GEMM);
+  Stmt *st = ltF_add_stmt(S_GEMM);
   st->shared = a;
   st->val = areg;
   st->shared_b = b;
   st->dst = acc;
-  if (areg) ltL_check_scope(areg);
+  if (areg) ltF_check_scope(areg);
   if (!lua_isnoneornil(l, 5)) {
-    if (!lua_istable(l, 5)) return ltL_error("k:gemm's options are a table such as {transpose_b = true}");
+    if (!lua_istable(l, 5)) return ltF_error("k:gemm's options are a table such as {transpose_b = true}");
     lua_pushnil(l);
     while (lua_next(l, 5)) {
       const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
       if (strcmp(key, "transpose_a") == 0 || strcmp(key, "transpose_b") == 0) {
-        if (!lua_isboolean(l, -1)) return ltL_error("k:gemm option %s is true or false", key);
+        if (!lua_isboolean(l, -1)) return ltF_error("k:gemm option %s is true or false", key);
         *(key[10] == 'a' ? &st->trans_a : &st->trans_b) = lua_toboolean(l, -1);
       } else if (strcmp(key, "tf32") == 0) {
-        if (!lua_isboolean(l, -1)) return ltL_error("k:gemm option tf32 is true or false");
+        if (!lua_isboolean(l, -1)) return ltF_error("k:gemm option tf32 is true or false");
         st->tf32 = lua_toboolean(l, -1);
       } else if (strcmp(key, "warps") == 0) {
         lua_geti(l, -1, 1);
         lua_geti(l, -2, 2);
         if (!lua_istable(l, -3) || !lua_isinteger(l, -2) || !lua_isinteger(l, -1) || lua_tointeger(l, -2) < 1 ||
             lua_tointeger(l, -1) < 1)
-          return ltL_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
+          return ltF_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
         int wm = (int)lua_tointeger(l, -2), wn = (int)lua_tointeger(l, -1);
         if (K->warps_m && (K->warps_m != wm || K->warps_n != wn))
-          return ltL_error("k:gemm warps = {%d, %d}, but an earlier gemm said {%d, %d}: the gemms of a kernel "
+          return ltF_error("k:gemm warps = {%d, %d}, but an earlier gemm said {%d, %d}: the gemms of a kernel "
                            "share one warp grid", wm, wn, K->warps_m, K->warps_n);
         K->warps_m = wm;
         K->warps_n = wn;
         lua_pop(l, 2);
       } else {
-        return ltL_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps, tf32)", key);
+        return ltF_error("k:gemm has no option '%s' (options: transpose_a, transpose_b, warps, tf32)", key);
       }
       lua_pop(l, 1);
     }
@@ -587,25 +587,25 @@ static int k_gemm(lua_State *l) {
   int M = ash[st->trans_a], Ka = ash[!st->trans_a];
   int Kb = b->shape[st->trans_b], N = b->shape[!st->trans_b];
   if (Ka != Kb)
-    return ltL_error("k:gemm: the operands' K differ (%d and %d): a is [%d, %d]%s, b is [%d, %d]%s", Ka, Kb,
+    return ltF_error("k:gemm: the operands' K differ (%d and %d): a is [%d, %d]%s, b is [%d, %d]%s", Ka, Kb,
                      ash[0], ash[1], st->trans_a ? " (transposed: [K, M])" : " ([M, K])", b->shape[0],
                      b->shape[1], st->trans_b ? " (transposed: [N, K])" : " ([K, N])");
   if (acc->shape[0] != M || acc->shape[1] != N)
-    return ltL_error("k:gemm: the accumulator is [%d, %d] but a @ b is [%d, %d]", acc->shape[0], acc->shape[1], M, N);
-  if (acc->dt != DT_F32) return ltL_error("k:gemm accumulates in f32; declare the accumulator k:fragment(\"f32\", ...)");
+    return ltF_error("k:gemm: the accumulator is [%d, %d] but a @ b is [%d, %d]", acc->shape[0], acc->shape[1], M, N);
+  if (acc->dt != DT_F32) return ltF_error("k:gemm accumulates in f32; declare the accumulator k:fragment(\"f32\", ...)");
   if (adt != b->dt)
-    return ltL_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
+    return ltF_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
                      ltI_dtypes[b->dt].name, areg ? ltU_fmt(" (cast the register tile: x:cast(\"%s\"))",
                                                             ltI_dtypes[b->dt].name) : "");
   if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32)
-    return ltL_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
+    return ltF_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
   if (st->tf32 && adt != DT_F32)
-    return ltL_error("k:gemm option tf32 rounds f32 operands; these are %s (leave tf32 out)", ltI_dtypes[adt].name);
+    return ltF_error("k:gemm option tf32 rounds f32 operands; these are %s (leave tf32 out)", ltI_dtypes[adt].name);
   if (K->gemm && K->gemm->tf32 != st->tf32)
-    return ltL_error("k:gemm: the gemms of a kernel share one instruction; line %d has tf32 = %s", K->gemm->line,
+    return ltF_error("k:gemm: the gemms of a kernel share one instruction; line %d has tf32 = %s", K->gemm->line,
                      K->gemm->tf32 ? "true" : "false");
   if (K->gemm && K->gemm->shared_b->dt != b->dt)
-    return ltL_error("k:gemm: the gemms of a kernel share one operand dtype (line %d has %s)", K->gemm->line,
+    return ltF_error("k:gemm: the gemms of a kernel share one operand dtype (line %d has %s)", K->gemm->line,
                      ltI_dtypes[K->gemm->shared_b->dt].name);
   if (!K->gemm) K->gemm = st;
   return 0;
@@ -628,19 +628,19 @@ static const luaL_Reg k_methods[] = {
 ** named in the error. */
 static int k_index(lua_State *l) {
   const char *key = lua_tostring(l, 2);
-  if (key && ltL_target && strcmp(key, "target") == 0) {
-    lua_pushstring(l, ltL_target->name);
+  if (key && ltF_target && strcmp(key, "target") == 0) {
+    lua_pushstring(l, ltF_target->name);
     return 1;
   }
-  if (key && ltL_target && strcmp(key, "warp") == 0) {
-    lua_pushinteger(l, ltL_target->warp);
+  if (key && ltF_target && strcmp(key, "warp") == 0) {
+    lua_pushinteger(l, ltF_target->warp);
     return 1;
   }
-  return ltL_error("the kernel builder has no field or method '%s'", key ? key : "?");
+  return ltF_error("the kernel builder has no field or method '%s'", key ? key : "?");
 }
 
 /* Pushes a new k: a table of the methods above with k_index as __index. */
-void ltL_push_builder(void) {
+void ltF_push_builder(void) {
   lua_newtable(L);
   luaL_setfuncs(L, k_methods, 0);
   lua_newtable(L);

@@ -786,7 +786,7 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
 ** the order ltN_pick prefers them (largest first, then by text), into out
 ** (at most max); returns how many.  None under --shape: it asks for one
 ** bucket.  gen writes one kernel per bucket when there are several, and a
-** launcher that picks one by the call's sizes (emit.c). */
+** launcher that picks one by the call's sizes (emit/dispatch.c). */
 int ltN_buckets(const char *variant, const char **out, int max) {
   if (!tpath || !target || !device || want_bucket) return 0;
   const Entry *es[64];

@@ -1,7 +1,7 @@
 /*
 ** lua/variants.c: the variants of a kernel and the config each gets.
 **
-** ltL_run_file runs the kernel file (api.c) and walks every combination of
+** ltF_run_file runs the kernel file (api.c) and walks every combination of
 ** its variant values (sorted keys, values in order), or the one -D picks.
 ** Each variant's config is built up in layers, later ones winning:
 **
@@ -30,7 +30,7 @@ static int sorted_keys(int idx, const char **keys, int max) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING) ltL_error("variant and config keys are names");
+    if (lua_type(L, -1) != LUA_TSTRING) ltF_error("variant and config keys are names");
     if (n < max) keys[n++] = lua_tostring(L, -1);
   }
   for (int i = 1; i < n; i++)
@@ -57,7 +57,7 @@ static const char *value_text(int idx) {
   if (lua_isboolean(L, idx)) return lua_toboolean(L, idx) ? "true" : "false";
   if (lua_isinteger(L, idx)) return ltU_fmt("%lld", (long long)lua_tointeger(L, idx));
   if (lua_type(L, idx) == LUA_TSTRING) return ltU_strdup(lua_tostring(L, idx));
-  ltL_error("variant and config values are whole numbers, strings or booleans, not %s", ltL_show(idx));
+  ltF_error("variant and config values are whole numbers, strings or booleans, not %s", ltF_show(idx));
   return NULL;
 }
 
@@ -108,11 +108,11 @@ static int overlay_config(int et, int ct, const char *what, int line, int into, 
     lua_getfield(L, et, keys[j]);
     int got = lua_type(L, -1);
     if (want == LUA_TNIL)
-      return ltL_error_at(line, "%s.%s: config has no '%s'; only the values config names can change", what, keys[j],
+      return ltF_error_at(line, "%s.%s: config has no '%s'; only the values config names can change", what, keys[j],
                           keys[j]);
     if (got != want || lua_isinteger(L, -1) != lua_isinteger(L, -2)) {
       const char *kind = lua_isinteger(L, -2) ? "a whole number" : lua_typename(L, want);
-      return ltL_error_at(line, "%s.%s = %s: config %s is %s, so the value must be one too", what, keys[j],
+      return ltF_error_at(line, "%s.%s = %s: config %s is %s, so the value must be one too", what, keys[j],
                           luaL_tolstring(L, -1, NULL), keys[j], kind);
     }
     if (into && !has_key(skip, nskip, keys[j])) {
@@ -135,7 +135,7 @@ static int target_config(int kt, int ct, int line) {
   int tc = lua_gettop(L);
   if (lua_isnil(L, tc)) return lua_pop(L, 1), 1;
   if (!lua_istable(L, tc))
-    return ltL_error_at(line, "target_config is a table target = { key = value }, e.g. "
+    return ltF_error_at(line, "target_config is a table target = { key = value }, e.g. "
                         "target_config = { gfx90a = { threads = 256 } }");
   const char *names[64];
   int n = sorted_keys(tc, names, 64);
@@ -143,12 +143,12 @@ static int target_config(int kt, int ct, int line) {
     if (!ltT_find(names[i])) {
       Buf b = {0};
       for (int j = 0; ltT_all[j]; j++) ltU_printf(&b, "%s%s", j ? ", " : "", ltT_all[j]->name);
-      return ltL_error_at(line, "target_config.%s: no such target (targets: %s)", names[i], b.p);
+      return ltF_error_at(line, "target_config.%s: no such target (targets: %s)", names[i], b.p);
     }
     lua_getfield(L, tc, names[i]);
     if (!lua_istable(L, -1))
-      return ltL_error_at(line, "target_config.%s is a table of config values, e.g. { threads = 256 }", names[i]);
-    int mine = ltL_target && strcmp(ltL_target->name, names[i]) == 0;
+      return ltF_error_at(line, "target_config.%s is a table of config values, e.g. { threads = 256 }", names[i]);
+    int mine = ltF_target && strcmp(ltF_target->name, names[i]) == 0;
     if (!overlay_config(lua_gettop(L), ct, ltU_fmt("target_config.%s", names[i]), line, mine ? ct : 0, NULL, 0, NULL,
                         NULL))
       return 0;
@@ -168,13 +168,13 @@ static void call_variant_fn(int kt, int vt, const char *fname, const char *eg, i
   *line = kline;
   if (lua_isnil(L, -1)) return;
   if (!lua_isfunction(L, -1))
-    ltL_error_at(kline, "%s is a function(v, target), e.g. %s", fname, eg);
+    ltF_error_at(kline, "%s is a function(v, target), e.g. %s", fname, eg);
   lua_Debug ar;
   lua_pushvalue(L, -1);
   lua_getinfo(L, ">S", &ar);
   *line = ar.linedefined;
   push_copy(vt);
-  lua_pushstring(L, ltL_target->name);
+  lua_pushstring(L, ltF_target->name);
   lua_call(L, 2, 1);
 }
 
@@ -183,13 +183,13 @@ static void call_variant_fn(int kt, int vt, const char *fname, const char *eg, i
 ** *line is the function's line.  No target (--list alone): NULL. */
 static const char *unsupported(int kt, int vt, int kline, int *line) {
   *line = kline;
-  if (!ltL_target) return NULL;
+  if (!ltF_target) return NULL;
   call_variant_fn(kt, vt, "unsupported", "function(v, target) if v.hdim == \"d256\" then return \"why\" end end",
                   kline, line);
   const char *why = NULL;
   if (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) > 0) why = ltU_strdup(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1) && !(lua_isboolean(L, -1) && !lua_toboolean(L, -1)))
-    ltL_error_at(*line, "unsupported returned %s; it returns nil where the target runs the variant, "
+    ltF_error_at(*line, "unsupported returned %s; it returns nil where the target runs the variant, "
                  "else a string saying why not", luaL_typename(L, -1));
   lua_pop(L, 1);
   return why;
@@ -202,14 +202,14 @@ static const char *unsupported(int kt, int vt, int kline, int *line) {
 static int apply_variant_config(int kt, int vt, int ct, int cv, const char *vname, const char **dcfg, int ndcfg,
                                 int kline, const char **vc) {
   int nvc = 0;
-  if (!ltL_target) return 0;
+  if (!ltF_target) return 0;
   int line;
   call_variant_fn(kt, vt, "variant_config", "function(v, target) if v.hdim == \"d256\" then return { BN = 32 } end end",
                   kline, &line);
   if (lua_istable(L, -1)) {
     overlay_config(lua_gettop(L), ct, ltU_fmt("variant_config(%s)", vname), line, cv, dcfg, ndcfg, vc, &nvc);
   } else if (!lua_isnil(L, -1)) {
-    ltL_error_at(line, "variant_config returned %s for %s; it returns nil or a table of config values, "
+    ltF_error_at(line, "variant_config returned %s for %s; it returns nil or a table of config values, "
                  "e.g. { threads = 256 }", luaL_typename(L, -1), vname);
   }
   lua_pop(L, 1);
@@ -229,18 +229,18 @@ static int tuned_as_check(int kt, int vars, int line) {
   if (lua_isnil(L, ta)) return lua_pop(L, 1), 1;
   const char *eg = "e.g. tuned_as = { hdim = { d96 = \"d128\" } }";
   if (!lua_istable(L, ta))
-    return ltL_error_at(line, "tuned_as is a table variant key = { value = other value }, %s", eg);
+    return ltF_error_at(line, "tuned_as is a table variant key = { value = other value }, %s", eg);
   const char *keys[16];
   int nk = sorted_keys(ta, keys, 16);
   for (int i = 0; i < nk; i++) {
     lua_getfield(L, vars, keys[i]);
     int list = lua_gettop(L);
     if (!lua_istable(L, list))
-      return ltL_error_at(line, "tuned_as.%s: the kernel has no variant '%s'", keys[i], keys[i]);
+      return ltF_error_at(line, "tuned_as.%s: the kernel has no variant '%s'", keys[i], keys[i]);
     lua_getfield(L, ta, keys[i]);
     int m = lua_gettop(L);
     if (!lua_istable(L, m))
-      return ltL_error_at(line, "tuned_as.%s is a table value = other value, %s", keys[i], eg);
+      return ltF_error_at(line, "tuned_as.%s is a table value = other value, %s", keys[i], eg);
     lua_pushnil(L);
     while (lua_next(L, m)) {
       const char *pair[2] = {value_text(-2), value_text(-1)};
@@ -252,7 +252,7 @@ static int tuned_as_check(int kt, int vars, int line) {
           lua_pop(L, 1);
         }
         if (!found)
-          return ltL_error_at(line, "tuned_as.%s: %s is not one of the variant's values", keys[i], pair[j]);
+          return ltF_error_at(line, "tuned_as.%s: %s is not one of the variant's values", keys[i], pair[j]);
       }
       lua_pop(L, 1);
     }
@@ -368,24 +368,24 @@ static int one_config(int cv, int vars, const char *vname, const char *tname, co
 ** as a light userdata: runs the kernel file, applies -D, reads the tuned
 ** file, and builds (or lists) every variant combination (sorted keys,
 ** values in order). */
-int ltL_run_file(lua_State *l) {
+int ltF_run_file(lua_State *l) {
   Run *run = lua_touserdata(l, 1);
   GenRequest *req = run->req;
-  int nlines = ltL_run_chunk();
+  int nlines = ltF_run_chunk();
   int kt = lua_gettop(L);
   if (lua_istable(L, kt)) lua_getfield(L, kt, "lt_line");
   else lua_pushnil(L);
   if (lua_isnil(L, -1))   /* at the file's last line, where that return goes */
-    return ltL_error_at(nlines, "the file must end with: return tile.kernel { ... }");
+    return ltF_error_at(nlines, "the file must end with: return tile.kernel { ... }");
   int kline = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
-  ltL_set_outer_line(kline);   /* the kernel table and its configs are read from C now */
+  ltF_set_outer_line(kline);   /* the kernel table and its configs are read from C now */
 
   /* config, with -D applied */
   lua_newtable(L);
   int ct = lua_gettop(L);
   lua_getfield(L, kt, "config");
-  if (!lua_isnil(L, -1) && !lua_istable(L, -1)) return ltL_error("config is a table of name = value");
+  if (!lua_isnil(L, -1) && !lua_istable(L, -1)) return ltF_error("config is a table of name = value");
   if (lua_istable(L, -1)) {
     lua_pushnil(L);
     while (lua_next(L, -2)) {
@@ -398,7 +398,7 @@ int ltL_run_file(lua_State *l) {
   if (!target_config(kt, ct, kline)) return 0;
   lua_getfield(L, kt, "variants");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_newtable(L); }
-  if (!lua_istable(L, -1)) return ltL_error("variants is a table of name = { values }");
+  if (!lua_istable(L, -1)) return ltF_error("variants is a table of name = { values }");
   int vars = lua_gettop(L);
   if (!tuned_as_check(kt, vars, kline)) return 0;   /* against the variants as written, before -D picks one */
   const char *dcfg[64];   /* config keys -D set, in command-line order */
@@ -418,7 +418,7 @@ int ltL_run_file(lua_State *l) {
       for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", j ? ", " : "", keys[j]);
       n = sorted_keys(vars, keys, 64);
       for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", b.n ? ", " : "", keys[j]);
-      return ltL_error_at(kline, "-D %s=%s: the kernel has no config or variant '%s' (it has: %s)", key,
+      return ltF_error_at(kline, "-D %s=%s: the kernel has no config or variant '%s' (it has: %s)", key,
                           req->defs[i].value, key, b.p ? b.p : "none");
     }
     if (is_var) {
@@ -432,7 +432,7 @@ int ltL_run_file(lua_State *l) {
       lua_pop(L, 1);
       push_define(req->defs[i].value);
       if (lua_type(L, -1) != want)
-        return ltL_error_at(kline, "-D %s=%s: config %s is a %s, so the value must be one too", key,
+        return ltF_error_at(kline, "-D %s=%s: config %s is a %s, so the value must be one too", key,
                             req->defs[i].value, key, lua_typename(L, want));
       lua_setfield(L, ct, key);
       if (!has_key(dcfg, ndcfg, key)) dcfg[ndcfg++] = key;
@@ -444,7 +444,7 @@ int ltL_run_file(lua_State *l) {
   for (int i = 0; i < nv; i++) {
     lua_getfield(L, vars, vkeys[i]);
     if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
-      return ltL_error_at(kline, "variants.%s must be a non-empty list of values", vkeys[i]);
+      return ltF_error_at(kline, "variants.%s must be a non-empty list of values", vkeys[i]);
     count[i] = (int)luaL_len(L, -1);
     idx[i] = 0;
     lua_pop(L, 1);
@@ -468,9 +468,9 @@ int ltL_run_file(lua_State *l) {
     tkeys[i] = (TunedValue){ckeys[i], kind, 0, NULL};
     lua_pop(L, 1);
   }
-  ltN_load(ltL_file, kname, req->target, tkeys, nc);
+  ltN_load(ltF_file, kname, req->target, tkeys, nc);
   if (run->listing) {
-    ltU_printf(run->listing, "kernel %s (%s)\n  config: %s\n", kname, ltL_file, cdesc.p ? cdesc.p : "(none)");
+    ltU_printf(run->listing, "kernel %s (%s)\n  config: %s\n", kname, ltF_file, cdesc.p ? cdesc.p : "(none)");
     if (!req->target && ltN_summary()) ltU_printf(run->listing, "  tuned: %s\n", ltN_summary());
     for (int i = 0; i < nv; i++) {
       ltU_printf(run->listing, "  variant %s:", vkeys[i]);
@@ -504,8 +504,8 @@ int ltL_run_file(lua_State *l) {
       name_part(&vname, vkeys[i], txt);
       ltU_printf(&vdesc, "%s%s=%s", i ? " " : "", vkeys[i], txt);
     }
-    if (!ltL_valid_ident(vname.p))
-      return ltL_error_at(kline, "variant name '%s' is not an identifier; use names or numbers as variant values",
+    if (!ltF_valid_ident(vname.p))
+      return ltF_error_at(kline, "variant name '%s' is not an identifier; use names or numbers as variant values",
                           vname.p);
     int uline;
     const char *why = unsupported(kt, vt, kline, &uline);
@@ -535,7 +535,7 @@ int ltL_run_file(lua_State *l) {
         ltU_printf(run->listing, "  %s  for %s  config: %s\n", vname.p, buckets[b], config);
       else if (run->listing && req->target) ltU_printf(run->listing, "  %s  config: %s\n", vname.p, config);
       else if (run->listing) ltU_printf(run->listing, "  %s\n", vname.p);
-      else ltL_build_variant(run, kt, vt, cb, vname.p, tname, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
+      else ltF_build_variant(run, kt, vt, cb, vname.p, tname, vdesc.p ? vdesc.p : "", config, buckets[b], nb);
       lua_settop(L, cb - 1);
     }
   next:
@@ -545,7 +545,7 @@ int ltL_run_file(lua_State *l) {
     if (i < 0) break;
   }
   if (!ngen)
-    return ltL_error_at(left_line, "nothing to generate for %s: %s is unsupported there (%s); pick a variant "
-                        "(-D) or a target that runs it", ltL_target->name, left_out, left_why);
+    return ltF_error_at(left_line, "nothing to generate for %s: %s is unsupported there (%s); pick a variant "
+                        "(-D) or a target that runs it", ltF_target->name, left_out, left_why);
   return 0;
 }
