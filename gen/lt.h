@@ -342,7 +342,9 @@ struct Layout {
   ** where row0 / col0 are per-thread values the kernel computes first. */
   MmaKind mma;
   int rstride, cstride;
-  int wtm, wtn;         /* warp tile */
+  int rgap;             /* wgmma with several m64 row blocks a warpgroup: rows come in pairs, a pair per
+                           block: row = row0 + ri % 2 * rstride + ri / 2 * rgap (rgap 64); 0: the above */
+  int wtm, wtn;         /* warp tile (with rgap: the rows a warp holds, 16 a block, and its columns) */
   /* The names of the thread's coordinates in the text: its warp's first
   ** row and column, and its own (warp_row, warp_col, row0, col0; mma.c
   ** gives an accumulator shape split differently names of its own). */

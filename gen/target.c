@@ -141,7 +141,7 @@ static const char *wgmma_helper(int N, const char *ty, int ss) {
 static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
-      int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
+      int N = s->dst->layout->wtn, bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
       const char *ty = bf ? "bf16" : "f16";
       if (!(seen[bf][ss] >> (N / 8) & 1)) {
         if (emulate)

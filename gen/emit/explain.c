@@ -18,7 +18,8 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
                  ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
       if (s->inst == MMA_WGMMA)
-        ltU_printf(b, "; %d warpgroups of [64, %d], A %s, B by descriptor", l->rows / 64, l->cols,
+        ltU_printf(b, "; %d warpgroups of [%d, %d]%s, A %s, B by descriptor", l->rows / (4 * l->wtm) * (l->cols / l->wtn),
+                   4 * l->wtm, l->wtn, l->rgap ? ltU_fmt(" (%d m64 blocks each)", l->wtm / 16) : "",
                    s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,

@@ -54,16 +54,45 @@ static int named_before(const Layout *l, const Layout *o, int col) {
   return 0;
 }
 
+/* Is accumulator layout l spread over warpgroups other than as a column
+** of 16-row warps: wgmma with warpgroups across N or several m64 blocks
+** each (mma.c)?  Then warp w is warp w % 4 of group w / 4. */
+static int by_groups(const E *e, const Layout *l) {
+  return l->mma == MMA_WGMMA && (e->k->warps_n > 1 || l->rgap);
+}
+
+/* The first row of the calling warp's part of accumulator layout l. */
+static const char *warp_row_of(const E *e, const Layout *l) {
+  int W = e->t->warp, wm = e->k->warps_m, wn = e->k->warps_n;
+  if (by_groups(e, l)) {
+    const char *in = ltU_fmt("tid / %d %% 4 * 16", W);   /* the warp's 16 rows of each m64 block of its group */
+    return wm == 4 ? in : ltU_fmt("tid / %d * %d + %s", 4 * W * wn, 4 * l->wtm, in);
+  }
+  return wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm);
+}
+
+/* The first column of the calling warp's part of accumulator layout l. */
+static const char *warp_col_of(const E *e, const Layout *l) {
+  int W = e->t->warp, wn = e->k->warps_n;
+  if (wn == 1) return "0";
+  if (by_groups(e, l)) return ltU_fmt("tid / %d %% %d * %d", 4 * W, wn, l->wtn);
+  return ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn);
+}
+
 /* The per-thread coordinates of the gemm accumulators' layouts (mma.c):
 ** the first layout's, then those of the layouts with names of their own. */
 static void thread_coords(E *e, const Layout *l) {
-  Kernel *k = e->k;
-  int W = e->t->warp, wn = k->warps_n, wm = k->warps_m;
+  int W = e->t->warp;
   ltE_line(e, "const int lane = tid %% %d;", W);
-  ltE_line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
-           ltU_fmt("tid / %d", W), l->rows, l->cols);
-  ltE_line(e, "const int warp_row = %s;", wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm));
-  ltE_line(e, "const int warp_col = %s;", wn == 1 ? "0" : ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn));
+  if (by_groups(e, l))
+    ltE_line(e, "/* warp tid / %d of this block, warp tid / %d %% 4 of warpgroup tid / %d: rows warp_row.. (16 of each "
+                "64-row block of the group's) and columns warp_col.. of the [%d, %d] accumulator */", W, W, 4 * W,
+             l->rows, l->cols);
+  else
+    ltE_line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
+             ltU_fmt("tid / %d", W), l->rows, l->cols);
+  ltE_line(e, "const int warp_row = %s;", warp_row_of(e, l));
+  ltE_line(e, "const int warp_col = %s;", warp_col_of(e, l));
   const char *r0, *c0;
   switch (l->mma) {
   case MMA_SYNC:
@@ -73,8 +102,10 @@ static void thread_coords(E *e, const Layout *l) {
   case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
   default: r0 = "lane / 16", c0 = "lane % 16"; break;
   }
-  ltE_line(e, "/* %s result layout: this thread holds rows row0 + %d i and columns col0 + %d j%s */",
-           ltP_mma_name(l->mma), l->rstride, l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
+  const char *rows = l->rgap ? ltU_fmt("row0 + %d (i %% 2) + %d (i / 2)", l->rstride, l->rgap)
+                             : ltU_fmt("row0 + %d i", l->rstride);
+  ltE_line(e, "/* %s result layout: this thread holds rows %s and columns col0 + %d j%s */", ltP_mma_name(l->mma), rows,
+           l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
   ltE_line(e, "const int row0 = warp_row + %s;", r0);
   ltE_line(e, "const int col0 = warp_col + %s;", c0);
   for (const Layout *o = l->next; o; o = o->next) {   /* the other rows / columns, once each */
@@ -82,12 +113,12 @@ static void thread_coords(E *e, const Layout *l) {
     if (!named_before(l, o, 0)) {
       ltE_line(e, "/* the %d-row accumulators: their warp's rows from %s, this thread's from %s */", o->rows, o->wrow,
                o->row0);
-      ltE_line(e, "const int %s = tid / %d * %d, %s = %s + %s;", o->wrow, W * wn, o->wtm, o->row0, o->wrow, r0);
+      ltE_line(e, "const int %s = %s, %s = %s + %s;", o->wrow, warp_row_of(e, o), o->row0, o->wrow, r0);
     }
     if (!named_before(l, o, 1)) {
       ltE_line(e, "/* the %d-column accumulators: their warp's columns from %s, this thread's from %s */", o->cols,
                o->wcol, o->col0);
-      ltE_line(e, "const int %s = tid / %d %% %d * %d, %s = %s + %s;", o->wcol, W, wn, o->wtn, o->col0, o->wcol, c0);
+      ltE_line(e, "const int %s = %s, %s = %s + %s;", o->wcol, warp_col_of(e, o), o->col0, o->wcol, c0);
     }
   }
 }

@@ -290,12 +290,23 @@ static Stmt *opening_wgmma(Stmt *first) {
   return NULL;
 }
 
+/* Does a statement from `first` on (or one inside them) other than a gemm
+** name accumulator acc, i.e. work on its values? */
+static int works_on(const Stmt *first, const Sym *acc) {
+  for (const Stmt *x = first; x; x = x->next)
+    if ((x->kind != S_GEMM && names_sym(x, acc)) || works_on(x->body.first, acc) || works_on(x->orelse.first, acc))
+      return 1;
+  return 0;
+}
+
 /* The form of pipelined loop s with a cp.async ring: the software pipeline
 ** with its gemm (pipeline_gemm); else the ring, refilled after its opening
 ** wgmma gemm unless it says copies_first, with the block's two warpgroups
-** (256 threads) taking turns at that gemm: in turns, one group's wgmmas
-** run first and it works on their result (attention: the softmax) while
-** the tensor cores run the other's, instead of both waiting for both.
+** (256 threads) taking turns at that gemm when the body works on its
+** result: in turns, one group's wgmmas run first and it works on their
+** result (attention: the softmax) while the tensor cores run the other's,
+** instead of both waiting for both (a body that is the gemm alone, a
+** GEMM's, has nothing to overlap and keeps the refill).
 ** (H100, attention bf16 d128, BM = BN = 128: 249 against 266 TFLOP/s at
 ** 1K tokens causal, 479 against 534 at 16K.)  Only that gemm: taking turns
 ** at the second one too (P V) gave nothing back.  Two gemms with ldmatrix
@@ -325,7 +336,7 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
   s->own_lane = ldsm_gemms(p) >= 2;
   Stmt *w = opening_wgmma(p);
   if (w && !s->copies_first) {
-    s->sched = k->threads == 256 ? SCHED_TURNS : SCHED_REFILL;
+    s->sched = k->threads == 256 && works_on(w->next, w->dst) ? SCHED_TURNS : SCHED_REFILL;
     s->open_gemm = w;
   } else if (!w && s->copies_first) {
     const char *why = t->wgmma ? "the loop's body does not open with a wgmma gemm" : "it has no wgmma";

@@ -114,23 +114,103 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+** Accumulate").  A warpgroup of four consecutive warps issues each
+** wgmma.mma_async together; B is read from shared memory by the tensor
+** cores through a descriptor, A the same way or from registers (each
+** warp's 16 rows, the mma.sync A fragment), and the result lands in the
+** mma.sync result layout of each warp's 16 rows. */
+
+/* The descriptor of a shared-memory operand: the address of its first
+** element, the byte offsets of the next 64 columns (lbo; MN-major only)
+** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
+** 3: 32) its tile is stored with. */
+LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         (uint64_t)swizzle << 62;
+}
+/* Orders this thread's register writes (accumulators, A fragments) before
+** the wgmmas that follow; every warp of the warpgroup runs it. */
+LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Closes the wgmmas issued so far into a group; lt_wgmma_wait<N> waits
+** until at most N groups are in flight. */
+LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* An accumulator's or the A fragments' registers, pinned here: the
+** compiler moves neither their writes below the fence nor their reads
+** above the wait. */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
+  #pragma unroll
+  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
+}
+/* The two warpgroups of a 256-thread block taking turns at the tensor
+** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
+** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
+** other group's 128 arrivals); lt_wg_turn_pass(g) hands the turn to the
+** other group without waiting.  Barrier 0 stays __syncthreads'. */
+LT_FN void lt_wg_turn_wait(int g) {
+  if (g == 0) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  else asm volatile("bar.sync 2, 256;\n" ::: "memory");
+}
+LT_FN void lt_wg_turn_pass(int g) {
+  if (g == 0) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  else asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
+/* The block barrier, with what the tensor cores read next in shared memory
+** made visible to them first: ordinary and cp.async stores are in the
+** generic proxy, wgmma's reads in the async proxy. */
+LT_FN void lt_wgmma_barrier(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n256k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n256k16_f16_ss(float (&d)[128], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %132, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %130, %131;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[64]), "+f"(d[65]), "+f"(d[2]), "+f"(d[3]), "+f"(d[66]), "+f"(d[67]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[68]), "+f"(d[69]), "+f"(d[6]), "+f"(d[7]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[72]), "+f"(d[73]), "+f"(d[10]), "+f"(d[11]), "+f"(d[74]), "+f"(d[75]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[76]), "+f"(d[77]), "+f"(d[14]), "+f"(d[15]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[80]), "+f"(d[81]), "+f"(d[18]), "+f"(d[19]), "+f"(d[82]), "+f"(d[83]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[84]), "+f"(d[85]), "+f"(d[22]), "+f"(d[23]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[88]), "+f"(d[89]), "+f"(d[26]), "+f"(d[27]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[92]), "+f"(d[93]), "+f"(d[30]), "+f"(d[31]), "+f"(d[94]), "+f"(d[95]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[96]), "+f"(d[97]), "+f"(d[34]), "+f"(d[35]), "+f"(d[98]), "+f"(d[99]),
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[100]), "+f"(d[101]), "+f"(d[38]), "+f"(d[39]), "+f"(d[102]), "+f"(d[103]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[104]), "+f"(d[105]), "+f"(d[42]), "+f"(d[43]), "+f"(d[106]), "+f"(d[107]),
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[108]), "+f"(d[109]), "+f"(d[46]), "+f"(d[47]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[112]), "+f"(d[113]), "+f"(d[50]), "+f"(d[51]), "+f"(d[114]), "+f"(d[115]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[116]), "+f"(d[117]), "+f"(d[54]), "+f"(d[55]), "+f"(d[118]), "+f"(d[119]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
 /* One block (256 threads) of matmul_f16_bias_gelu_tt. */
 __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
-  const int warp_row = tid / 128 * 64;
-  const int warp_col = tid / 32 % 4 * 64;
-  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
-  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*As)[64][128] = (__half (*)[64][128])(lt_smem + 0);
-  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*As)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 0);
+  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __half (*Bs)[256][64] = (__half (*)[256][64])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[256] = (__half (*)[256])(lt_smem + 0);
@@ -143,18 +223,18 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
+        acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
       }
     }
   }
   // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -164,7 +244,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
         if (ok && bm * 128 >= 0 && kt * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
+            lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -174,11 +254,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
             const __half *ptr = base + (int64_t)gr * lda + gc;
             if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                As[kt_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
+                As[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -215,10 +295,22 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
     lt_cp_async_commit();
   }
   for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
-    __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n256k16_f16_ss<1, 0>(acc_2, lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 1, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 1;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 1 : kt_stage - 2;
     if (kt_next < (K + 64 - 1) / 64) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
@@ -227,7 +319,7 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
         if (ok && bm * 128 >= 0 && kt_next * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
+            lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
@@ -237,11 +329,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
             const __half *ptr = base + (int64_t)gr * lda + gc;
             if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                As[kt_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
+                As[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -276,67 +368,18 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    uint32_t As_frag[2][4][4], Bs_frag[2][8][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 4; ++mi) {
-      const int r = (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4_trans(As_frag[0][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 8; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = (lane >> 3 & 1) * 8;
-      lt_ldmatrix_x4(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-      Bs_frag[0][ni][0] = t[0];
-      Bs_frag[0][ni][1] = t[1];
-      Bs_frag[0][ni + 1][0] = t[2];
-      Bs_frag[0][ni + 1][1] = t[3];
-    }
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 4; ++mi) {
-          const int r = kk + 16 + (lane & 7) + (lane >> 4) * 8, c = warp_row + mi * 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(As_frag[cur ^ 1][mi], &As[kt_stage][r][c ^ (r & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 8; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (lane & 7) + (lane >> 4) * 8, c = kk + 16 + (lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4(t, &Bs[kt_stage][r][c ^ (r & 7) << 3]);
-          Bs_frag[cur ^ 1][ni][0] = t[0];
-          Bs_frag[cur ^ 1][ni][1] = t[1];
-          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
-          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 16], acc_2[i + 17]};
-          lt_mma_16816_f16(d, As_frag[cur][mi], Bs_frag[cur][ni]);
-          acc_2[i] = d[0];
-          acc_2[i + 1] = d[1];
-          acc_2[i + 16] = d[2];
-          acc_2[i + 17] = d[3];
-        }
-      }
-    }
   }
   lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
   // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
+        acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
       }
     }
   }
@@ -348,9 +391,9 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
       const bool ok = b < batch;
       const __half *base = C0 + (int64_t)b * sc;
       #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
           const int gc = bn * 256 + ci * 8 + col0;
           const __half *ptr = base + (int64_t)gr * ldc + gc;
@@ -358,27 +401,27 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
             union { uint32_t v[1]; __half e[2]; } h;
             h.v[0] = ((const uint32_t *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = __half2float(h.e[vi]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+              t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
           }
         }
       }
     }
   }
   // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-  float bias_2[16];
+  float bias_2[64];
   {
     const __half *base = bias;
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       const int gc = bn * 256 + ci * 8 + col0;
       const __half *ptr = base + gc;
       if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
@@ -397,13 +440,13 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
   // matmul.lua:86: k:assign(acc, act(acc + bias))
   float t33[128];
   #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-        acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + erff(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+        t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+        acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + erff(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
       }
     }
   }
@@ -412,39 +455,39 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_gelu_tt_kernel(const __ha
     const bool ok = b < batch;
     __half *base = C + (int64_t)b * sc;
     if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-      __syncthreads();   /* every warp is done with the shared tiles C_out lies over */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
       #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           union { uint32_t v; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 16 + ci * 2 + vi]);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
           *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
-      __syncthreads();   /* C_out is whole */
+      lt_wgmma_barrier();   /* C_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 16; ++ri) {
         *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
           const int gc = bn * 256 + ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 16 + ci * 2 + vi]);
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
             ((uint32_t *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 16 + ci * 2 + vi]);
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
             }
           }
         }
