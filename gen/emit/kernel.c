@@ -150,6 +150,10 @@ static void shared_tiles(E *e) {
       if (s->over)
         ltE_line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of "
                     "row r stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else if (s->wgmma && k->ws && s->stages > 1)
+        ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: the TMA copies write wgmma's "
+                    "%d-byte swizzle%s */", s->name, ring_of, key, ltP_wgmma_row(s),
+                 *panels ? ltU_fmt(", a box per panel of %d columns", pc) : "");
       else if (s->wgmma)
         ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: ldmatrix reads it without "
                     "conflicts, and wgmma through a descriptor (its %d-byte swizzle)%s */", s->name, ring_of, key,
@@ -168,6 +172,9 @@ static void shared_tiles(E *e) {
     else
       ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
   }
+  if (k->ws)
+    ltE_line(e, "uint64_t *%s_full = (uint64_t *)(lt_smem + %d), *%s_empty = %s_full + %d;   /* the ring's mbarriers */",
+             k->ws->var->name, k->mbar_offset, k->ws->var->name, k->ws->var->name, k->ws->stages);
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
@@ -175,7 +182,10 @@ static void shared_tiles(E *e) {
 void ltE_kernel(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
   Buf sig = {0};
-  if (ltE_gpu(e)) {
+  if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
+    for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
+  } else if (ltE_gpu(e)) {
     ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
   } else {
     ltU_printf(&sig, "static void %s_block(", k->name);
@@ -183,7 +193,11 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
   ltU_put(&sig, ")");
-  if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
+  if (ltE_gpu(e) && k->ws)
+    ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
+                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
+             k->producers, e->base, k->ws->line);
+  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
   else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
   ltE_line(e, "%s", sig.p);
   ltE_line(e, "{");
@@ -199,7 +213,8 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   shared_tiles(e);
   e->last_line = 0;
-  ltE_block(e, &k->body);
+  if (k->ws) ltL_warpspec_body(e);
+  else ltE_block(e, &k->body);
   ltL_wgmma_wait(e);
   e->depth--;
   ltE_line(e, "}");

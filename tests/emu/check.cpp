@@ -514,11 +514,15 @@ typedef int (*SwigluFn)(const void *X, const void *W1, const void *W3, void *Y, 
 typedef int (*LeakyFn)(const void *A, const void *B, void *C, int M, int K, int N, float slope, void *stream);
 
 /* Sizes: one element, ragged in every dimension, a K loop twice round the
-** ring, and whole tiles; `skew` starts every matrix one element off a
-** 16-byte boundary (the copies' element paths, and on sm90a the cp.async
-** kernel the launcher falls back to where a tensor map cannot be made). */
+** ring, and whole tiles.  On sm90a a tensor map needs rows of a multiple
+** of 16 bytes: K = 72 and 448 run the TMA kernel (its boxes zero-filled
+** past M, N and K at 72), K = 1 and 70 the cp.async kernel the launcher
+** falls back to; so does `skew`, which starts every matrix one element off
+** a 16-byte boundary (and the copies take their element paths there). */
 struct UserCase { int M, N, K, skew; };
-static const UserCase user_cases[] = {{1, 1, 1, 0}, {150, 300, 70, 0}, {256, 256, 448, 0}, {77, 136, 40, 1}};
+static const UserCase user_cases[] = {
+  {1, 1, 1, 0}, {150, 300, 70, 0}, {150, 300, 72, 0}, {256, 256, 448, 0}, {77, 136, 40, 1},
+};
 
 /* sum_k a[i k] b[k j] (b_nk: b stored [N, K]) and its magnitude, in double. */
 static double dot(const double *a, const double *b, int i, int j, int N, int K, int b_nk, double *mag) {
