@@ -105,7 +105,8 @@ struct Sym {
   int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
-  int over;             /* laid over the other shared tiles, which are dead by then (smem.c) */
+  int over;             /* a store's staging tile, laid over the other shared tiles, dead by then (smem.c; on a
+                           persistent grid after them) */
   int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
                            more than 128 bytes stored as 64-column panels (mma.c) */
   /* fragments and lets of tile rank */
@@ -291,6 +292,8 @@ typedef struct Kernel {
   int producers;        /* threads of the producer warpgroup, after the `threads` consumers (128) */
   int reg_producer, reg_consumer;   /* setmaxnreg's per-thread limits of each role (0: none) */
   int mbar_offset;      /* where the ring's mbarriers lie in shared memory (smem.c) */
+  int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
+                           order, so one program's epilogue overlaps the next one's copies */
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
 } Kernel;
@@ -338,6 +341,8 @@ typedef struct Target {
   int int_row_strides;      /* row strides reach the kernel as int (emit/kernel.c, ltE_narrow_stride) */
   int tma;                  /* has the bulk tensor copy engine (TMA) and mbarriers; the launcher encodes tensor maps */
   int warpspec;             /* a pipelined loop of TMA copies and wgmma gemms runs warp-specialized (plan.c) */
+  int persistent;           /* a warp-specialized kernel runs on a persistent grid: a block an SM, taking the
+                               programs in turn, its ring running on across them (plan.c) */
   int regs;                 /* registers a block (setmaxnreg's pool) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */

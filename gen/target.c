@@ -52,7 +52,7 @@ static const Target sm80 = {
 static const Target sm90a = {
   CUDA_COMMON,
   .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024, .mma = MMA_SYNC, .async_copy = 1, .wgmma = 1,
-  .tma = 1, .warpspec = 1, .regs = 64 * 1024,
+  .tma = 1, .warpspec = 1, .persistent = 1, .regs = 64 * 1024,
   .desc = "NVIDIA Hopper (sm_90a): wgmma where the gemms fit it, else mma.sync; TMA and warp specialization "
           "where a pipelined loop's copies and gemms take them, else cp.async",
   .build_hint = "nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c",

@@ -149,6 +149,24 @@ LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
 }
 
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
 /* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
 ** sm_90a) ----
 ** Sets the per-thread register limit of the executing warp to R (24 to

@@ -33,6 +33,13 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
     ltU_printf(b, "    tensor map %s: %s %s, %d-D, box [%s], %d-byte swizzle, zeros outside the tensor\n", m->name,
                m->t->name, ltI_dtypes[m->t->dt].name, m->t->trank, box.p, m->swizzle);
   }
+  if (k->persistent)
+    ltU_printf(b, "    persistent grid: min(programs, SMs) blocks, each running programs blockIdx.x, + gridDim.x, ... in "
+                  "the grid's order, its ring's stages and phases running on, so one program's epilogue overlaps "
+                  "the producer's copies for the next\n");
+  else if (e->t->persistent)
+    ltU_printf(b, "    one program a block (not persistent: the code after the loop divides floats, and the IEEE "
+                  "division's call spilled the persistent consumers' registers)\n");
   ltU_printf(b, "    fallback: where a tensor map cannot be made (a base or a stride not a multiple of 16 bytes), the "
                 "launcher runs %s_cp, the same tiles with a cp.async ring\n", k->name);
 }

@@ -147,7 +147,11 @@ static void shared_tiles(E *e) {
       ltE_swizzle_of(s, &mask, &rsh, &shift);
       const char *key = rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1);
       const char *ring_of = s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "";
-      if (s->over)
+      if (s->over && k->persistent)
+        ltE_line(e, "/* %s: a tile on its way out to global memory, beside the ring (filled meanwhile with the next "
+                    "program's stages); chunk c of row r stored at c ^ %s, so neither the lanes' pairs nor the rows "
+                    "conflict */", s->name, key);
+      else if (s->over)
         ltE_line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of "
                     "row r stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
       else if (s->wgmma && k->ws && s->stages > 1)
@@ -209,7 +213,8 @@ void ltE_kernel(E *e, Sym **ps, int n) {
     if (l && !l->mma && l->tx && strcmp(l->tx, "tx") == 0) ltE_line(e, "const int tx = tid %% %d;", l->tc);
     if (l && !l->mma && l->ty && strcmp(l->ty, "ty") == 0) ltE_line(e, "const int ty = tid / %d;", l->tc);
     static const char *const axes[] = {"x", "y", "z"};
-    for (int i = 0; i < k->ngrid; i++) ltE_line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
+    for (int i = 0; i < k->ngrid && !k->persistent; i++)   /* (persistent: each program's, sched_warpspec.c) */
+      ltE_line(e, "const int %s = blockIdx.%s;", k->grid[i]->name, axes[i]);
   }
   shared_tiles(e);
   e->last_line = 0;

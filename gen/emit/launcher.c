@@ -125,8 +125,21 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   }
   if (ltE_gpu(e)) {
     if (k->ws) tensor_maps(e, ps, n);
-    ltE_line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
-             k->ngrid > 2 ? "(unsigned)grid_z" : "1");
+    if (k->persistent) {
+      Buf all = {0};
+      for (int i = 0; i < k->ngrid; i++) ltU_printf(&all, "%s%s", i ? " * " : "", g[i]);
+      ltE_line(e, "/* a persistent grid: a block an SM (the count queried once a device), each running programs "
+                  "blockIdx.x, + gridDim.x, ... */");
+      ltE_line(e, "const int64_t programs = %s;", all.p);
+      ltE_line(e, "int sms = 0;");
+      ltE_line(e, "const int sm_err = lt_sm_count(&sms);");
+      ltE_line(e, "if (sm_err != 0) return sm_err;");
+      ltE_line(e, "if (programs > 2147483647) return %s;", t->err_config);
+      ltE_line(e, "const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);");
+    } else {
+      ltE_line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
+               k->ngrid > 2 ? "(unsigned)grid_z" : "1");
+    }
     int dyn = k->smem_dynamic ? k->smem_bytes : 0;
     if (dyn > t->smem_static && t->lang == LANG_CUDA) {
       ltE_line(e, "/* %d bytes of shared memory: over the default 48 KB, so the kernel opts in */", dyn);

@@ -21,7 +21,12 @@
 ** Around the loop: the scalars before it (the tile's coordinates) run in
 ** both roles, everything else before it and everything after it in the
 ** consumers only, whose barriers there are a named barrier of their
-** threads; the producer never meets them after the ring is set up.
+** threads; the producer never meets them after the ring is set up.  On a
+** persistent grid (Kernel.persistent) each role walks the programs
+** blockIdx.x, + gridDim.x, ... in the grid's order, the ring's stage and
+** parity running on from one program to the next: the producer fills the
+** next program's first stages while the consumers finish this one (its
+** last stage released after the loop, the epilogue after that).
 ** setmaxnreg gives the producer's registers to the consumers
 ** (Kernel.reg_producer, reg_consumer).
 */
@@ -36,13 +41,49 @@ static int scalar(const Stmt *s) {
 static const char *full_of(const Stmt *s) { return ltU_fmt("%s_full", s->var->name); }
 static const char *empty_of(const Stmt *s) { return ltU_fmt("%s_empty", s->var->name); }
 
-/* The loop header of a role: the index, its stage and the stage's phase
-** parity (flipping each time the stage comes round to 0). */
+/* The loop header of a role: the index, and its stage and that stage's
+** phase parity (flipping each time the stage comes round to 0), declared
+** before it (ring_state), which run on across a persistent kernel's
+** programs. */
 static void open_loop(E *e, const Stmt *s, const Ring *r, const char *ph) {
   int S = s->stages;
-  ltE_line(e, "for (int %s = %s, %s = 0, %s = 0; %s < %s; ++%s, %s ^= %s == %d, %s = %s == %d ? 0 : %s + 1) {", r->v,
-           r->lo, r->vs, ph, r->v, r->hi, r->v, ph, r->vs, S - 1, r->vs, r->vs, S - 1, r->vs);
+  ltE_line(e, "for (int %s = %s; %s < %s; ++%s, %s ^= %s == %d, %s = %s == %d ? 0 : %s + 1) {", r->v, r->lo, r->v, r->hi,
+           r->v, ph, r->vs, S - 1, r->vs, r->vs, S - 1, r->vs);
   e->depth++;
+}
+
+/* The role's place in the ring: the stage of its next fill, and the
+** parity of that stage's phase. */
+static void ring_state(E *e, const Ring *r, const char *ph) {
+  ltE_line(e, "int %s = 0, %s = 0;   /* the stage of the next fill and its phase's parity%s */", r->vs, ph,
+           e->k->persistent ? ", on across the programs" : "");
+}
+
+/* Opens a persistent kernel's loop over its programs, in the grid's order
+** (x fastest), each program's ids and the scalars before the loop (those
+** of a kernel with one program a block are computed once, before the
+** roles split); nothing otherwise. */
+static void open_programs(E *e) {
+  Kernel *k = e->k;
+  if (!k->persistent) return;
+  ltE_line(e, "for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {");
+  e->depth++;
+  const char *below = NULL;   /* the programs of the axes before this one */
+  for (int i = 0; i < k->ngrid; i++) {
+    const char *q = below ? ltU_fmt("lt_prog / %s", ltE_paren(below)) : "lt_prog";
+    ltE_line(e, "const int %s = %s;", k->grid[i]->name, i + 1 < k->ngrid ? ltU_fmt("%s %% lt_grid%d", q, i) : q);
+    below = below ? ltU_fmt("%s * lt_grid%d", below, i) : ltU_fmt("lt_grid%d", i);
+  }
+  e->last_line = 0;
+  for (Stmt *x = k->body.first; x != k->ws; x = x->next)
+    if (scalar(x)) ltE_stmt(e, x);
+}
+
+/* Closes open_programs' loop. */
+static void close_programs(E *e) {
+  if (!e->k->persistent) return;
+  e->depth--;
+  ltE_line(e, "}");
 }
 
 /* TMA copy p of the loop: one box of its tensor map (one per 64-column
@@ -80,6 +121,8 @@ static void producer(E *e, Stmt *s, const Ring *r) {
   ltE_line(e, "if (tid == %d) {", k->threads);
   e->depth++;
   for (int i = 0; i < k->nmaps; i++) ltE_line(e, "lt_tma_prefetch_map(&%s);", k->maps[i].name);
+  ring_state(e, r, ph);
+  open_programs(e);
   ltE_comment(e, s->line);
   open_loop(e, s, r, ph);
   e->stage = r->vs;
@@ -95,6 +138,7 @@ static void producer(E *e, Stmt *s, const Ring *r) {
   e->stage = NULL;
   e->depth--;
   ltE_line(e, "}");
+  close_programs(e);
   e->depth--;
   ltE_line(e, "}");
   e->depth--;
@@ -136,6 +180,12 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   e->stage = NULL;
   e->depth--;
   ltE_line(e, "}");
+  if (e->k->persistent && e->ninflight) {   /* the last fill's stage, for the next program's copies */
+    ltL_wgmma_wait(e);
+    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* the last stage goes back "
+                "to the producer, which fills it for the next program */", ltE_paren(r->hi), r->lo, empty_of(s), r->vs, S - 1,
+             r->vs);
+  }
 }
 
 /* The body of warp-specialized kernel e->k: the scalars before the loop,
@@ -144,7 +194,16 @@ void ltL_warpspec_body(E *e) {
   Kernel *k = e->k;
   Stmt *s = k->ws;
   Ring r = ltL_ring_names(e, s);
-  for (Stmt *x = k->body.first; x != s; x = x->next)
+  if (k->persistent) {
+    Buf all = {0};
+    e->last_line = 0;
+    for (int i = 0; i < k->ngrid; i++) {
+      ltE_line(e, "const int lt_grid%d = %s;", i, ltE_itext(e, k->grid[i]->extent));
+      ltU_printf(&all, "%slt_grid%d", i ? " * " : "", i);
+    }
+    ltE_line(e, "const int lt_programs = %s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p);
+  }
+  for (Stmt *x = k->body.first; x != s && !k->persistent; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
   e->last_line = 0;
   ltE_line(e, "/* the ring of the k:pipelined loop at %s:%d, %d stages: %s[i] says stage i's TMA copies have landed "
@@ -168,6 +227,8 @@ void ltL_warpspec_body(E *e) {
   e->depth++;
   if (k->reg_consumer)
     ltE_line(e, "lt_setmaxnreg_inc<%d>();   /* the producer's registers, for the accumulators */", k->reg_consumer);
+  ring_state(e, &r, ltU_fmt("%s_phase", r.v));
+  open_programs(e);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
     if (!scalar(x)) ltE_stmt(e, x);
@@ -178,6 +239,7 @@ void ltL_warpspec_body(E *e) {
   ltE_block(e, &(Block){s->next, k->body.last});
   ltL_wgmma_wait(e);
   e->barrier = barrier;
+  close_programs(e);
   e->depth--;
   ltE_line(e, "}");
 }

@@ -187,16 +187,36 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
 }
 
 /* Sets up the warp-specialized loop of kernel k on t: the producer
-** warpgroup, and setmaxnreg's limits.  The launch gives every thread of
+** warpgroup, the persistent grid where t has it (and the code after the
+** loop does not divide), and setmaxnreg's limits.  The launch gives every thread of
 ** the block an equal share of t->regs (whole multiples of 8); with two or
 ** more consumer warpgroups the producer gives all but 40 back and the
 ** consumers take them (2 x 128 consumers: 232 each, as the published
 ** Hopper GEMMs do).  One consumer warpgroup already has the most a thread
 ** can hold. */
+/* Does expression x divide floats? */
+static int fdiv(const Expr *x) {
+  if (!x) return 0;
+  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) return 1;
+  return fdiv(x->a) || fdiv(x->b) || fdiv(x->c);
+}
+
+/* Does a statement from `first` on (or one inside them) divide floats? */
+static int divides(const Stmt *first) {
+  for (const Stmt *s = first; s; s = s->next)
+    if (fdiv(s->val) || fdiv(s->other) || divides(s->body.first) || divides(s->orelse.first)) return 1;
+  return 0;
+}
+
 static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
   k->producers = 128;
+  /* Persistent, but where the code after the loop divides floats: C's
+  ** division is the IEEE one, whose slow path is a call, and the registers
+  ** it saves spilled in the persistent consumers at 232 (ptxas 13.0: the
+  ** matmul's SiLU epilogue, 52 bytes; 16 at 240), not in the others. */
+  k->persistent = t->persistent && !divides(loop->next);
   int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
   if (k->threads >= 256 && t->regs) {
     k->reg_producer = 40;

@@ -57,7 +57,9 @@ static int touches_shared(const Stmt *s) {
 ** shared memory (so it never adds any): at offset 0, over the tiles that
 ** are dead by then, swizzled like a gemm operand so that neither the
 ** lanes' pair writes nor the row reads conflict.  (After a warp-specialized
-** loop the consumers have waited for every stage the producer filled.) */
+** loop the consumers have waited for every stage the producer filled; on a
+** persistent grid, though, the producer fills the next program's stages
+** meanwhile: the tile goes after the others, where it fits.) */
 static void out_tiles(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
   for (Stmt *s = k->body.first; s; s = s->next) {
@@ -77,6 +79,8 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
+    int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */
+    if (k->persistent) room = after + l->rows * row <= t->smem_max ? l->rows * row : 0;
     if (row % 128 != 0 || l->rows * row > room || (l->vec * eb != 4 && l->vec * eb != 8) || k->vec_bytes != 16)
       continue;
     Sym *o = ltI_sym(k, SYM_SHARED, v->t->dt, s->line);
@@ -85,8 +89,9 @@ static void out_tiles(Kernel *k, const Target *t) {
     o->shape[1] = l->cols;
     o->swizzle = 1;
     o->over = 1;
-    o->smem_offset = 0;
+    o->smem_offset = k->persistent ? after : 0;
     o->smem_bytes = l->rows * row;
+    if (k->persistent) k->smem_bytes = after + o->smem_bytes;
     o->name = ltU_fmt("%s_out", v->t->name);
     s->via = o;
   }

@@ -344,6 +344,24 @@ LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
 }
 
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
 /* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
 ** sm_90a) ----
 ** Sets the per-thread register limit of the executing warp to R (24 to
@@ -804,8 +822,9 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_kernel(const _
     if (tid == 256) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      for (int kt = 0, kt_stage = 0, kt_phase = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
         lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
         // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -816,6 +835,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_kernel(const _
     }
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
     // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
     float acc_2[128];
     #pragma unroll
@@ -829,7 +849,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_kernel(const _
       }
     }
     // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-    for (int kt = 0, kt_stage = 0, kt_phase = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+    for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
       lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
       /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
       // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })

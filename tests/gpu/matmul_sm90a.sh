@@ -10,7 +10,9 @@
 #              twin) LDGSTS;  2. check_matmul.py on every matmul variant
 #              and check_user_gemm.py on the user GEMMs
 #   --bench    then bench/matmul.py, bf16 and f16, nn and nt, on the
-#              Hopper shapes (SHAPES overrides), beside cuBLAS
+#              Hopper shapes (SHAPES overrides), beside cuBLAS; BEFORE=DIR
+#              times DIR's matmul_*_none_{nn,nt}.cu (another build of them)
+#              in the same loop, labelled "before"
 # Prints PASS / FAIL lines and the bench table; logs under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
@@ -46,6 +48,12 @@ python3 tests/gpu/check_matmul.py $o/mm_sm90a.so sm90a > $out/check_matmul_sm90a
 python3 tests/gpu/check_user_gemm.py $o/user_sm90a.so sm90a > $out/check_user_sm90a.txt; grep -v ^PASS $out/check_user_sm90a.txt
 if [ "${1:-}" = --bench ]; then
   SHAPES=${SHAPES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x6144x4096,8192x28672x4096,8192x4096x14336,4000x4000x4000,8192x8192x1024}
-  python3 bench/matmul.py --layouts nn,nt --shapes $SHAPES sm90a=$o/mm_sm90a.so | tee $out/bench_matmul_sm90a.txt
+  libs=(sm90a=$o/mm_sm90a.so)
+  if [ -n "${BEFORE:-}" ]; then
+    for f in $BEFORE/matmul_*_none_n[nt].cu; do
+      nvcc -O3 $arch -Xcompiler -fPIC -c $f -o $o/before_$(basename $f .cu).o & done; wait
+    nvcc -shared $o/before_*.o -o $o/mm_before.so && libs=(before=$o/mm_before.so "${libs[@]}")
+  fi
+  python3 bench/matmul.py --layouts nn,nt --shapes $SHAPES "${libs[@]}" | tee $out/bench_matmul_sm90a.txt
 fi
 exit 0
