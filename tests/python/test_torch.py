@@ -461,18 +461,19 @@ def error_checks():
 
 def library_checks():
     raises(luatile.LibraryNotFound, lambda: luatile.load_library("/nonexistent/libluatile_c.so"), "no library file")
-    saved_loaded, saved_repo, saved_env = dict(_lib._loaded), _lib._REPO, os.environ.pop("LUATILE_LIB_CPU", None)
+    saved_loaded, saved_repo = dict(_lib._loaded), _lib._REPO
+    saved_env = {k: os.environ.pop(k, None) for k in ("LUATILE_LIB_CPU", "LUATILE_LIB_DIR")}
     try:
         _lib._loaded.clear()
         _lib._REPO = "/nonexistent"
-        os.environ.pop("LUATILE_LIB_DIR", None)
         raises(luatile.LibraryNotFound, lambda: luatile.softmax(torch.ones(2, 2)), "./build.sh lib c", "LUATILE_LIB_CPU")
     finally:
         _lib._loaded.clear()
         _lib._loaded.update(saved_loaded)
         _lib._REPO = saved_repo
-        if saved_env is not None:
-            os.environ["LUATILE_LIB_CPU"] = saved_env
+        for k, v in saved_env.items():
+            if v is not None:
+                os.environ[k] = v
 
 
 def opcheck_all():
@@ -482,7 +483,7 @@ def opcheck_all():
         raise Skip("no torch.library.opcheck")
     ops = torch.ops.luatile
     bf = torch.bfloat16
-    x, w, b = randn(6, 40, requires_grad=False), randn(40), randn(40)
+    x, w, b = randn(6, 40), randn(40), randn(40)
     a, m = randn(9, 12), randn(12, 40)
     q, k = randn(1, 2, 20, 64, dtype=bf), randn(1, 1, 24, 64, dtype=bf)
     cases = [
