@@ -15,7 +15,9 @@ On torch 2.4 and later each op is a torch.library custom op
 (torch.ops.luatile.attention, .matmul, .rms_norm, .layer_norm, .softmax,
 .bias_gelu, .add, .attention_backward) with a fake implementation for
 torch.compile and autograd registered; on older torch they are
-torch.autograd.Function classes (HAVE_CUSTOM_OP says which).  See
+torch.autograd.Function classes (HAVE_CUSTOM_OP says which).  In eager
+mode, when no input wants a gradient and nothing traces the call, the
+entry points call the kernels directly, skipping the dispatcher.  See
 docs/python.md.
 """
 import math
@@ -33,6 +35,35 @@ __all__ = [
 ]
 
 HEAD_DIMS = _kernels.HEAD_DIMS
+
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", None) or (lambda: 0)
+_function_modes = getattr(torch._C, "_is_torch_function_mode_enabled", None) or (lambda: False)
+_functorch = getattr(torch._C, "_are_functorch_transforms_active", None) or (lambda: False)
+_profiling = getattr(getattr(torch._C, "_autograd", None), "_profiler_enabled", None) or (lambda: False)
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+#: False: the entry points always go through the operators (torch.ops.luatile.*
+#: or the autograd.Function classes), never straight to the kernels.
+direct_calls = True
+
+
+def _direct(*tensors):
+    """Whether the entry point may call the kernel directly rather than through
+    its operator: in eager mode, when no input wants a gradient, the inputs are
+    plain tensors (not meta), and no tracing, dispatch or function mode, functorch
+    transform or profiler is active.  The operator would then do nothing but
+    call the same function; skipping the dispatcher saved 11 to 21 us a call on
+    the H200 machine (docs/python.md, Performance)."""
+    if not direct_calls or _compiling() or _dispatch_modes() or _function_modes() or _functorch() or _profiling():
+        return False
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) not in _PLAIN or t.is_meta or (grad and t.requires_grad):
+            return False
+    return True
 
 
 def _window(is_causal, window, Sq, Sk):
@@ -73,6 +104,8 @@ def attention(q, k, v, *, is_causal=False, window=None, scale=None, softcap=None
     wl, wr = _window(is_causal, window, q.shape[2], k.shape[2])
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
+    if _direct(q, k, v):
+        return _kernels.attention(q, k, v, float(scale), wl, wr, float(softcap or 0.0))
     return _ops.attention(q, k, v, float(scale), wl, wr, float(softcap or 0.0))
 
 
@@ -115,7 +148,26 @@ def matmul(a, b, bias=None, activation=None):
     for gelu and silu the pre-activation is recomputed with one more matmul;
     the activation's derivative and the bias gradient are torch ops.
     """
+    if _direct(a, b, bias):
+        return _kernels.matmul(a, b, bias, _act(activation))
     return _ops.matmul(a, b, bias, _act(activation))
+
+
+def _simple_norm(x, normalized_shape, params):
+    """C where normalized_shape is the last dim of x and every given param is
+    [C] (the common case, checked cheaply), else None."""
+    if type(x) not in _PLAIN or x.dim() == 0:
+        return None
+    C = x.shape[-1]
+    if type(normalized_shape) is int:
+        if normalized_shape != C:
+            return None
+    elif len(normalized_shape) != 1 or normalized_shape[0] != C:
+        return None
+    for p in params:
+        if p is not None and (p.dim() != 1 or p.shape[0] != C):
+            return None
+    return C
 
 
 def _flatten_normalized(op, x, normalized_shape, params):
@@ -133,30 +185,45 @@ def _flatten_normalized(op, x, normalized_shape, params):
             raise ValueError(f"luatile.{op}: {name} has shape {tuple(p.shape)}, not normalized_shape "
                              f"{normalized_shape}")
     C = math.prod(normalized_shape)
-    if n == 1:
-        return x, C, lambda y: y
     shape = x.shape
     return x.reshape(*shape[:x.dim() - n], C), C, lambda y: y.reshape(shape)
+
+
+_EPS = {}
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: input / sqrt(mean(input^2) + eps) * weight over the
     last dims (normalized_shape), f32 inside.  eps None: torch.finfo(dtype).eps.
     Backward: torch ops in f32 (luatile has no RMSNorm backward kernel)."""
-    x, C, back = _flatten_normalized("rms_norm", input, normalized_shape, (("weight", weight),))
-    w = torch.ones(C, dtype=x.dtype, device=x.device) if weight is None else weight.reshape(C)
+    C = _simple_norm(input, normalized_shape, (weight,))
+    if C is None:
+        x, C, back = _flatten_normalized("rms_norm", input, normalized_shape, (("weight", weight),))
+    else:
+        x, back = input, None
+    w = torch.ones(C, dtype=x.dtype, device=x.device) if weight is None else \
+        (weight if back is None else weight.reshape(C))
     if eps is None:
-        eps = torch.finfo(x.dtype).eps
-    return back(_ops.rms_norm(x, w, float(eps)))
+        eps = _EPS.get(x.dtype) or _EPS.setdefault(x.dtype, torch.finfo(x.dtype).eps)
+    y = _kernels.rms_norm(x, w, float(eps)) if _direct(x, w) else _ops.rms_norm(x, w, float(eps))
+    return y if back is None else back(y)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """torch.nn.functional.layer_norm over the last dims, f32 inside.
     Backward: torch ops in f32 (luatile has no LayerNorm backward kernel)."""
-    x, C, back = _flatten_normalized("layer_norm", input, normalized_shape, (("weight", weight), ("bias", bias)))
-    w = torch.ones(C, dtype=x.dtype, device=x.device) if weight is None else weight.reshape(C)
-    b = torch.zeros(C, dtype=x.dtype, device=x.device) if bias is None else bias.reshape(C)
-    return back(_ops.layer_norm(x, w, b, float(eps)))
+    C = _simple_norm(input, normalized_shape, (weight, bias))
+    if C is None:
+        x, C, back = _flatten_normalized("layer_norm", input, normalized_shape,
+                                         (("weight", weight), ("bias", bias)))
+    else:
+        x, back = input, None
+    w = torch.ones(C, dtype=x.dtype, device=x.device) if weight is None else \
+        (weight if back is None else weight.reshape(C))
+    b = torch.zeros(C, dtype=x.dtype, device=x.device) if bias is None else \
+        (bias if back is None else bias.reshape(C))
+    y = _kernels.layer_norm(x, w, b, float(eps)) if _direct(x, w, b) else _ops.layer_norm(x, w, b, float(eps))
+    return y if back is None else back(y)
 
 
 def softmax(input, dim=-1, dtype=None):
@@ -169,17 +236,22 @@ def softmax(input, dim=-1, dtype=None):
     if x.dim() == 0:
         raise ValueError("luatile.softmax: input must have at least 1 dim")
     d = dim % x.dim()
+    f = _kernels.softmax if _direct(x) else _ops.softmax
     if d == x.dim() - 1:
-        return _ops.softmax(x)
-    return _ops.softmax(x.movedim(d, -1)).movedim(-1, d)
+        return f(x)
+    return f(x.movedim(d, -1)).movedim(-1, d)
 
 
 def bias_gelu(input, bias):
     """gelu(input + bias) (erf form), bias [N] broadcast over input [..., N].
     Backward: torch ops in f32."""
+    if _direct(input, bias):
+        return _kernels.bias_gelu(input, bias)
     return _ops.bias_gelu(input, bias)
 
 
 def add(input, other):
     """input + other, same shape and dtype (no broadcasting)."""
+    if _direct(input, other):
+        return _kernels.add(input, other)
     return _ops.add(input, other)

@@ -18,6 +18,7 @@ ATTN_DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 HEAD_DIMS = (32, 64, 96, 128, 256)
 ACTIVATIONS = ("none", "relu", "gelu", "silu")
 MAX_SIZE = (1 << 30) - 1   # every launcher takes sizes below 2^30
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def _dtype_names(dtypes):
@@ -53,21 +54,7 @@ def check_sizes(op, **sizes):
 
 
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-
-def _stream(device):
-    """The current stream of device (a cudaStream_t / hipStream_t as an int; None on the CPU)."""
-    if device.type == "cpu":
-        return None
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    if _raw_stream is not None:
-        return _raw_stream(index)
-    return torch.cuda.current_stream(index).cuda_stream
-
-
-def _last_contiguous(t):
-    """t, or a contiguous copy where its last dim is not contiguous."""
-    return t if t.stride(-1) == 1 or t.size(-1) == 1 else t.contiguous()
+_cur_device = getattr(torch._C, "_cuda_getDevice", None)
 
 
 class _NoGuard:
@@ -81,12 +68,34 @@ class _NoGuard:
 _NO_GUARD = _NoGuard()
 
 
-def _on_device(device):
-    """A context making device's GPU the current one for the launch (launchers
-    run on the current device); nothing on the CPU or when it already is."""
-    if device.type == "cpu" or device.index is None or device.index == torch.cuda.current_device():
-        return _NO_GUARD
-    return torch.cuda.device(device)
+def _launch_env(device):
+    """(context, stream) of a launch on device: a context that makes its GPU
+    the current one (launchers run on the current device; nothing on the CPU or
+    when it already is), and its current stream as an int (None on the CPU)."""
+    if device.type == "cpu":
+        return _NO_GUARD, None
+    cur = _cur_device() if _cur_device is not None else torch.cuda.current_device()
+    index = cur if device.index is None else device.index
+    guard = _NO_GUARD if index == cur else torch.cuda.device(index)
+    if _raw_stream is not None:
+        return guard, _raw_stream(index)
+    return guard, torch.cuda.current_stream(index).cuda_stream
+
+
+def _last_contiguous(t):
+    """t, or a contiguous copy where its last dim is not contiguous."""
+    return t if t.stride(-1) == 1 or t.size(-1) == 1 else t.contiguous()
+
+
+_NAMES = {}
+
+
+def _name(fmt, dtype):
+    """The launcher name: fmt with the dtype's name for {} (cached)."""
+    n = _NAMES.get((fmt, dtype))
+    if n is None:
+        n = _NAMES[(fmt, dtype)] = fmt.format(DTYPES[dtype])
+    return n
 
 
 # ---------------------------------------------------------------------------
@@ -145,13 +154,15 @@ def attention(q, k, v, scale, window_left, window_right, softcap):
     if Sk == 0:   # no key is visible: O = 0, LSE = +inf
         return o.zero_(), lse.fill_(math.inf)
     q, k, v = _last_contiguous(q), _last_contiguous(k), _last_contiguous(v)
-    lib = _lib.library(q.device)
-    name = f"attention_{ATTN_DTYPES[q.dtype]}_d{D}" + ("_softcap" if softcap > 0 else "")
+    device = q.device
+    lib = _lib.library(device)
+    name = _name(("attention_{}_d%d_softcap" if softcap > 0 else "attention_{}_d%d") % D, q.dtype)
     cap = (softcap,) if softcap > 0 else ()
-    with _on_device(q.device):
+    guard, stream = _launch_env(device)
+    with guard:
         lib.call(name, q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
                  B, Hq, Sq, Hkv, Sk, *_bhs(q), *_bhs(k), *_bhs(v), *_bhs(o),
-                 scale, *cap, window_left, window_right, _stream(q.device))
+                 scale, *cap, window_left, window_right, stream)
     return o, lse
 
 
@@ -198,9 +209,9 @@ def attention_backward(do, q, k, v, o, lse, dlse, scale, window_left, window_rig
     dt = ATTN_DTYPES[q.dtype]
     sfx = f"{dt}_d{D}" + ("_softcap" if softcap > 0 else "")
     cap = (softcap,) if softcap > 0 else ()
-    stream = _stream(q.device)
+    guard, stream = _launch_env(q.device)
     delta = torch.empty(B, Hq, Sq, dtype=torch.float32, device=q.device)
-    with _on_device(q.device):
+    with guard:
         lib.call(f"attention_bwd_pre_{dt}_d{D}", o.data_ptr(), do.data_ptr(), delta.data_ptr(),
                  B, Hq, Sq, *_bhs(o), *_bhs(do), stream)
         if dlse is not None:
@@ -287,12 +298,13 @@ def matmul(a, b, bias, activation):
     epi = "none" if bias is None else ("bias" if activation == "none" else "bias_" + activation)
     bias = bias.contiguous() if bias is not None else None
     lib = _lib.library(a.device)
-    name = f"matmul_{DTYPES[a.dtype]}_{epi}_{la}{lb}"
+    name = _name(f"matmul_{{}}_{epi}_{la}{lb}", a.dtype)
     args = [out.data_ptr(), a.data_ptr(), b.data_ptr(), out.data_ptr()]
     if bias is not None:
         args.append(bias.data_ptr())
-    with _on_device(a.device):
-        lib.call(name, *args, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, _stream(a.device))
+    guard, stream = _launch_env(a.device)
+    with guard:
+        lib.call(name, *args, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, stream)
     return out
 
 
@@ -309,13 +321,22 @@ def activation_fn(activation):
 # row ops: the kernels take X [R, C] with packed rows
 
 
-def _rows(x):
-    x = x.contiguous()
-    C = x.shape[-1] if x.dim() > 0 else 1
-    return x, (x.numel() // C if C else 0), C
+def _rows_ok(x, params):
+    """The common case of check_rows, checked cheaply: True when it would pass."""
+    dt = x.dtype
+    if dt not in DTYPES or x.dim() == 0 or x.layout != torch.strided:
+        return False
+    C, dev = x.shape[-1], x.device
+    for _, p in params:
+        if (type(p) not in _PLAIN or p.dtype != dt or p.dim() != 1 or p.shape[0] != C or p.device != dev
+                or p.layout != torch.strided):
+            return False
+    return C <= MAX_SIZE and x.numel() <= MAX_SIZE * max(C, 1)
 
 
 def check_rows(op, x, params):
+    if type(x) in _PLAIN and _rows_ok(x, params):
+        return
     check_tensor(op, "input", x, DTYPES)
     if x.dim() == 0:
         raise ValueError(f"luatile.{op}: input must have at least 1 dim")
@@ -335,15 +356,19 @@ def row_fake(op, x, params):
 
 def _row_launch(op, kernel, x, params, scalars):
     check_rows(op, x, params)
-    x, R, C = _rows(x)
-    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-    if R == 0 or C == 0:
+    x = x.contiguous()
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
+    C = x.shape[-1]
+    R = x.numel() // C if C else 0
+    if R == 0:
         return y
-    params = [p.contiguous() for _, p in params]
-    lib = _lib.library(x.device)
-    with _on_device(x.device):
-        lib.call(f"{kernel}_{DTYPES[x.dtype]}", x.data_ptr(), *[p.data_ptr() for p in params], y.data_ptr(),
-                 R, C, *scalars, _stream(x.device))
+    device = x.device
+    lib = _lib.library(device)
+    params = [p.contiguous() for _, p in params]   # kept alive until the launch returns
+    guard, stream = _launch_env(device)
+    with guard:
+        lib.call(_name(kernel + "_{}", x.dtype), x.data_ptr(), *[p.data_ptr() for p in params],
+                 y.data_ptr(), R, C, *scalars, stream)
     return y
 
 
@@ -384,6 +409,7 @@ def add(x, y):
     if z.numel() == 0:
         return z
     lib = _lib.library(x.device)
-    with _on_device(x.device):
-        lib.call(f"add_{DTYPES[x.dtype]}", x.data_ptr(), y.data_ptr(), z.data_ptr(), x.numel(), _stream(x.device))
+    guard, stream = _launch_env(x.device)
+    with guard:
+        lib.call(_name("add_{}", x.dtype), x.data_ptr(), y.data_ptr(), z.data_ptr(), x.numel(), stream)
     return z

@@ -106,7 +106,8 @@ class Library:
 
     def call(self, name, *args):
         """Calls launcher `name`; a non-zero return is a LaunchError."""
-        rc = self.fn(name)(*args)
+        f = self._fns.get(name) or self.fn(name)
+        rc = f(*args)
         if rc != 0:
             raise LaunchError(f"luatile: {name} ({self.target}) returned {rc}: {self.error_string(rc)}", rc)
 

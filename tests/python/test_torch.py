@@ -476,9 +476,37 @@ def library_checks():
                 os.environ[k] = v
 
 
+def op_path():
+    """The entry points call the kernels directly in plain eager inference and
+    go through the operators otherwise; both give the same results."""
+    x, w = randn(5, 300), randn(300)
+    a, b = randn(20, 30), randn(30, 40)
+    q = randn(1, 2, 50, 64, dtype=torch.bfloat16)
+    calls = [lambda: luatile.rms_norm(x, 300, w), lambda: luatile.layer_norm(x, 300, w, w),
+             lambda: luatile.softmax(x, 0), lambda: luatile.matmul(a, b, b[0], "silu"),
+             lambda: luatile.scaled_dot_product_attention(q, q, q, is_causal=True),
+             lambda: luatile.bias_gelu(x, w), lambda: luatile.add(x, x)]
+    if not luatile._direct(x, w):
+        raise AssertionError("no direct call for plain tensors in eager inference")
+    if luatile._direct(x, w.detach().requires_grad_()):
+        raise AssertionError("a direct call for an input that wants a gradient")
+    with torch.no_grad():
+        if not luatile._direct(x, w.detach().requires_grad_()):
+            raise AssertionError("no direct call under no_grad")
+    direct = [f() for f in calls]
+    luatile.direct_calls = False
+    try:
+        for i, f in enumerate(calls):
+            if not torch.equal(f(), direct[i]):
+                raise AssertionError(f"call {i}: the operator's result differs from the direct call's")
+    finally:
+        luatile.direct_calls = True
+
+
 def opcheck_all():
     if not luatile.HAVE_CUSTOM_OP:
-        raise Skip(f"torch {torch.__version__} has no torch.library.custom_op: the ops are autograd.Functions")
+        why = "LUATILE_NO_CUSTOM_OP is set" if hasattr(torch.library, "custom_op") else "no torch.library.custom_op"
+        raise Skip(f"the ops are autograd.Functions here (torch {torch.__version__}: {why})")
     if not hasattr(torch.library, "opcheck"):
         raise Skip("no torch.library.opcheck")
     ops = torch.ops.luatile
@@ -532,6 +560,7 @@ def main(args):
         for D in ((64,) if QUICK else (64, 128)):
             check(f"{tag}bwd/attention/{NAMES[dt]}_d{D}", bwd_attention(dt, D))
     check(f"{tag}layout/non-contiguous", layout_checks)
+    check(f"{tag}op-path", op_path)
     check(f"{tag}error/bad-inputs", error_checks)
     check(f"{tag}error/library", library_checks)
     check(f"{tag}opcheck", opcheck_all)
