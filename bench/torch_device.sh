@@ -31,8 +31,8 @@ echo "# build: $(tail -n 1 "$out/torch_build.txt") in $(( $(date +%s) - start ))
 ./build.sh lib c >> "$out/torch_build.txt" 2>&1 || echo "FAIL device/build: ./build.sh lib c (the doc blocks use CPU tensors)"
 {
   PYTHONUNBUFFERED=1 python3 bench/torch_device.py 2>&1
-  echo "## the test: blocks of docs/python.md and docs/quickstart-snippets.md (CPU tensors, torch $(python3 -c 'import torch; print(torch.__version__)'))"
-  python3 tests/python/doc_blocks.py run docs/python.md docs/quickstart-snippets.md 2>&1
+  echo "## the test: blocks of docs/python.md and README.md (CPU tensors, torch $(python3 -c 'import torch; print(torch.__version__)'))"
+  python3 tests/python/doc_blocks.py run docs/python.md README.md 2>&1
 } | tee "$out/torch_device.log" | grep -v '^PASS'
 echo "torch_device.sh: $(grep -c '^PASS' "$out/torch_device.log") passed, $(grep -c '^FAIL' "$out/torch_device.log") failed," \
      "$(grep -c '^SKIP' "$out/torch_device.log") skipped, $(( $(date +%s) - start )) s in all"

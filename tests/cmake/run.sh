@@ -11,7 +11,7 @@
 #   cmake/ninja              the example with the Ninja generator (SKIP without ninja)
 #   cmake/sm80-build         the example for sm80 builds with nvcc (no run: CI has no GPU; SKIP without nvcc)
 #   cmake/doc/...            the marked cmake blocks of docs/cmake.md and
-#                            docs/quickstart-snippets.md build and run, as projects
+#                            README.md build and run, as projects
 #                            beside examples/cmake's main.c and kernels/
 cd "$(dirname "$0")/../.." || exit 0
 root=$PWD
@@ -122,7 +122,7 @@ else
 fi
 
 # the documented CMake blocks, each as the CMakeLists.txt of a copy of examples/cmake
-for doc in docs/cmake.md docs/quickstart-snippets.md; do
+for doc in docs/cmake.md README.md; do
   [ -f "$doc" ] || { echo "FAIL cmake/doc/$doc: missing"; continue; }
   while read -r name lang line; do
     [ "$lang" = cmake ] || continue

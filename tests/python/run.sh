@@ -8,7 +8,7 @@
 #                        errors (its own PASS / FAIL / SKIP lines)
 #   python/run           test_torch.py did not crash
 #   python/doc/...       the marked python blocks of docs/python.md and
-#                        docs/quickstart-snippets.md run (tests/python/doc_blocks.py)
+#                        README.md run (tests/python/doc_blocks.py)
 #
 # Needs a python3 with torch (Debian: python3-torch; ./build.sh installs it):
 # PYTHON=..., else the first of python3 and /usr/bin/python3 that imports it.
@@ -42,9 +42,9 @@ case $rc in
   *) echo "FAIL python/run: test_torch.py exited $rc (a crash?): $(tail -n 1 $b/test_torch.log | cut -c1-200)" ;;
 esac
 
-for doc in docs/python.md docs/quickstart-snippets.md; do
+for doc in docs/python.md README.md; do
   [ -f "$doc" ] || echo "FAIL python/doc/$doc: missing"
 done
-"$py" tests/python/doc_blocks.py run $(ls docs/python.md docs/quickstart-snippets.md 2>/dev/null) 2>&1 |
+"$py" tests/python/doc_blocks.py run $(ls docs/python.md README.md 2>/dev/null) 2>&1 |
   grep -E '^(PASS|FAIL|SKIP)' || echo "FAIL python/doc: tests/python/doc_blocks.py printed nothing"
 exit 0
