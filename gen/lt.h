@@ -189,8 +189,12 @@ typedef enum {
   SCHED_TURNS,      /* SCHED_REFILL, and the block's two warpgroups take turns at that gemm (ping-pong) */
   SCHED_GEMM,       /* the ring, and the body's one mma.sync gemm (open_gemm) with it as one software
                        pipeline over K steps of 16 (lower/sched_gemm.c) */
-  SCHED_PREFETCH    /* no cp.async (CDNA): iteration i + 1's copies go through registers while iteration
+  SCHED_PREFETCH,   /* no cp.async (CDNA): iteration i + 1's copies go through registers while iteration
                        i computes (lower/sched_prefetch.c) */
+  SCHED_WARPSPEC    /* warp-specialized (sm90a): a producer warpgroup issues each stage's copies by TMA into a
+                       ring of `stages` buffers with a full and an empty mbarrier each; the block's own
+                       warpgroups (the consumers) wait on full, run the wgmmas, release on empty, then run
+                       what follows the loop (lower/sched_warpspec.c) */
 } Sched;
 
 struct Stmt {
@@ -215,17 +219,21 @@ struct Stmt {
   int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
   int lead_in;          /* S_G2S: issued by cp.async ahead of the pipelined loop after it, landing with its
                            first stage (pipeline.c) */
+  int map;              /* S_G2S of a SCHED_WARPSPEC loop: 1 + the index of its tensor map in Kernel.maps */
   /* the plan (plan.c): what the emitter and --explain read */
   Sched sched;          /* S_FOR: how it runs */
   Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body */
   const Sym **carried;  /* S_FOR SCHED_RING / REFILL / TURNS: the accumulators of the wgmmas its body leaves in
-                           flight across the back edge; its copies then go one iteration less ahead */
+                           flight across the back edge; its copies then go one iteration less ahead;
+                           SCHED_WARPSPEC: those left in flight, one group of them past the stage's release */
   int ncarried;
   int own_lane;         /* S_FOR SCHED_RING / REFILL / TURNS: makes its ldmatrix addresses from its own copy of
                            the lane index (two gemms or more) */
   MmaKind inst;         /* S_GEMM: its instruction */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
+  int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
+  const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */
   Block body, orelse;
   Stmt *next;
 };
@@ -236,6 +244,18 @@ typedef struct Note {
   const char *text;
   struct Note *next;
 } Note;
+
+/* A tensor map of a warp-specialized kernel (plan.c): the launcher encodes
+** one for each tensor and box its TMA copies read (templates/cuda_tma.h),
+** and passes it as a kernel parameter (const __grid_constant__ CUtensorMap). */
+typedef struct TensorMap {
+  const Sym *t;         /* the tensor */
+  const char *name;     /* the kernel parameter: A_map, A_map2, ... */
+  int box[LT_MAXRANK];  /* the box, innermost dimension (the tensor's last) first; 1 in the dims not copied */
+  int swizzle;          /* bytes: 32, 64, 128 (the shared tile's, wgmma's) */
+} TensorMap;
+
+#define LT_MAXMAPS 8
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
@@ -263,6 +283,16 @@ typedef struct Kernel {
   int warps_m, warps_n; /* warp grid over the gemm accumulators */
   int vec_bytes;        /* the target's widest access (layout.c) */
   Note *notes;          /* in the order made (plan.c) */
+  /* the Hopper execution model (plan.c, on targets with tma and warpspec) */
+  int fallback;         /* built with the TMA schedule off: the cp.async twin of the kernel before it (lua/) */
+  struct Kernel *twin;  /* of a kernel with a SCHED_WARPSPEC loop: that twin, which its launcher runs when a
+                           tensor map cannot be made (main.c) */
+  Stmt *ws;             /* the SCHED_WARPSPEC loop, or NULL */
+  int producers;        /* threads of the producer warpgroup, after the `threads` consumers (128) */
+  int reg_producer, reg_consumer;   /* setmaxnreg's per-thread limits of each role (0: none) */
+  int mbar_offset;      /* where the ring's mbarriers lie in shared memory (smem.c) */
+  TensorMap maps[LT_MAXMAPS];
+  int nmaps;
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -306,6 +336,9 @@ typedef struct Target {
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
   int int_row_strides;      /* row strides reach the kernel as int (emit/kernel.c, ltE_narrow_stride) */
+  int tma;                  /* has the bulk tensor copy engine (TMA) and mbarriers; the launcher encodes tensor maps */
+  int warpspec;             /* a pipelined loop of TMA copies and wgmma gemms runs warp-specialized (plan.c) */
+  int regs;                 /* registers a block (setmaxnreg's pool) */
   const char *type_names[DT_COUNT];
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
@@ -342,7 +375,9 @@ struct Layout {
   ** where row0 / col0 are per-thread values the kernel computes first. */
   MmaKind mma;
   int rstride, cstride;
-  int wtm, wtn;         /* warp tile */
+  int rgap;             /* wgmma with several m64 row blocks a warpgroup: rows come in pairs, a pair per
+                           block: row = row0 + ri % 2 * rstride + ri / 2 * rgap (rgap 64); 0: the above */
+  int wtm, wtn;         /* warp tile (with rgap: the rows a warp holds, 16 a block, and its columns) */
   /* The names of the thread's coordinates in the text: its warp's first
   ** row and column, and its own (warp_row, warp_col, row0, col0; mma.c
   ** gives an accumulator shape split differently names of its own). */
@@ -362,8 +397,10 @@ void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
-int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s);  /* must wgmmas in flight be done before s? */
+int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done
+                                                                                   before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
+int ltP_uses(const Stmt *first, const Sym *x);    /* does a statement from first on name x? */
 Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */

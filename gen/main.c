@@ -49,6 +49,7 @@ typedef struct Gen {
   int n;
   Kernel *group[16];        /* a variant's tuned buckets so far */
   int ngroup;
+  Kernel *last;             /* the last kernel that was not a cp.async twin */
   const char *notes[64];    /* the variants' notes (plan.c), each text once */
   int nnotes;
 } Gen;
@@ -69,22 +70,10 @@ static void print_notes(const Gen *g) {
   for (int i = 0; i < g->nnotes; i++) fprintf(stderr, "%s\n", g->notes[i]);
 }
 
-/* Called by the front end (lua/) once per variant with its IR, or once per
-** tuned shape bucket of a variant that has several (k->nbuckets): those are
-** written into one file when the last arrives.  Under --explain, a
-** variant's config and where it came from follow its plan when a tuned file
-** was read (lua/variants.c puts the origin into config_desc). */
-static void on_variant(Kernel *k, void *ud) {
-  Gen *g = ud;
-  run_passes(k, g->target);
-  keep_notes(g, k);
-  if (g->explain) {
-    ltE_explain(k, g->target, &g->explained);
-    if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
-    return;
-  }
-  g->group[g->ngroup++] = k;
-  if (g->ngroup < k->nbuckets) return;
+/* Prints the variant whose kernels (one, or one per tuned bucket) are in
+** g->group. */
+static void emit_group(Gen *g) {
+  Kernel *k = g->group[0];
   if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
   Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
   g->names[g->n] = k->launcher;
@@ -92,6 +81,35 @@ static void on_variant(Kernel *k, void *ud) {
   g->hdrs[g->n] = o.hdr;
   g->n++;
   g->ngroup = 0;
+}
+
+/* Called by the front end (lua/) once per variant with its IR, or once per
+** tuned shape bucket of a variant that has several (k->nbuckets): those are
+** written into one file when the last arrives.  On a target with TMA each
+** comes twice, the second time as its cp.async twin (k->fallback): kept,
+** as the first's twin, only when the first took the warp-specialized TMA
+** schedule (k->ws), and neither explained nor noted on its own.  Under
+** --explain, a variant's config and where it came from follow its plan
+** when a tuned file was read (lua/variants.c puts the origin into
+** config_desc). */
+static void on_variant(Kernel *k, void *ud) {
+  Gen *g = ud;
+  run_passes(k, g->target);
+  if (k->fallback) {
+    Kernel *first = g->last;
+    if (first->ws) first->twin = k;
+    if (!g->explain && g->ngroup == first->nbuckets + !first->nbuckets) emit_group(g);
+    return;
+  }
+  g->last = k;
+  keep_notes(g, k);
+  if (g->explain) {
+    ltE_explain(k, g->target, &g->explained);
+    if (ltN_active()) ltU_printf(&g->explained, "  config: %s\n", k->config_desc);
+    return;
+  }
+  g->group[g->ngroup++] = k;
+  if (g->ngroup == k->nbuckets + !k->nbuckets && !g->target->tma) emit_group(g);   /* else at its twin */
 }
 
 /* Prints the usage text (--help) to f. */

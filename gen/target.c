@@ -52,7 +52,9 @@ static const Target sm80 = {
 static const Target sm90a = {
   CUDA_COMMON,
   .name = "sm90a", .arch = "sm_90a", .smem_max = 227 * 1024, .mma = MMA_SYNC, .async_copy = 1, .wgmma = 1,
-  .desc = "NVIDIA Hopper (sm_90a): wgmma where the gemms fit it, else mma.sync; cp.async",
+  .tma = 1, .warpspec = 1, .regs = 64 * 1024,
+  .desc = "NVIDIA Hopper (sm_90a): wgmma where the gemms fit it, else mma.sync; TMA and warp specialization "
+          "where a pipelined loop's copies and gemms take them, else cp.async",
   .build_hint = "nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c",
 };
 
@@ -141,7 +143,7 @@ static const char *wgmma_helper(int N, const char *ty, int ss) {
 static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
-      int N = s->dst->shape[1], bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
+      int N = s->dst->layout->wtn, bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
       const char *ty = bf ? "bf16" : "f16";
       if (!(seen[bf][ss] >> (N / 8) & 1)) {
         if (emulate)
@@ -171,7 +173,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
                    wg.p ? "\n" : "", wg.p ? wg.p : "");
   }
-  const char *cuda = "", *amd = "";   /* the helpers some kernel of the file uses */
+  const char *cuda = "", *amd = "", *tma = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -183,7 +185,8 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
+    if (k->ws) tma = ltX_cuda_tma;
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s", base, cuda, wg.p ? wg.p : "", amd);
+  return ltU_fmt("%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd);
 }

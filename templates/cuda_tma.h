@@ -6,7 +6,7 @@
 ** mbarrier; the consumers wait on that barrier's phase, read the stage
 ** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
 ** waits on before it fills the stage again.  The tensor maps the copies
-** read are made on the host by lt_tma_encode_2d (below) and passed to the
+** read are made on the host by lt_tma_encode (below) and passed to the
 ** kernel by value (const __grid_constant__ CUtensorMap).
 ** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
 #include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
@@ -108,6 +108,18 @@ LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint6
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
                ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
 }
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
 /* The shared tile at src into the box of `map` at (x, y): only the
 ** elements inside the tensor are written.  The copy reads src after the
 ** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
@@ -159,36 +171,50 @@ template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) 
 
 /* ---- the tensor map, on the host (CUDA driver API,
 ** cuTensorMapEncodeTiled) ----
-** The launcher encodes one map per operand: a row-major matrix of `rows`
-** x `cols` elements, `ld` elements from one row to the next, read and
-** written in boxes of box_rows x box_cols.  The driver's function is
-** reached through the runtime (cudaGetDriverEntryPointByVersion, or
-** cudaGetDriverEntryPoint before CUDA 12.5), so nothing links -lcuda.
-** Returns 0, or an error the launcher answers by taking its cp.async path:
-** cudaErrorInvalidValue when the matrix breaks a rule of the copy engine
-** (checked here first: the base address and the row pitch 16-byte aligned,
-** the pitch below 2^40 bytes, sizes up to 2^32, box sides 1 to 256, the
-** box row a multiple of 16 bytes and no wider than the swizzle span) or the
-** driver refuses it; cudaErrorNotSupported when the driver has no such
-** function.  Out-of-bounds elements of a box read as zero. */
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
 enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
 
 typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                      CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
-                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
-                                                           uint32_t box_cols, int swizzle_bytes) {
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
   static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
   const uint64_t esize = dtype == LT_TMA_F32 ? 4 : 2;
   const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
-  if (!map || !base || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32)) return cudaErrorInvalidValue;
+  if (!map || !base || rank < 1 || rank > 5 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+    return cudaErrorInvalidValue;
   if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
-  if ((uintptr_t)base % 16 || (ld * esize) % 16 || ld * esize >= ((uint64_t)1 << 40) || ld < cols) return cudaErrorInvalidValue;
-  if (rows == 0 || cols == 0 || rows > ((uint64_t)1 << 32) || cols > ((uint64_t)1 << 32)) return cudaErrorInvalidValue;
-  if (box_rows == 0 || box_cols == 0 || box_rows > 256 || box_cols > 256 || (box_cols * esize) % 16) return cudaErrorInvalidValue;
-  if (span && box_cols * esize > span) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
   if (!encode) {
     void *fn = NULL;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
@@ -207,9 +233,20 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
                                 : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                 : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                       : CU_TENSOR_MAP_SWIZZLE_NONE;
-  const cuuint64_t dim[2] = {cols, rows}, stride[1] = {ld * esize};
-  const cuuint32_t box[2] = {box_cols, box_rows}, step[2] = {1, 1};
-  const CUresult r = encode(map, dt, 2, (void *)base, dim, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }

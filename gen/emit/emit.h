@@ -36,6 +36,7 @@ typedef struct E {
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
   int to_regs;          /* copies into shared tiles load into their register buffers instead (sched_prefetch.c) */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
+  const Stmt *fused2;   /* and the one after it, fused into that one (a row's broadcast load: plan.c) */
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
@@ -47,6 +48,8 @@ typedef struct E {
   int lead_in;          /* the copy being emitted is a pipelined loop's lead-in: cp.async (pipeline.c) */
   int carrying;         /* in the body of a pipelined loop whose wgmmas stay in flight across its back
                            edge: an if's branches leave theirs in flight too (Stmt.carried) */
+  int chain;            /* a wgmma gemm into an accumulator in flight does not wait for it (ltP_waits_for;
+                           the warp-specialized loop) */
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -145,6 +148,7 @@ int ltL_starts_wgmma(const Stmt *s);
 void ltL_sched_ring(E *e, Stmt *s);
 void ltL_sched_gemm(E *e, Stmt *s);
 void ltL_sched_prefetch(E *e, Stmt *s);
+void ltL_warpspec_body(E *e);
 Ring ltL_ring_names(E *e, const Stmt *s);
 void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
 void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);

@@ -6,6 +6,37 @@
 */
 #include "emit/emit.h"
 
+/* --explain lines of warp-specialized loop s (pass/plan.c): the schedule,
+** the warp roles and their registers, the barrier ring, the tensor maps,
+** and the kernel the launcher falls back to. */
+static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
+  const Kernel *k = e->k;
+  int W = e->t->warp;
+  ltU_printf(b, "  pipeline (%s:%d): %d stages, warp-specialized: a producer warpgroup fills a ring of shared-memory "
+                "stages by TMA ahead of the consumer warpgroups, which run the wgmmas on each stage as it lands, "
+                "chained across iterations with one group in flight\n", e->base, s->line, s->stages);
+  ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
+                "consumers threads 0-%d (%d warpgroup%s: the loop's gemms, then everything after the loop, whose "
+                "barriers are named barrier 1 of their %d threads)%s\n",
+             k->threads, k->threads + k->producers - 1,
+             k->reg_producer ? ltU_fmt(", %d registers (setmaxnreg.dec)", k->reg_producer) : "", k->threads - 1,
+             k->threads / 128, k->threads > 128 ? "s" : "", k->threads,
+             k->reg_consumer ? ltU_fmt(", %d registers (setmaxnreg.inc)", k->reg_consumer) : "");
+  ltU_printf(b, "    barrier ring: %d stages of %d bytes; %s_full[i] (1 arrival with expect-tx of the stage's bytes) "
+                "says its copies have landed, %s_empty[i] (%d arrivals, one a consumer warp) that its wgmmas are "
+                "done; waits by phase parity\n", s->stages, s->stage_bytes, s->var->name, s->var->name,
+             k->threads / W);
+  for (int i = 0; i < k->nmaps; i++) {
+    const TensorMap *m = &k->maps[i];
+    Buf box = {0};
+    for (int j = m->t->trank - 1; j >= 0; j--) ltU_printf(&box, "%s%d", j < m->t->trank - 1 ? ", " : "", m->box[j]);
+    ltU_printf(b, "    tensor map %s: %s %s, %d-D, box [%s], %d-byte swizzle, zeros outside the tensor\n", m->name,
+               m->t->name, ltI_dtypes[m->t->dt].name, m->t->trank, box.p, m->swizzle);
+  }
+  ltU_printf(b, "    fallback: where a tensor map cannot be made (a base or a stride not a multiple of 16 bytes), the "
+                "launcher runs %s_cp, the same tiles with a cp.async ring\n", k->name);
+}
+
 /* --explain lines of the gemms and pipelined loops in block bl: the
 ** instruction each gemm became and how its warps split the tile, and the
 ** depth and kind of each pipeline.  Counts them in *ngemm and *npipe. */
@@ -18,7 +49,8 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
                  ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
       if (s->inst == MMA_WGMMA)
-        ltU_printf(b, "; %d warpgroups of [64, %d], A %s, B by descriptor", l->rows / 64, l->cols,
+        ltU_printf(b, "; %d warpgroups of [%d, %d]%s, A %s, B by descriptor", l->rows / (4 * l->wtm) * (l->cols / l->wtn),
+                   4 * l->wtm, l->wtn, l->rgap ? ltU_fmt(" (%d m64 blocks each)", l->wtm / 16) : "",
                    s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
@@ -34,13 +66,17 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
                  p->shared->stages == 2 ? "the other buffer of a shared-memory double buffer (one barrier an iteration)"
                                         : "the one buffer, between two barriers (a double buffer does not fit)");
       (*npipe)++;
+    } else if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) {
+      explain_warpspec(e, s, b);
+      (*npipe)++;
     } else if (s->kind == S_FOR && s->sched != SCHED_PLAIN) {
-      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s\n", e->base, s->line, s->stages,
+      ltU_printf(b, "  pipeline (%s:%d): %d stages, %s%s%s\n", e->base, s->line, s->stages,
                  "a ring of shared-memory stages filled by cp.async, one commit group a stage",
                  s->sched == SCHED_GEMM
                      ? "; one software pipeline with the gemm's 16-wide K steps (ldmatrix a step ahead, copies "
                        "between steps, the barrier at the second-last step)"
-                     : "");
+                     : "",
+                 s->why_plain ? ltU_fmt("; not warp-specialized: %s", s->why_plain) : "");
       (*npipe)++;
     } else if (s->kind == S_FOR && s->stages == 1) {   /* a k:pipelined loop that runs plain (plan.c) */
       ltU_printf(b, "  pipeline (%s:%d): none, the loop runs one tile at a time (%s)\n", e->base, s->line,
@@ -64,7 +100,10 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
                k->launcher, k->nbuckets);
   ltU_put(b, "  grid:");
   for (int i = 0; i < k->ngrid; i++) ltU_printf(b, " %s%s", i ? "x " : "", ltE_itext(&e, k->grid[i]->extent));
-  ltU_printf(b, " programs; block: %d thread%s (%d-lane warps)\n", k->threads, k->threads > 1 ? "s" : "", t->warp);
+  if (k->ws)
+    ltU_printf(b, " programs; block: %d threads (%d-lane warps): %d consumers and a producer warpgroup\n",
+               k->threads + k->producers, t->warp, k->threads);
+  else ltU_printf(b, " programs; block: %d thread%s (%d-lane warps)\n", k->threads, k->threads > 1 ? "s" : "", t->warp);
   for (const Layout *l = k->layouts; l; l = l->next) {
     if (l->mma != MMA_FMA) {
       ltU_printf(b, "  register tile [%d, %d]: %s accumulator, per warp [%d, %d], each thread holds %d elements\n",
@@ -83,6 +122,9 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
       ltU_printf(b, "    %s: %s [%d, %d], %d bytes at %d%s\n", s->name, ltI_dtypes[s->dt].name, s->shape[0],
                  s->shape[1], s->smem_bytes, s->smem_offset, s->scratch ? " (reduction scratch)" : "");
   }
+  if (k->ws)
+    ltU_printf(b, "    %s_full, %s_empty: mbarriers, %d bytes at %d\n", k->ws->var->name, k->ws->var->name,
+               16 * k->ws->stages, k->mbar_offset);
   int ngemm = 0, npipe = 0;
   explain_ops(&e, &k->body, b, &ngemm, &npipe);
   if (!ngemm) ltU_put(b, "  matrix instruction: none (no gemm)\n");

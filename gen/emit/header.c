@@ -12,6 +12,34 @@ static const char *shape_text(E *e, const Sym *t) {
   return b.p;
 }
 
+/* What the TMA path of a warp-specialized kernel needs of its tensors
+** (every bucket's kernel copies the same tensors): each base and each
+** stride but the innermost a multiple of 16 bytes; a stride of a
+** dimension of size 1 is free. */
+static void fast_path(E *e, Buf *h) {
+  Buf names = {0}, strides = {0};
+  int per16 = 0;
+  for (int i = 0; i < e->k->nmaps; i++) {
+    const Sym *t = e->k->maps[i].t;
+    int seen = 0;
+    for (int j = 0; j < i; j++) seen |= e->k->maps[j].t == t;
+    if (seen) continue;
+    ltU_printf(&names, "%s%s", names.n ? ", " : "", t->name);
+    for (int d = 0; d < t->trank - 1; d++) {
+      const char *x = ltE_itext(e, t->strides[d]);
+      int dup = 0;   /* (a whole word of the list so far) */
+      for (const char *p = strides.p; p && (p = strstr(p, x)); p++)
+        dup |= (p == strides.p || p[-1] == ' ') && (p[strlen(x)] == ',' || !p[strlen(x)]);
+      if (!dup) ltU_printf(&strides, "%s%s", strides.n ? ", " : "", x);
+    }
+    per16 = 16 / ltI_dtypes[t->dt].bytes;
+  }
+  ltU_printf(h, " * Fast path: TMA copies in a warp-specialized kernel, where %s start 16-byte aligned\n"
+                " * and %s are multiples of %d elements (16 bytes; any stride of a size-1 dimension);\n"
+                " * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.\n",
+             names.p, strides.p, per16);
+}
+
 /* The header: the launcher's prototype and how to call it. */
 const char *ltE_header(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
@@ -60,6 +88,7 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   if (k->bucket)
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
                k->nbuckets);
+  if (k->ws) fast_path(&he, &h);
   ltU_printf(&h, " * Build: %s %s%s\n */\n", ltE_build_hint(e), k->launcher, ltE_src_ext(e));
   ltU_printf(&h, "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n", guard, guard);
   ltU_put(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");

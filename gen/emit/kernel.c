@@ -54,16 +54,45 @@ static int named_before(const Layout *l, const Layout *o, int col) {
   return 0;
 }
 
+/* Is accumulator layout l spread over warpgroups other than as a column
+** of 16-row warps: wgmma with warpgroups across N or several m64 blocks
+** each (mma.c)?  Then warp w is warp w % 4 of group w / 4. */
+static int by_groups(const E *e, const Layout *l) {
+  return l->mma == MMA_WGMMA && (e->k->warps_n > 1 || l->rgap);
+}
+
+/* The first row of the calling warp's part of accumulator layout l. */
+static const char *warp_row_of(const E *e, const Layout *l) {
+  int W = e->t->warp, wm = e->k->warps_m, wn = e->k->warps_n;
+  if (by_groups(e, l)) {
+    const char *in = ltU_fmt("tid / %d %% 4 * 16", W);   /* the warp's 16 rows of each m64 block of its group */
+    return wm == 4 ? in : ltU_fmt("tid / %d * %d + %s", 4 * W * wn, 4 * l->wtm, in);
+  }
+  return wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm);
+}
+
+/* The first column of the calling warp's part of accumulator layout l. */
+static const char *warp_col_of(const E *e, const Layout *l) {
+  int W = e->t->warp, wn = e->k->warps_n;
+  if (wn == 1) return "0";
+  if (by_groups(e, l)) return ltU_fmt("tid / %d %% %d * %d", 4 * W, wn, l->wtn);
+  return ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn);
+}
+
 /* The per-thread coordinates of the gemm accumulators' layouts (mma.c):
 ** the first layout's, then those of the layouts with names of their own. */
 static void thread_coords(E *e, const Layout *l) {
-  Kernel *k = e->k;
-  int W = e->t->warp, wn = k->warps_n, wm = k->warps_m;
+  int W = e->t->warp;
   ltE_line(e, "const int lane = tid %% %d;", W);
-  ltE_line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
-           ltU_fmt("tid / %d", W), l->rows, l->cols);
-  ltE_line(e, "const int warp_row = %s;", wm == 1 ? "0" : ltU_fmt("tid / %d * %d", W * wn, l->wtm));
-  ltE_line(e, "const int warp_col = %s;", wn == 1 ? "0" : ltU_fmt("tid / %d %% %d * %d", W, wn, l->wtn));
+  if (by_groups(e, l))
+    ltE_line(e, "/* warp tid / %d of this block, warp tid / %d %% 4 of warpgroup tid / %d: rows warp_row.. (16 of each "
+                "64-row block of the group's) and columns warp_col.. of the [%d, %d] accumulator */", W, W, 4 * W,
+             l->rows, l->cols);
+  else
+    ltE_line(e, "/* warp %s of this block: rows warp_row.. and columns warp_col.. of the [%d, %d] accumulator */",
+             ltU_fmt("tid / %d", W), l->rows, l->cols);
+  ltE_line(e, "const int warp_row = %s;", warp_row_of(e, l));
+  ltE_line(e, "const int warp_col = %s;", warp_col_of(e, l));
   const char *r0, *c0;
   switch (l->mma) {
   case MMA_SYNC:
@@ -73,8 +102,10 @@ static void thread_coords(E *e, const Layout *l) {
   case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
   default: r0 = "lane / 16", c0 = "lane % 16"; break;
   }
-  ltE_line(e, "/* %s result layout: this thread holds rows row0 + %d i and columns col0 + %d j%s */",
-           ltP_mma_name(l->mma), l->rstride, l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
+  const char *rows = l->rgap ? ltU_fmt("row0 + %d (i %% 2) + %d (i / 2)", l->rstride, l->rgap)
+                             : ltU_fmt("row0 + %d i", l->rstride);
+  ltE_line(e, "/* %s result layout: this thread holds rows %s and columns col0 + %d j%s */", ltP_mma_name(l->mma), rows,
+           l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
   ltE_line(e, "const int row0 = warp_row + %s;", r0);
   ltE_line(e, "const int col0 = warp_col + %s;", c0);
   for (const Layout *o = l->next; o; o = o->next) {   /* the other rows / columns, once each */
@@ -82,12 +113,12 @@ static void thread_coords(E *e, const Layout *l) {
     if (!named_before(l, o, 0)) {
       ltE_line(e, "/* the %d-row accumulators: their warp's rows from %s, this thread's from %s */", o->rows, o->wrow,
                o->row0);
-      ltE_line(e, "const int %s = tid / %d * %d, %s = %s + %s;", o->wrow, W * wn, o->wtm, o->row0, o->wrow, r0);
+      ltE_line(e, "const int %s = %s, %s = %s + %s;", o->wrow, warp_row_of(e, o), o->row0, o->wrow, r0);
     }
     if (!named_before(l, o, 1)) {
       ltE_line(e, "/* the %d-column accumulators: their warp's columns from %s, this thread's from %s */", o->cols,
                o->wcol, o->col0);
-      ltE_line(e, "const int %s = tid / %d %% %d * %d, %s = %s + %s;", o->wcol, W, wn, o->wtn, o->col0, o->wcol, c0);
+      ltE_line(e, "const int %s = %s, %s = %s + %s;", o->wcol, warp_col_of(e, o), o->col0, o->wcol, c0);
     }
   }
 }
@@ -119,6 +150,10 @@ static void shared_tiles(E *e) {
       if (s->over)
         ltE_line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of "
                     "row r stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else if (s->wgmma && k->ws && s->stages > 1)
+        ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: the TMA copies write wgmma's "
+                    "%d-byte swizzle%s */", s->name, ring_of, key, ltP_wgmma_row(s),
+                 *panels ? ltU_fmt(", a box per panel of %d columns", pc) : "");
       else if (s->wgmma)
         ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: ldmatrix reads it without "
                     "conflicts, and wgmma through a descriptor (its %d-byte swizzle)%s */", s->name, ring_of, key,
@@ -137,6 +172,9 @@ static void shared_tiles(E *e) {
     else
       ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
   }
+  if (k->ws)
+    ltE_line(e, "uint64_t *%s_full = (uint64_t *)(lt_smem + %d), *%s_empty = %s_full + %d;   /* the ring's mbarriers */",
+             k->ws->var->name, k->mbar_offset, k->ws->var->name, k->ws->var->name, k->ws->stages);
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
@@ -144,7 +182,10 @@ static void shared_tiles(E *e) {
 void ltE_kernel(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
   Buf sig = {0};
-  if (ltE_gpu(e)) {
+  if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
+    for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
+  } else if (ltE_gpu(e)) {
     ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
   } else {
     ltU_printf(&sig, "static void %s_block(", k->name);
@@ -152,7 +193,11 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
   ltU_put(&sig, ")");
-  if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
+  if (ltE_gpu(e) && k->ws)
+    ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
+                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
+             k->producers, e->base, k->ws->line);
+  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
   else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
   ltE_line(e, "%s", sig.p);
   ltE_line(e, "{");
@@ -168,7 +213,8 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   shared_tiles(e);
   e->last_line = 0;
-  ltE_block(e, &k->body);
+  if (k->ws) ltL_warpspec_body(e);
+  else ltE_block(e, &k->body);
   ltL_wgmma_wait(e);
   e->depth--;
   ltE_line(e, "}");

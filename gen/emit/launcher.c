@@ -52,6 +52,45 @@ static void check_args(E *e, Sym **ps, int n) {
   if (align.n) ltE_line(e, "if (%s) return %s;", align.p, t->err_misaligned);
 }
 
+/* The tensor maps of warp-specialized kernel e->k (parameters ps[0..n-1]),
+** encoded here; where one cannot be made, the launcher runs the kernel's
+** cp.async twin instead, with the same arguments. */
+static void tensor_maps(E *e, Sym **ps, int n) {
+  Kernel *k = e->k;
+  Buf decl = {0}, args = {0};
+  const char *enc[LT_MAXMAPS];
+  ltE_line(e, "/* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride "
+              "not a multiple of 16 bytes), the cp.async kernel runs instead */");
+  e->wide = 1;
+  for (int i = 0; i < k->nmaps; i++) {
+    const TensorMap *m = &k->maps[i];
+    const Sym *t = m->t;
+    int r = t->trank;
+    Buf dims = {0}, strides = {0}, box = {0};
+    for (int j = 0; j < r; j++) {   /* innermost first */
+      int d = r - 1 - j;
+      e->wide = 0;   /* sizes are ints; strides int64, and their products with sizes too */
+      ltU_printf(&dims, "%s(uint64_t)%s", j ? ", " : "", ltE_paren(ltE_itext(e, t->dims[d])));
+      e->wide = 1;
+      if (j) ltU_printf(&strides, "%s(uint64_t)%s", j > 1 ? ", " : "", ltE_paren(ltE_itext(e, t->strides[d])));
+      ltU_printf(&box, "%s%d", j ? ", " : "", m->box[j]);
+    }
+    ltE_line(e, "const uint64_t %s_dims[%d] = {%s}, %s_strides[%d] = {%s};", m->name, r, dims.p, m->name, r - 1,
+             strides.p);
+    ltE_line(e, "const uint32_t %s_box[%d] = {%s};", m->name, r, box.p);
+    ltU_printf(&decl, "%s%s", i ? ", " : "", m->name);
+    enc[i] = ltU_fmt("lt_tma_encode(&%s, %s, %s, %d, %s_dims, %s_strides, %s_box, %d) != 0", m->name, t->name,
+                     t->dt == DT_F32 ? "LT_TMA_F32" : t->dt == DT_F16 ? "LT_TMA_F16" : "LT_TMA_BF16", r, m->name,
+                     m->name, m->name, m->swizzle);
+  }
+  e->wide = 0;
+  for (int i = 0; i < n; i++) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltE_line(e, "CUtensorMap %s;", decl.p);
+  for (int i = 0; i < k->nmaps; i++)
+    ltE_line(e, "%s%s%s", i ? "    " : "if (", enc[i], i + 1 < k->nmaps ? " ||" : ")");
+  ltE_line(e, "  return %s(%sstream);", k->twin->name, args.p);
+}
+
 /* The launcher of kernel e->k, whose parameters are ps[0..n-1]. */
 void ltE_launcher(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
@@ -59,7 +98,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   ltU_put(e->b, "\n");
   ltE_line(e, "/* Checks the arguments, then runs %s over its grid%s%s. */", k->name, ltE_gpu(e) ? " on `stream`" : "",
            k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
-  if (k->bucket) ltE_line(e, "static %s", ltE_launcher_proto(e, k->name, ps, n));
+  if (k->bucket || k->fallback) ltE_line(e, "static %s", ltE_launcher_proto(e, k->name, ps, n));
   else ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->name, ps, n));
   ltE_line(e, "{");
   e->depth++;
@@ -76,6 +115,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   }
   ltE_line(e, "if (%s) return %s;", glim.p, t->err_config);
   Buf args = {0};
+  for (int i = 0; k->ws && i < k->nmaps; i++) ltU_printf(&args, "%s, ", k->maps[i].name);
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR)
@@ -84,6 +124,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
       ltU_printf(&args, "%s%s%s", i ? ", " : "", ltE_narrow_stride(e, s) ? "(int)" : "", s->name);
   }
   if (ltE_gpu(e)) {
+    if (k->ws) tensor_maps(e, ps, n);
     ltE_line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
              k->ngrid > 2 ? "(unsigned)grid_z" : "1");
     int dyn = k->smem_dynamic ? k->smem_bytes : 0;
@@ -93,10 +134,11 @@ void ltE_launcher(E *e, Sym **ps, int n) {
                   "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);", k->name, dyn);
       ltE_line(e, "if (err != cudaSuccess) return (int)err;");
     }
+    int block = k->threads + (k->ws ? k->producers : 0);
     if (e->emu) {
-      ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, k->threads, dyn, args.p);
+      ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn, args.p);
     } else {
-      ltE_line(e, "%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, k->threads, dyn,
+      ltE_line(e, "%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, block, dyn,
                t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t", args.p);
       ltE_line(e, "return (int)%s;", t->err_last);
     }

@@ -66,7 +66,10 @@ static int params(Kernel *k, Sym **out) {
 ** kernel and launcher are static and one launcher picks among them. */
 Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   Kernel *k = ks[0];
-  for (int i = 0; i < n; i++) ltE_name_syms(ks[i]);
+  for (int i = 0; i < n; i++) {
+    ltE_name_syms(ks[i]);
+    if (ks[i]->twin) ltE_name_syms(ks[i]->twin);
+  }
   Buf src = {0};
   E e = {.b = &src, .k = k, .t = t, .base = ltE_basename(ltU_file), .emu = emulate, .lane = "lane"};
   Sym *ps[128];
@@ -84,14 +87,17 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   ltU_printf(&src, " * Build: %s %s%s\n */\n", ltE_build_hint(&e), k->launcher, ltE_src_ext(&e));
   ltU_put(&src, ltT_prologue(t, ks, n, emulate));
   for (int i = 0; i < n; i++) {
-    E ei = e;
-    ei.k = ks[i];
-    ei.barrier = ks[i]->mma == MMA_WGMMA ? "lt_wgmma_barrier();" : t->barrier;
-    Sym *pi[128];
-    int npi = params(ks[i], pi);
-    ltU_put(&src, "\n");
-    ltE_kernel(&ei, pi, npi);
-    ltE_launcher(&ei, pi, npi);
+    Kernel *kk[2] = {ks[i]->twin, ks[i]};   /* a warp-specialized kernel's cp.async twin first: its launcher calls it */
+    for (int j = !ks[i]->twin; j < 2; j++) {
+      E ei = e;
+      ei.k = kk[j];
+      ei.barrier = kk[j]->mma == MMA_WGMMA ? "lt_wgmma_barrier();" : t->barrier;
+      Sym *pi[128];
+      int npi = params(kk[j], pi);
+      ltU_put(&src, "\n");
+      ltE_kernel(&ei, pi, npi);
+      ltE_launcher(&ei, pi, npi);
+    }
   }
   if (n > 1) ltE_dispatch(&e, ks, n, ps, np);
   Output out = {src.p, ltE_header(&e, ps, np)};

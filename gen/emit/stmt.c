@@ -41,7 +41,7 @@ static void tile_assign(E *e, const Sym *dst, const Expr *val) { tile_assign2(e,
 
 /* Must the wgmmas in flight be done before statement s (plan.c)? */
 static int waits_for_wgmma(const E *e, const Stmt *s) {
-  return ltP_waits_for(e->inflight, e->ninflight, s);
+  return ltP_waits_for(e->inflight, e->ninflight, s, e->chain);
 }
 
 /* Gemm s by the instruction plan.c gave it (lower/gemm_*.c). */
@@ -77,12 +77,13 @@ static void loop(E *e, Stmt *s) {
   case SCHED_RING: case SCHED_REFILL: case SCHED_TURNS: ltL_sched_ring(e, s); break;
   case SCHED_GEMM: ltL_sched_gemm(e, s); break;
   case SCHED_PREFETCH: ltL_sched_prefetch(e, s); break;
+  case SCHED_WARPSPEC: break;   /* printed with the kernel's body (lower/sched_warpspec.c) */
   }
 }
 
 /* Statement s (but one a fused let or load before it has done). */
 void ltE_stmt(E *e, Stmt *s) {
-  if (s == e->fused) return;   /* done inside the load before it */
+  if (s == e->fused || s == e->fused2) return;   /* done inside the load before it */
   if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
   if (s->kind != S_BARRIER) ltE_comment(e, s->line);
   switch (s->kind) {
@@ -113,6 +114,8 @@ void ltE_stmt(E *e, Stmt *s) {
       if (s->next->kind == S_LET) ltE_declare_regs(e, s->next->dst);
       ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next, NULL);
       e->fused = s->next;
+      if (s->next->kind == S_LET && s->next->fuse && s->next->dst->shape[0] > s->dst->shape[0])
+        e->fused2 = s->next->next;   /* a row's broadcast: the let's own fused assignment too (copy.c) */
     } else {
       ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL, NULL);
     }

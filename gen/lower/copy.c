@@ -308,6 +308,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   }
   if (then) {
     Ctx ct = c;
+    int rows = 0;   /* a row loaded for every row of the assignment (plan.c, broadcast): the chunk's columns of each */
+    if (then->dst->shape[0] > shape[0]) rows = ltE_open_loops(e, &ct, then->dst->layout, then->dst->shape, 1, 0, 0);
     ct.vi = V > 1 ? "vi" : NULL;
     if (V > 1) {
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
@@ -315,10 +317,13 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       e->depth++;
     }
     ltE_assign_elem(e, then->dst, then->val, &ct);
+    if (rows && then->kind == S_LET && then->fuse)   /* and the assignment that value is fused into */
+      ltE_assign_elem(e, then->next->dst, then->next->val, &ct);
     if (V > 1) {
       e->depth--;
       ltE_line(e, "}");
     }
+    ltE_close_loops(e, rows);
   }
   ltE_close_loops(e, n);
   if (interior || via) {

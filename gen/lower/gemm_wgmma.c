@@ -30,9 +30,12 @@ static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
                  row == 128 ? 1 : row == 64 ? 2 : 3);
 }
 
-/* B's 16 of K from kk: columns kk.. of its rows ([N, K]), or its rows kk.. ([K, N]). */
+/* B's 16 of K from kk for the warpgroup's columns (from its warp_col, or
+** 0 where one group spans N): columns kk.. of those rows ([N, K]), or
+** those columns of its rows kk.. ([K, N]). */
 static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
-  return s->trans_b ? ltE_sh_index(e, b, "0", "kk") : ltE_sh_index(e, b, "kk", "0");
+  const char *n0 = e->k->warps_n > 1 ? s->dst->layout->wcol : "0";
+  return s->trans_b ? ltE_sh_index(e, b, n0, "kk") : ltE_sh_index(e, b, "kk", n0);
 }
 
 /* Is s the declaration of a zero-filled accumulator that a wgmma gemm
@@ -58,7 +61,8 @@ int ltL_starts_wgmma(const Stmt *s) {
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
-  int N = acc->shape[1], ss = a->wgmma;
+  const Layout *l = acc->layout;
+  int N = l->wtn, ss = a->wgmma, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
   const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
   if (e->fresh == acc)
     ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
@@ -76,10 +80,14 @@ void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
   ltE_open_for(e, "kk", BK, 16);
   if (ss) {   /* A's 16 of K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
-    const char *wg = ltU_fmt("(%s & ~63)", acc->layout->wrow);
-    const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");
-    ltE_line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s, %s);", N, ty, s->trans_a, !s->trans_b, acc->name,
-             wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
+    for (int i = 0; i < blocks; i++) {   /* several m64 blocks: rows 64 i on, registers N / 2 i on */
+      const char *wg = i ? ltU_fmt("(%s & ~63) + %d", l->wrow, 64 * i) : ltU_fmt("(%s & ~63)", l->wrow);
+      const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");
+      const char *d = blocks > 1 ? ltU_fmt("reinterpret_cast<float (&)[%d]>(%s[%d])", N / 2, acc->name, N / 2 * i)
+                                 : acc->name;
+      ltE_line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s, %s);", N, ty, s->trans_a, !s->trans_b, d,
+               wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
+    }
   } else {
     ltE_line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s, %s);", N, ty, !s->trans_b, acc->name, frag,
              wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);

@@ -272,12 +272,10 @@ const luaL_Reg ltF_kernel_funcs[] = {
 /* ------------------------------------------------------------------ */
 /* one variant                                                         */
 
-/* Builds and hands over one variant; the kernel table is at kt, the
-** variant table at vt and the config table at ct.  For one of nbuckets
-** tuned shape buckets, bucket names it and the kernel's name gets its
-** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname. */
-void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
-                       const char *cdesc, const char *bucket, int nbuckets) {
+/* Builds and hands over one variant (build_variant, below); `fallback`:
+** its cp.async twin, named NAME_cp. */
+static void build_once(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
+                       const char *cdesc, const char *bucket, int nbuckets, int fallback) {
   K = ltU_alloc(sizeof *K);
   lua_getfield(L, kt, "name");
   K->family = ltU_strdup(lua_tostring(L, -1));
@@ -294,6 +292,8 @@ void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
       if (*p != '=') ltU_printf(&b, "%c", *p == ',' ? '_' : *p);
     K->name = b.p;
   }
+  K->fallback = fallback;
+  if (fallback) K->name = ltU_fmt("%s_cp", K->name);
   K->variant_desc = vdesc;
   K->config_desc = cdesc;
   lua_getfield(L, kt, "doc");
@@ -338,4 +338,18 @@ void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, cons
       ltU_error(t->line, "tensor %s is declared but never loaded or stored", t->name);
     }
   run->fn(K, run->ud);
+}
+
+/* Builds and hands over one variant; the kernel table is at kt, the
+** variant table at vt and the config table at ct.  For one of nbuckets
+** tuned shape buckets, bucket names it and the kernel's name gets its
+** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname.  On a
+** target with TMA it is built twice: the second time as the cp.async twin
+** (Kernel.fallback) that its launcher runs where a tensor map cannot be
+** made; main.c keeps the twin only when the first took the TMA schedule. */
+void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
+                       const char *cdesc, const char *bucket, int nbuckets) {
+  int twins = ltF_target && ltF_target->tma ? 2 : 1;
+  for (int fallback = 0; fallback < twins; fallback++)
+    build_once(run, kt, vt, ct, vname, tname, vdesc, cdesc, bucket, nbuckets, fallback);
 }

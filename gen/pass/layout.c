@@ -160,7 +160,7 @@ static int same_dim(const Layout *a, const Layout *b, int dim) {
   if (a->mma != b->mma) return 0;
   if (dim == 0) {
     if (a->rows != b->rows) return 0;
-    if (a->mma) return a->nr == b->nr && a->rstride == b->rstride;
+    if (a->mma) return a->nr == b->nr && a->rstride == b->rstride && a->rgap == b->rgap;
     return a->tr == b->tr && a->nr == b->nr && a->tc == b->tc;
   }
   if (a->cols != b->cols) return 0;

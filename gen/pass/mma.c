@@ -211,6 +211,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   }
   l->nr = wtm / l->rstride;
   l->nc = wtn / l->cstride;
+  if (m == MMA_WGMMA && wtm > 16) l->rgap = 64;   /* several m64 blocks a warpgroup: 16 rows of each a warp */
   Layout **tail = &k->layouts;
   while (*tail) tail = &(*tail)->next;
   *tail = l;
@@ -245,21 +246,53 @@ int ltP_wgmma_row(const Sym *sh) {
   return bytes == 32 || bytes == 64 ? bytes : bytes % 128 ? 0 : 128;
 }
 
-/* Does wgmma fit every gemm of kernel k (sm90a)?  A warpgroup of four
-** consecutive warps computes 64 rows of the accumulator, each warp 16 of
-** them in the mma.sync result layout; so the warps stack along M only,
-** 16 rows each, and a warp holds all N columns (8 to 256).  B comes from
-** shared memory through a descriptor (ltP_wgmma_row); so does A where it
-** is a shared tile wgmma can read, else from registers. */
-static int wgmma_fits(const Kernel *k, Site *sites, int n) {
-  if (k->warps_n != 1 || k->warps_m % 4) return 0;
-  for (int i = 0; i < n; i++) {
-    const Stmt *g = *sites[i].link;
-    const Sym *acc = g->dst;
-    if (acc->shape[0] != 16 * k->warps_m || acc->shape[1] % 8 || acc->shape[1] > 256) return 0;
-    if (!ltP_wgmma_row(g->shared_b)) return 0;
-  }
+/* Does wgmma fit gemm g under kernel k's warp grid (sm90a)?  wgmma is an
+** instruction of a warpgroup, four consecutive warps: m64nNk16 gives warp
+** w % 4 of the group 16 of its 64 rows in the mma.sync result layout.  So
+** the warps_m x warps_n grid is read as warpgroups, warps_m / 4 down M and
+** warps_n across N, each owning a [BM / (warps_m / 4), BN / warps_n] tile of
+** the accumulator: one m64 row block or several (a warp then holds rows
+** 16 (w % 4) + 64 i of its group's tile), and N columns a wgmma (8 to 256,
+** a multiple of 8).  B comes from shared memory through a descriptor
+** (ltP_wgmma_row); so does A where it is a shared tile wgmma can read, else
+** from registers, which takes a warpgroup of one m64 block over all of N
+** (the register operand's rows are an accumulator's).  A group's first
+** column of a B stored [K, N] starts a swizzle row (64 columns of 128
+** bytes, 32 of 64, 16 of 32). */
+static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
+  const Sym *acc = g->dst, *b = g->shared_b;
+  int wgm = k->warps_m / 4, wgn = k->warps_n, BM = acc->shape[0], BN = acc->shape[1];
+  if (k->warps_m % 4 || BM % (64 * wgm) || BN % wgn) return 0;
+  int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
+  if (n % 8 || n > 256 || !row) return 0;
+  int a_desc = g->shared && ltP_wgmma_row(g->shared);
+  if ((blocks > 1 || wgn > 1) && !a_desc) return 0;
+  if (wgn > 1 && !g->trans_b && n % (row / ltI_dtypes[b->dt].bytes)) return 0;
   return 1;
+}
+
+/* Does wgmma fit every gemm of kernel k (sites[0..n-1]) under its warp grid? */
+static int wgmma_fits(const Kernel *k, Site *sites, int n) {
+  for (int i = 0; i < n; i++)
+    if (!wgmma_fits_one(k, *sites[i].link)) return 0;
+  return 1;
+}
+
+/* The warp grid of wgmma for a kernel that gave none (sm90a): the first
+** warpgroup grid, from one group across N up, under which wgmma fits every
+** gemm; so each wgmma is as wide along N as the tile allows (B read once
+** for more rows of A).  Sets warps_m and warps_n; 0 when none fits. */
+static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
+  if (nwarps % 4) return 0;
+  int groups = nwarps / 4;
+  for (int wgn = 1; wgn <= groups; wgn++) {
+    if (groups % wgn) continue;
+    k->warps_m = 4 * (groups / wgn);
+    k->warps_n = wgn;
+    if (wgmma_fits(k, sites, n)) return 1;
+  }
+  k->warps_m = k->warps_n = 0;
+  return 0;
 }
 
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
@@ -273,7 +306,9 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (k->gemm->shared_b->dt == DT_F32) m = k->gemm->tf32 && t->mma == MMA_SYNC ? MMA_TF32 : MMA_FMA;
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
-    warp_grid(k, k->threads / t->warp, acc->shape[0], acc->shape[1], k->gemm->line);
+    int nwarps = k->threads / t->warp;
+    if (m == MMA_SYNC && t->wgmma && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
+    warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
     if (m == MMA_SYNC && t->wgmma && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;

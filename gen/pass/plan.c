@@ -73,6 +73,138 @@ static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
   return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* the warp-specialized loop (SCHED_WARPSPEC), before the rings         */
+
+/* Why the copy engine cannot take copy p (an S_G2S of a pipelined loop)
+** as boxes of a tensor map, or NULL when it can: a 2- or 4-byte dtype, a
+** tile of rows along the tensor's last dimension with the constant stride
+** 1 (one element in every other dimension), zero outside the tensor (the
+** map's fill), into a tile that wgmma reads by descriptor, whose layout is
+** then a box (or one box per 64-column panel of rows over 128 bytes) with
+** the map's swizzle, box sides of 256 or less. */
+static const char *tma_copy_why(const Stmt *p) {
+  const View *v = p->view;
+  const Sym *t = v->t, *sh = p->shared;
+  int eb = ltI_dtypes[t->dt].bytes;
+  long long cs;
+  if (eb != 2 && eb != 4) return ltU_fmt("line %d copies %s elements (TMA here: 2 or 4 bytes)", p->line, ltI_dtypes[t->dt].name);
+  if (p->other && !(p->other->kind == E_CONST && p->other->cval == 0))
+    return ltU_fmt("line %d's copy reads a value other than 0 outside the tensor (TMA fills with 0)", p->line);
+  if (v->rdim < 0 || v->cdim != t->trank - 1 || !ltI_const_int(t->strides[v->cdim], &cs) || cs != 1)
+    return ltU_fmt("line %d's tile rows do not run along %s's last dimension with stride 1", p->line, t->name);
+  for (int d = 0; d < t->trank; d++)
+    if (d != v->rdim && d != v->cdim && v->ext[d] != 1)
+      return ltU_fmt("line %d's view spans more than one element of %s's dimension %d", p->line, t->name, d + 1);
+  if (!sh->wgmma) return ltU_fmt("line %d's shared tile %s is not a wgmma operand read by descriptor", p->line, sh->name);
+  if (v->ext[v->rdim] > 256) return ltU_fmt("line %d's tile has %d rows (a TMA box: 256 at most)", p->line, v->ext[v->rdim]);
+  return NULL;
+}
+
+/* Why statements from `first` on cannot be a warp-specialized loop's
+** consumers (with what is inside them), or NULL: register work, global
+** loads and stores, wgmma gemms and reductions within a warp; nothing that
+** writes shared memory or meets at a block barrier. */
+static const char *consumer_why(const Stmt *first, const Target *t) {
+  for (const Stmt *x = first; x; x = x->next) {
+    const char *why = NULL;
+    switch (x->kind) {
+    case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_STORE: case S_GEMM: break;
+    case S_REDUCE:
+      if (x->dst->layout && ltP_reduce_groups(x->dst->layout, x->axis, t->warp) > 1)
+        return ltU_fmt("line %d's reduction goes across warps through shared memory", x->line);
+      break;
+    case S_IF:
+      if ((why = consumer_why(x->body.first, t)) || (why = consumer_why(x->orelse.first, t))) return why;
+      break;
+    default: return ltU_fmt("line %d in the body works on shared memory or loops (only gemms and register work run "
+                            "in the consumer warpgroups' loop)", x->line);
+    }
+  }
+  return NULL;
+}
+
+/* How many k:pipelined loops block b holds (inside other statements too). */
+static int pipelined_loops(const Block *b) {
+  int n = 0;
+  for (const Stmt *s = b->first; s; s = s->next)
+    n += (s->kind == S_FOR && s->stages) + pipelined_loops(&s->body) + pipelined_loops(&s->orelse);
+  return n;
+}
+
+/* Why pipelined loop `loop` of kernel k cannot run warp-specialized on t,
+** or NULL (and then its tensor maps are in k->maps, each copy's in
+** Stmt.map, the bytes of a stage in stage_bytes): a kernel with wgmma and
+** this one pipelined loop, at the top of the body, after nothing but
+** register work and scalars (which both roles then compute); copies the
+** copy engine takes (tma_copy_why) and consumers that need no block
+** barrier (consumer_why); room for a producer warpgroup. */
+static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
+  if (k->fallback) return "the cp.async twin of a warp-specialized kernel";
+  if (k->mma != MMA_WGMMA) return "its gemms do not take wgmma";
+  if (k->threads % 128 || k->threads + 128 > t->max_threads)
+    return ltU_fmt("%d threads and a producer warpgroup are not whole warpgroups within %d", k->threads, t->max_threads);
+  if (pipelined_loops(&k->body) != 1) return "the kernel has more than one k:pipelined loop";
+  const Stmt *x = k->body.first;
+  for (; x && x != loop; x = x->next)
+    if (x->kind != S_LET && x->kind != S_FRAG && x->kind != S_ASSIGN && x->kind != S_LOAD)
+      return ltU_fmt("line %d before the loop is more than register work", x->line);
+  if (!x) return "the loop is not at the top of the kernel's body";
+  const Stmt *p = loop->body.first;
+  int nmaps = 0, bytes = 0;
+  TensorMap maps[LT_MAXMAPS];
+  for (; p && ltP_is_producer(p); p = p->next) {
+    if (p->kind != S_G2S) continue;
+    const char *why = tma_copy_why(p);
+    if (why) return why;
+    const View *v = p->view;
+    const Sym *sh = p->shared;
+    int row = ltP_wgmma_row(sh), eb = ltI_dtypes[sh->dt].bytes;
+    TensorMap m = {.t = v->t, .swizzle = row};
+    for (int j = 0; j < v->t->trank; j++) {
+      int d = v->t->trank - 1 - j;
+      m.box[j] = d == v->cdim ? row / eb : d == v->rdim ? v->ext[d] : 1;
+    }
+    int i = 0, same = 0;
+    for (; i < nmaps; i++) {
+      same += maps[i].t == m.t;
+      if (maps[i].t == m.t && maps[i].swizzle == m.swizzle && !memcmp(maps[i].box, m.box, sizeof m.box)) break;
+    }
+    if (i == nmaps) {
+      if (nmaps == LT_MAXMAPS) return ltU_fmt("its copies need more than %d tensor maps", LT_MAXMAPS);
+      m.name = same ? ltU_fmt("%s_map%d", m.t->name, same + 1) : ltU_fmt("%s_map", m.t->name);
+      maps[nmaps++] = m;
+    }
+    ((Stmt *)p)->map = i + 1;
+    bytes += sh->shape[0] * sh->shape[1] * eb;
+  }
+  const char *why = consumer_why(p, t);
+  if (why) return why;
+  memcpy(k->maps, maps, sizeof maps);
+  k->nmaps = nmaps;
+  loop->stage_bytes = bytes;
+  return NULL;
+}
+
+/* Sets up the warp-specialized loop of kernel k on t: the producer
+** warpgroup, and setmaxnreg's limits.  The launch gives every thread of
+** the block an equal share of t->regs (whole multiples of 8); with two or
+** more consumer warpgroups the producer gives all but 40 back and the
+** consumers take them (2 x 128 consumers: 232 each, as the published
+** Hopper GEMMs do).  One consumer warpgroup already has the most a thread
+** can hold. */
+static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
+  loop->sched = SCHED_WARPSPEC;
+  k->ws = loop;
+  k->producers = 128;
+  int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
+  if (k->threads >= 256 && t->regs) {
+    k->reg_producer = 40;
+    k->reg_consumer = (share * all - k->reg_producer * k->producers) / k->threads / 8 * 8;
+    if (k->reg_consumer > 256) k->reg_consumer = 256;
+  }
+}
+
 /* The schedule of k:pipelined loop `loop` on t: plain when it asks for
 ** fewer than 2 stages, or when t can overlap neither by cp.async nor by
 ** the register prefetch; else a cp.async ring (its form: plan_ring) or the
@@ -81,6 +213,8 @@ static void plan_loop(Kernel *k, Stmt *loop, const Target *t) {
   const char *why = NULL;
   if (loop->stages < 2) {
     loop->sched = SCHED_PLAIN;
+  } else if (t->warpspec && !(loop->why_plain = warpspec_why(k, loop, t))) {
+    plan_warpspec(k, loop, t);
   } else if (t->async_copy) {
     loop->sched = SCHED_RING;
   } else if (t->reg_prefetch && !(why = no_prefetch(k, loop, consumers(loop)))) {
@@ -132,6 +266,24 @@ static int fusable(const Stmt *s) {
   return u->dst->layout == d->layout && u->dst->shape[0] == d->shape[0] && u->dst->shape[1] == d->shape[1];
 }
 
+/* In a kernel of wgmma gemms, can load s of a row ([1, C]) be fused into
+** the assignment after it to a [R, C] tile of its layout (its only
+** reader, or a let fused into one)?  Then each column chunk is loaded and
+** at once combined with every row (lower/copy.c): the row is never live
+** whole.  A matmul's bias row held whole (64 registers beside 128
+** accumulators: a warp holds all 256 columns of its rows) made the
+** warp-specialized consumers, at setmaxnreg's 232 registers, spill
+** 148-336 bytes, and the cp.async kernel 56 at 255 (ptxas, sm_90a). */
+static int broadcast_fusable(const Stmt *s) {
+  const Stmt *u = s->next;
+  const Sym *d = s->dst;
+  if (s->kind != S_LOAD || !u || d->kind != SYM_LET || d->rank == 0 || !d->layout) return 0;
+  if (u->kind != S_ASSIGN && !(u->kind == S_LET && u->dst->rank > 0 && fusable(u)))   /* (a let into an assignment) */
+    return 0;
+  if (d->shape[0] != 1 || u->dst->shape[0] == 1 || d->uses != count_reads(u->val, d)) return 0;
+  return u->dst->layout == d->layout && u->dst->shape[1] == d->shape[1];
+}
+
 /* Does statement s name symbol x (as destination, operand or in an
 ** expression)? */
 static int names_sym(const Stmt *s, const Sym *x) {
@@ -144,13 +296,29 @@ static int names_sym(const Stmt *s, const Sym *x) {
   return 0;
 }
 
+/* Does a statement from `first` on (or one inside them) name symbol x? */
+int ltP_uses(const Stmt *first, const Sym *x) {
+  for (const Stmt *s = first; s; s = s->next)
+    if (names_sym(s, x) || ltP_uses(s->body.first, x) || ltP_uses(s->orelse.first, x)) return 1;
+  return 0;
+}
+
 /* Must the wgmmas in flight (accumulators inflight[0..n-1]) be done
 ** before statement s?  Register work that does not name their
 ** accumulators, global loads, shared-memory reads into registers and
 ** plain stores, and further wgmmas run while they do; anything with a
-** barrier, shared memory writes or control flow waits first. */
-int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s) {
+** barrier, shared memory writes or control flow waits first.  With
+** `chain`, a wgmma gemm into an accumulator in flight does not wait
+** either: wgmmas of one shape into the same registers are ordered by the
+** hardware (PTX ISA, wgmma.fence); the warp-specialized loop chains them
+** across iterations. */
+int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain) {
   if (!n) return 0;
+  if (chain && s->kind == S_GEMM && s->inst == MMA_WGMMA) {
+    for (int i = 0; i < n; i++)
+      if (inflight[i] != s->dst && names_sym(s, inflight[i])) return 1;
+    return 0;
+  }
   switch (s->kind) {
   case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_SLOAD: case S_GEMM: break;
   case S_STORE: if (!s->via) break; return 1;
@@ -177,9 +345,9 @@ int ltP_add_inflight(const Sym **set, int n, const Sym *acc) {
 ** if inside a branch waits at its end), from the n in `set`; returns the
 ** new count, -1 if more than 8.  *waited: whether one of these statements
 ** (not one inside a branch) waits. */
-static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, int top) {
+static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, int top, int chain) {
   for (const Stmt *s = first; s && n >= 0; s = s->next) {
-    if (ltP_waits_for(set, n, s)) {
+    if (ltP_waits_for(set, n, s, chain)) {
       n = 0;
       *waited = 1;
     }
@@ -187,8 +355,8 @@ static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, 
     if (s->kind == S_IF && !top) n = 0;
     if (s->kind == S_IF && top) {
       const Sym *other[8];
-      int ignored = 0, m = wgmmas_after(s->orelse.first, other, 0, &ignored, 0);
-      n = wgmmas_after(s->body.first, set, 0, &ignored, 0);
+      int ignored = 0, m = wgmmas_after(s->orelse.first, other, 0, &ignored, 0, chain);
+      n = wgmmas_after(s->body.first, set, 0, &ignored, 0, chain);
       for (int i = 0; i < m && n >= 0; i++) n = ltP_add_inflight(set, n, other[i]);
       if (m < 0) n = -1;
     }
@@ -266,14 +434,14 @@ static int in_block(const Block *b, const Stmt *x) {
 ** wgmmas that wait covered.  (H100, attention d128 at 4K tokens: 385
 ** against 401 TFLOP/s.) */
 static int back_edge_wgmmas(const Stmt *loop, const Stmt *first, const Sym **carry) {
-  int waited = 0, n = wgmmas_after(first, carry, 0, &waited, 1);
+  int waited = 0, n = wgmmas_after(first, carry, 0, &waited, 1, 0);
   if (loop->stages < 3 || n <= 0) return 0;
   for (int i = 0; i < n; i++)
     if (in_block(&loop->body, carry[i]->def)) return 0;
   const Sym *again[8];
   memcpy(again, carry, sizeof again);
   waited = 0;
-  return wgmmas_after(first, again, n, &waited, 1) >= 0 && waited ? n : 0;
+  return wgmmas_after(first, again, n, &waited, 1, 0) >= 0 && waited ? n : 0;
 }
 
 /* The wgmma gemm that opens a pipelined loop's consumers `first`
@@ -290,12 +458,23 @@ static Stmt *opening_wgmma(Stmt *first) {
   return NULL;
 }
 
+/* Does a statement from `first` on (or one inside them) other than a gemm
+** name accumulator acc, i.e. work on its values? */
+static int works_on(const Stmt *first, const Sym *acc) {
+  for (const Stmt *x = first; x; x = x->next)
+    if ((x->kind != S_GEMM && names_sym(x, acc)) || works_on(x->body.first, acc) || works_on(x->orelse.first, acc))
+      return 1;
+  return 0;
+}
+
 /* The form of pipelined loop s with a cp.async ring: the software pipeline
 ** with its gemm (pipeline_gemm); else the ring, refilled after its opening
 ** wgmma gemm unless it says copies_first, with the block's two warpgroups
-** (256 threads) taking turns at that gemm: in turns, one group's wgmmas
-** run first and it works on their result (attention: the softmax) while
-** the tensor cores run the other's, instead of both waiting for both.
+** (256 threads) taking turns at that gemm when the body works on its
+** result: in turns, one group's wgmmas run first and it works on their
+** result (attention: the softmax) while the tensor cores run the other's,
+** instead of both waiting for both (a body that is the gemm alone, a
+** GEMM's, has nothing to overlap and keeps the refill).
 ** (H100, attention bf16 d128, BM = BN = 128: 249 against 266 TFLOP/s at
 ** 1K tokens causal, 479 against 534 at 16K.)  Only that gemm: taking turns
 ** at the second one too (P V) gave nothing back.  Two gemms with ldmatrix
@@ -325,7 +504,7 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
   s->own_lane = ldsm_gemms(p) >= 2;
   Stmt *w = opening_wgmma(p);
   if (w && !s->copies_first) {
-    s->sched = k->threads == 256 ? SCHED_TURNS : SCHED_REFILL;
+    s->sched = k->threads == 256 && works_on(w->next, w->dst) ? SCHED_TURNS : SCHED_REFILL;
     s->open_gemm = w;
   } else if (!w && s->copies_first) {
     const char *why = t->wgmma ? "the loop's body does not open with a wgmma gemm" : "it has no wgmma";
@@ -334,15 +513,37 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
   }
 }
 
+/* The wgmmas a warp-specialized loop's consumers leave in flight at the
+** end of an iteration (its gemms chained into their accumulators across
+** iterations, ltP_waits_for): the last group of them stays in flight
+** while the next iteration waits for its stage, and the wait for the
+** others releases the stage before (lower/sched_warpspec.c). */
+static void plan_consumers(Stmt *s) {
+  const Sym *carry[8];
+  int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);
+  if (n > 0) {   /* what one iteration leaves is what the next starts with */
+    const Sym *again[8];
+    memcpy(again, carry, sizeof again);
+    n = wgmmas_after(consumers(s), again, n, &waited, 1, 1);
+    if (n > 0) memcpy(carry, again, n * sizeof *again);
+  }
+  if (n > 0) {
+    s->carried = ltU_alloc(n * sizeof *s->carried);
+    memcpy(s->carried, carry, n * sizeof *carry);
+    s->ncarried = n;
+  }
+}
+
 /* Plans the statements of block b, those inside a statement first (a
 ** loop's form reads its gemms' plan). */
 static void plan_block(Kernel *k, Block *b, const Target *t) {
   for (Stmt *s = b->first; s; s = s->next) {
-    s->fuse = fusable(s);
+    s->fuse = fusable(s) || (k->mma == MMA_WGMMA && broadcast_fusable(s));
     if (s->kind == S_GEMM) plan_gemm(k, s, t);
     plan_block(k, &s->body, t);
     plan_block(k, &s->orelse, t);
     if (s->kind == S_FOR && s->sched == SCHED_RING) plan_ring(k, s, t);
+    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) plan_consumers(s);
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
       note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
                        "copies are loaded into registers at the body's top anyway", t->name);

@@ -56,7 +56,8 @@ static int touches_shared(const Stmt *s) {
 ** statement touches shared memory and the tile fits in the kernel's dynamic
 ** shared memory (so it never adds any): at offset 0, over the tiles that
 ** are dead by then, swizzled like a gemm operand so that neither the
-** lanes' pair writes nor the row reads conflict. */
+** lanes' pair writes nor the row reads conflict.  (After a warp-specialized
+** loop the consumers have waited for every stage the producer filled.) */
 static void out_tiles(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
   for (Stmt *s = k->body.first; s; s = s->next) {
@@ -75,7 +76,8 @@ static void out_tiles(Kernel *k, const Target *t) {
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
-    if (row % 128 != 0 || l->rows * row > k->smem_bytes || (l->vec * eb != 4 && l->vec * eb != 8) || k->vec_bytes != 16)
+    int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
+    if (row % 128 != 0 || l->rows * row > room || (l->vec * eb != 4 && l->vec * eb != 8) || k->vec_bytes != 16)
       continue;
     Sym *o = ltI_sym(k, SYM_SHARED, v->t->dt, s->line);
     o->rank = 2;
@@ -90,9 +92,6 @@ static void out_tiles(Kernel *k, const Target *t) {
   }
 }
 
-/* Adds reduction scratches, assigns offsets and checks the limit: the
-** target's static limit, or its opt-in limit for CUDA kernels whose
-** shared memory then comes from the launch (dynamic). */
 /* Gives each shared tile its offset, one after another; returns the
 ** total and, in *biggest, the largest tile. */
 static int lay_out(Kernel *k, Sym **biggest) {
@@ -112,6 +111,11 @@ static int lay_out(Kernel *k, Sym **biggest) {
   return off;
 }
 
+/* Adds reduction scratches, assigns offsets (and a warp-specialized
+** ring's mbarriers after the tiles) and checks the limit: the target's
+** static limit, or its opt-in limit for CUDA kernels whose shared memory
+** then comes from the launch (dynamic; always with TMA, whose copies land
+** in the 1024-byte aligned dynamic shared memory). */
 void ltP_smem(Kernel *k, const Target *t) {
   scratch_block(k, t, &k->body);
   Sym *biggest;
@@ -121,9 +125,13 @@ void ltP_smem(Kernel *k, const Target *t) {
       if (k->syms[i]->kind == SYM_SHARED) k->syms[i]->stages = 1;
     off = lay_out(k, &biggest);
   }
+  if (k->ws) {   /* a warp-specialized ring's mbarriers, a full and an empty one a stage, 8 bytes each */
+    k->mbar_offset = (off + 7) & ~7;
+    off = k->mbar_offset + 16 * k->ws->stages;
+  }
   k->smem_bytes = off;
   int limit = t->smem_static;
-  if (off > t->smem_static && t->lang == LANG_CUDA) {
+  if ((off > t->smem_static || k->ws) && t->lang == LANG_CUDA) {   /* TMA writes the dynamic shared memory */
     k->smem_dynamic = 1;
     limit = t->smem_max;
   }

@@ -47,6 +47,11 @@ case $t in
       attention) want="mma.sync.aligned.m16n8k16|wgmma.mma_async.sync.aligned" ;;
       *) want= ;;
     esac
+    # sm90a matmuls (f16, bf16): wgmma, the warp-specialized kernel's TMA
+    # copies, and the cp.async of the twin its launcher falls back to
+    case $t:$mma in sm90a:matmul)
+      want="wgmma.mma_async.sync.aligned cp.async.bulk.tensor.3d mbarrier.try_wait.parity setmaxnreg cp.async.cg.shared.global" ;;
+    esac
     case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu|sm90a:attention_bwd_dkdv_*d96_softcap.cu) ;;
       sm90a:attention_bwd_dkdv_*d256*.cu) ;;
       sm90a:attention_bwd_dkdv_bf16*|sm90a:attention_bwd_dkdv_f16*|sm90a:attention_bwd_dq_*|\

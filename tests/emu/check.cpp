@@ -88,6 +88,27 @@
 #include "matmul_list.h"
 #endif
 
+/* The user-style GEMMs of tests/emu/kernels (not matmul.lua): gen gives
+** them the schedule it gives matmul.lua on each target. */
+#if HAVE("swiglu_f16.h")
+#include "swiglu_f16.h"
+#endif
+#if HAVE("swiglu_bf16.h")
+#include "swiglu_bf16.h"
+#endif
+#if HAVE("gemm_leaky_f16_tall.h")
+#include "gemm_leaky_f16_tall.h"
+#endif
+#if HAVE("gemm_leaky_bf16_tall.h")
+#include "gemm_leaky_bf16_tall.h"
+#endif
+#if HAVE("gemm_leaky_f16_wide.h")
+#include "gemm_leaky_f16_wide.h"
+#endif
+#if HAVE("gemm_leaky_bf16_wide.h")
+#include "gemm_leaky_bf16_wide.h"
+#endif
+
 /* run.sh writes attention_list.h: the attention variant groups to check
 ** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
 ** Delta + dQacc clear, dK/dV + dQ, and dQacc -> dQ, or 0s where the group
@@ -486,6 +507,83 @@ static void test_matmul(const char *variant, void *fn, Dt dt, int ta, int tb, in
 }
 
 /* ------------------------------------------------------------------ */
+/* user-style GEMMs (tests/emu/kernels): a SwiGLU, Y = silu(X W1) * (X W3),  */
+/* and C = leaky_relu(A B^T, slope); contiguous row-major matrices        */
+
+typedef int (*SwigluFn)(const void *X, const void *W1, const void *W3, void *Y, int M, int K, int N, void *stream);
+typedef int (*LeakyFn)(const void *A, const void *B, void *C, int M, int K, int N, float slope, void *stream);
+
+/* Sizes: one element, ragged in every dimension, a K loop twice round the
+** ring, and whole tiles.  On sm90a a tensor map needs rows of a multiple
+** of 16 bytes: K = 72 and 448 run the TMA kernel (its boxes zero-filled
+** past M, N and K at 72), K = 1 and 70 the cp.async kernel the launcher
+** falls back to; so does `skew`, which starts every matrix one element off
+** a 16-byte boundary (and the copies take their element paths there). */
+struct UserCase { int M, N, K, skew; };
+static const UserCase user_cases[] = {
+  {1, 1, 1, 0}, {150, 300, 70, 0}, {150, 300, 72, 0}, {256, 256, 448, 0}, {77, 136, 40, 1},
+};
+
+/* sum_k a[i k] b[k j] (b_nk: b stored [N, K]) and its magnitude, in double. */
+static double dot(const double *a, const double *b, int i, int j, int N, int K, int b_nk, double *mag) {
+  double acc = 0;
+  *mag = 0;
+  for (int k = 0; k < K; k++) {
+    double p = a[(size_t)i * K + k] * b[b_nk ? (size_t)j * K + k : (size_t)k * N + j];
+    acc += p;
+    *mag += fabs(p);
+  }
+  return acc;
+}
+
+static void test_swiglu(const char *variant, SwigluFn fn, Dt dt) {
+  if (!wanted(variant)) return;
+  for (const UserCase &c : user_cases) {
+    size_t nx = (size_t)c.M * c.K, nw = (size_t)c.K * c.N, ny = (size_t)c.M * c.N;
+    Buf X = random_buf(dt, nx, -1, 1, c.skew), W1 = random_buf(dt, nw, -1, 1, c.skew);
+    Buf W3 = random_buf(dt, nw, -1, 1, c.skew), Y = poisoned(dt, ny, c.skew);
+    double *x = as_doubles(X), *w1 = as_doubles(W1), *w3 = as_doubles(W3);
+    double *ref = (double *)malloc(sizeof(double) * ny), *slack = (double *)malloc(sizeof(double) * ny);
+    for (int i = 0; i < c.M; i++)
+      for (int j = 0; j < c.N; j++) {
+        double m1, m3, g = dot(x, w1, i, j, c.N, c.K, 0, &m1), u = dot(x, w3, i, j, c.N, c.K, 0, &m3);
+        size_t o = (size_t)i * c.N + j;
+        ref[o] = g / (1 + exp(-g)) * u;
+        /* f32 sums (K eps each), carried through silu (slope below 1.1) times u, and g times u's */
+        slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (1.1 * m1 * fabs(u) + fabs(g) * m3 + 1);
+      }
+    int rc = fn(X.p, W1.p, W3.p, Y.p, c.M, c.K, c.N, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, Y, ref, slack);
+    drop(X), drop(W1), drop(W3), drop(Y), free(x), free(w1), free(w3), free(ref), free(slack);
+  }
+}
+
+static void test_leaky(const char *variant, LeakyFn fn, Dt dt) {
+  if (!wanted(variant)) return;
+  const float slope = 0.125f;
+  for (const UserCase &c : user_cases) {
+    size_t na = (size_t)c.M * c.K, nb = (size_t)c.N * c.K, nc = (size_t)c.M * c.N;
+    Buf A = random_buf(dt, na, -1, 1, c.skew), B = random_buf(dt, nb, -1, 1, c.skew), C = poisoned(dt, nc, c.skew);
+    double *a = as_doubles(A), *b = as_doubles(B);
+    double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)malloc(sizeof(double) * nc);
+    for (int i = 0; i < c.M; i++)
+      for (int j = 0; j < c.N; j++) {
+        double mag, v = dot(a, b, i, j, c.N, c.K, 1, &mag);
+        size_t o = (size_t)i * c.N + j;
+        ref[o] = v > 0 ? v : v * slope;
+        slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (mag + 1);
+      }
+    int rc = fn(A.p, B.p, C.p, c.M, c.K, c.N, slope, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, C, ref, slack);
+    drop(A), drop(B), drop(C), free(a), free(b), free(ref), free(slack);
+  }
+}
+
+/* ------------------------------------------------------------------ */
 /* attention: FlashAttention-2 forward and backward (docs/attention.md)  */
 
 typedef int (*AttFwd)(const void *, const void *, const void *, void *, void *, int, int, int, int, int, int64_t,
@@ -766,6 +864,24 @@ int main(int argc, char **argv) {
 #define TF32 F32   /* tf32 variants hold f32 matrices (test_matmul widens the slack) */
 #define RUN_MM(fn, dt, ta, tb, act, has_bias) test_matmul(#fn, (void *)fn, dt, ta, tb, act, has_bias);
   LT_MATMULS(RUN_MM)
+#endif
+#if HAVE("swiglu_f16.h")
+  test_swiglu("swiglu_f16", swiglu_f16, F16);
+#endif
+#if HAVE("swiglu_bf16.h")
+  test_swiglu("swiglu_bf16", swiglu_bf16, BF16);
+#endif
+#if HAVE("gemm_leaky_f16_tall.h")
+  test_leaky("gemm_leaky_f16_tall", gemm_leaky_f16_tall, F16);
+#endif
+#if HAVE("gemm_leaky_bf16_tall.h")
+  test_leaky("gemm_leaky_bf16_tall", gemm_leaky_bf16_tall, BF16);
+#endif
+#if HAVE("gemm_leaky_f16_wide.h")
+  test_leaky("gemm_leaky_f16_wide", gemm_leaky_f16_wide, F16);
+#endif
+#if HAVE("gemm_leaky_bf16_wide.h")
+  test_leaky("gemm_leaky_bf16_wide", gemm_leaky_bf16_wide, BF16);
 #endif
 #ifdef LT_ATTENTIONS
 #define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap, int_rows)                                         \

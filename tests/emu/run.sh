@@ -5,7 +5,8 @@
 #   1. unit tests of the emulator (unit_cuda.cpp, unit_hip.cpp, and
 #      unit_tma.cpp for Hopper's TMA, mbarriers and setmaxnreg; the CUDA one
 #      also with the portable ucontext switch);
-#   2. every shipped kernel for every GPU target: generated with --emulate,
+#   2. every shipped kernel for every GPU target (and the user-style GEMMs of
+#      tests/emu/kernels, written as a user would, not matmul.lua): generated with --emulate,
 #      built with AddressSanitizer and the bounds and alignment checks of
 #      UBSan, run by check.cpp against float64 references; then again in the
 #      "warps" thread order (each warp runs as far ahead as it can), where
@@ -219,7 +220,7 @@ declare -A seen
 : > $b/jobs
 for t in $targets; do
   mkdir -p $b/$t
-  for k in dsl/kernels/*.lua; do
+  for k in dsl/kernels/*.lua tests/emu/kernels/*.lua; do   # the shipped kernels, and the user-style GEMMs
     if ! "$GEN" "$k" --target $t --emulate -o $b/$t 2> $b/$t/gen.log; then
       echo "FAIL emu $t $(basename "$k" .lua): gen --emulate failed: $(head -c 300 $b/$t/gen.log)"
     fi

@@ -1,0 +1,183 @@
+/*
+** sched_warpspec.c: a kernel whose k:pipelined loop runs warp-specialized
+** (SCHED_WARPSPEC, sm90a; pass/plan.c decides), printed whole: the loop
+** and the statements around it.
+**
+** The block is the `threads` the config asks for, the consumers, and a
+** producer warpgroup after them (tid >= threads).  Each stage s of the
+** loop's ring of shared tiles has two mbarriers: full[s], which the
+** producer arms with arrive.expect_tx for the stage's bytes before it
+** issues the stage's TMA copies (each completes its bytes on it), and
+** empty[s], on which each consumer warp arrives once the wgmmas reading the
+** stage are done.  Fill i of the ring goes into stage i % S: the producer
+** waits on empty with the parity ((i / S) & 1) ^ 1 (its first pass finds
+** every stage free), the consumers on full with (i / S) & 1
+** (templates/cuda_tma.h, lt_mbar_wait).  The consumers' gemms chain into
+** their accumulators across iterations: after iteration i's wgmmas are
+** issued, wgmma.wait_group 1 completes iteration i - 1's, and each warp
+** gives their stage back; so the tensor cores always have the next
+** iteration's wgmmas queued behind the running ones.
+**
+** Around the loop: the scalars before it (the tile's coordinates) run in
+** both roles, everything else before it and everything after it in the
+** consumers only, whose barriers there are a named barrier of their
+** threads; the producer never meets them after the ring is set up.
+** setmaxnreg gives the producer's registers to the consumers
+** (Kernel.reg_producer, reg_consumer).
+*/
+#include "emit/emit.h"
+
+/* Is statement s before the loop a scalar, which both roles compute? */
+static int scalar(const Stmt *s) {
+  return (s->kind == S_LET || s->kind == S_LOAD) && s->dst->rank == 0;
+}
+
+/* The names of ring s's mbarrier arrays and phase variable. */
+static const char *full_of(const Stmt *s) { return ltU_fmt("%s_full", s->var->name); }
+static const char *empty_of(const Stmt *s) { return ltU_fmt("%s_empty", s->var->name); }
+
+/* The loop header of a role: the index, its stage and the stage's phase
+** parity (flipping each time the stage comes round to 0). */
+static void open_loop(E *e, const Stmt *s, const Ring *r, const char *ph) {
+  int S = s->stages;
+  ltE_line(e, "for (int %s = %s, %s = 0, %s = 0; %s < %s; ++%s, %s ^= %s == %d, %s = %s == %d ? 0 : %s + 1) {", r->v,
+           r->lo, r->vs, ph, r->v, r->hi, r->v, ph, r->vs, S - 1, r->vs, r->vs, S - 1, r->vs);
+  e->depth++;
+}
+
+/* TMA copy p of the loop: one box of its tensor map (one per 64-column
+** panel of a tile stored in panels) into the stage e->stage, completing
+** on mbarrier `bar`.  Coordinates innermost first, as the map's. */
+static void tma_copy(E *e, const Stmt *p, const char *bar) {
+  const TensorMap *m = &e->k->maps[p->map - 1];
+  const View *v = p->view;
+  const Sym *sh = p->shared;
+  int rank = v->t->trank, pc = m->box[0], panels = sh->shape[1] / pc;
+  ltE_comment(e, p->line);
+  for (int q = 0; q < panels; q++) {
+    Buf at = {0};
+    for (int j = 0; j < rank; j++) {
+      const char *o = ltE_itext(e, v->origin[rank - 1 - j]);
+      if (j == 0 && q) o = strcmp(o, "0") ? ltU_fmt("%s + %d", o, q * pc) : ltU_fmt("%d", q * pc);
+      ltU_printf(&at, ", %s", o);
+    }
+    const char *dst = panels > 1 ? ltU_fmt("&%s[%s][%d][0][0]", sh->name, e->stage, q)
+                                 : ltU_fmt("&%s[%s][0][0]", sh->name, e->stage);
+    ltE_line(e, "lt_tma_load_%dd(%s, &%s%s, %s);", rank, dst, m->name, at.p, bar);
+  }
+}
+
+/* The producer warpgroup: one thread waits for each stage to be free,
+** arms its full barrier with the stage's bytes and issues its copies. */
+static void producer(E *e, Stmt *s, const Ring *r) {
+  Kernel *k = e->k;
+  const char *ph = ltU_fmt("%s_phase", r->v), *full = full_of(s);
+  ltE_line(e, "if (tid >= %d) {   /* the producer warpgroup: its first thread issues the TMA copies */", k->threads);
+  e->depth++;
+  if (k->reg_producer)
+    ltE_line(e, "lt_setmaxnreg_dec<%d>();   /* the registers it does not need go to the consumers */",
+             k->reg_producer);
+  ltE_line(e, "if (tid == %d) {", k->threads);
+  e->depth++;
+  for (int i = 0; i < k->nmaps; i++) ltE_line(e, "lt_tma_prefetch_map(&%s);", k->maps[i].name);
+  ltE_comment(e, s->line);
+  open_loop(e, s, r, ph);
+  e->stage = r->vs;
+  ltE_line(e, "lt_mbar_wait(&%s[%s], %s ^ 1);   /* the consumers are done with the stage (the first pass finds "
+              "each free) */", empty_of(s), r->vs, ph);
+  ltE_line(e, "lt_mbar_arrive_expect_tx(&%s[%s], %d);   /* the bytes its copies deliver */", full, r->vs,
+           s->stage_bytes);
+  const char *bar = ltU_fmt("&%s[%s]", full, r->vs);
+  for (Stmt *p = s->body.first; p && ltP_is_producer(p); p = p->next) {
+    if (p->kind == S_G2S) tma_copy(e, p, bar);
+    else ltE_stmt(e, p);
+  }
+  e->stage = NULL;
+  e->depth--;
+  ltE_line(e, "}");
+  e->depth--;
+  ltE_line(e, "}");
+  e->depth--;
+}
+
+/* The consumers' loop: each iteration waits for its stage, runs the
+** body's work on it, and gives back the stage of the iteration before
+** (of this one, where the body waits for all its wgmmas itself). */
+static void consumer_loop(E *e, Stmt *s, const Ring *r) {
+  const char *ph = ltU_fmt("%s_phase", r->v);
+  Stmt *p = s->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  ltE_comment(e, s->line);
+  open_loop(e, s, r, ph);
+  ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
+  for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
+    if (x->kind == S_LET && ltP_uses(p, x->dst)) ltE_stmt(e, x);
+  e->stage = r->vs;
+  e->chain = 1;
+  e->carrying = s->ncarried > 0;
+  memcpy(e->inflight, s->carried, s->ncarried * sizeof *s->carried);
+  e->ninflight = s->ncarried;
+  if (s->ncarried)
+    ltE_line(e, "/* in flight from the iteration before: the wgmmas into %s%s (the next ones chain onto them) */",
+             s->carried[0]->name, s->ncarried > 1 ? " and more" : "");
+  for (Stmt *x = p; x; x = x->next) ltE_stmt(e, x);
+  int S = s->stages;
+  if (e->ninflight) {
+    ltE_line(e, "lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration %s - 1's stage is "
+                "free */", r->v);
+    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* each warp gives it back "
+                "to the producer */", r->v, r->lo, empty_of(s), r->vs, S - 1, r->vs);
+  } else {
+    ltE_line(e, "if (lane == 0) lt_mbar_arrive(&%s[%s]);   /* each warp gives the stage back to the producer */",
+             empty_of(s), r->vs);
+  }
+  e->chain = 0;
+  e->carrying = 0;
+  e->stage = NULL;
+  e->depth--;
+  ltE_line(e, "}");
+}
+
+/* The body of warp-specialized kernel e->k: the scalars before the loop,
+** the ring's mbarriers, then the producer and the consumers. */
+void ltL_warpspec_body(E *e) {
+  Kernel *k = e->k;
+  Stmt *s = k->ws;
+  Ring r = ltL_ring_names(e, s);
+  for (Stmt *x = k->body.first; x != s; x = x->next)
+    if (scalar(x)) ltE_stmt(e, x);
+  e->last_line = 0;
+  ltE_line(e, "/* the ring of the k:pipelined loop at %s:%d, %d stages: %s[i] says stage i's TMA copies have landed "
+              "(%d bytes), %s[i] that the %d consumer warps are done with it */", e->base, s->line, s->stages,
+           full_of(s), s->stage_bytes, empty_of(s), k->threads / e->t->warp);
+  ltE_line(e, "if (tid == 0) {");
+  e->depth++;
+  ltE_line(e, "#pragma unroll");
+  ltE_line(e, "for (int %s = 0; %s < %d; ++%s) {", r.vs, r.vs, s->stages, r.vs);
+  ltE_line(e, "  lt_mbar_init(&%s[%s], 1);   /* the producer's arrival, with the bytes to expect */", full_of(s), r.vs);
+  ltE_line(e, "  lt_mbar_init(&%s[%s], %d);   /* one arrival a consumer warp */", empty_of(s), r.vs,
+           k->threads / e->t->warp);
+  ltE_line(e, "}");
+  ltE_line(e, "lt_mbar_init_fence();");
+  e->depth--;
+  ltE_line(e, "}");
+  ltE_line(e, "__syncthreads();   /* the mbarriers are set up before either role uses them */");
+  producer(e, s, &r);
+  ltE_line(e, "} else {   /* the %d consumer threads, %d warpgroup%s: the gemms, then what follows the loop */",
+           k->threads, k->threads / 128, k->threads > 128 ? "s" : "");
+  e->depth++;
+  if (k->reg_consumer)
+    ltE_line(e, "lt_setmaxnreg_inc<%d>();   /* the producer's registers, for the accumulators */", k->reg_consumer);
+  e->last_line = 0;
+  for (Stmt *x = k->body.first; x != s; x = x->next)
+    if (!scalar(x)) ltE_stmt(e, x);
+  consumer_loop(e, s, &r);
+  e->last_line = 0;
+  const char *barrier = e->barrier;
+  e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(1, %d);", k->threads);   /* the consumers' */
+  ltE_block(e, &(Block){s->next, k->body.last});
+  ltL_wgmma_wait(e);
+  e->barrier = barrier;
+  e->depth--;
+  ltE_line(e, "}");
+}

@@ -1,0 +1,41 @@
+-- gemm_leaky.lua (tests): a GEMM written the way a user writes one, not
+-- matmul.lua: C = leaky_relu(A @ B^T) with the user's own activation (a
+-- slope given at run time), B stored [N, K], programs in grouped order.
+-- Two tile shapes: "tall" (256 x 128: each of the two warpgroups takes 128
+-- rows, two m64 blocks of wgmma) and "wide" (64 x 256: the warpgroups split
+-- N, 128 columns each).  Nothing in it names a target: gen picks the
+-- instruction, the warp grid and the loop's schedule.  tests/emu checks it
+-- against float64, tests/gpu on the device.
+local tile = require "tile"
+
+return tile.kernel {
+  name = "gemm_leaky",
+  doc = "C [M, N] = leaky_relu(A [M, K] @ B [N, K]^T, slope); f32 accumulation.",
+  variants = { dtype = { "f16", "bf16" }, tile = { "tall", "wide" } },
+  config = { BM = 256, BN = 128, BK = 64, stages = 3, threads = 256, group_m = 8 },
+  variant_config = function(v)
+    if v.tile == "wide" then return { BM = 64, BN = 256 } end
+  end,
+  params = function(v)
+    return {
+      A = tile.tensor(v.dtype, { "M", "K" }),
+      B = tile.tensor(v.dtype, { "N", "K" }),
+      C = tile.tensor(v.dtype, { "M", "N" }),
+      slope = tile.scalar("f32"),
+    }
+  end,
+  body = function(k, p, c, v)
+    local tm, tn = tile.cdiv(p.M, c.BM), tile.cdiv(p.N, c.BN)
+    local pid = k:grid(tm * tn)
+    local bm, bn = tile.grouped(pid, tm, tn, c.group_m)
+    local As = k:shared(v.dtype, { c.BM, c.BK })
+    local Bs = k:shared(v.dtype, { c.BN, c.BK })
+    local acc = k:fragment("f32", { c.BM, c.BN }, 0)
+    k:pipelined(0, tile.cdiv(p.K, c.BK), c.stages, function(kt)
+      k:copy(p.A:tile({ bm, kt }, { c.BM, c.BK }), As)
+      k:copy(p.B:tile({ bn, kt }, { c.BN, c.BK }), Bs)
+      k:gemm(As, Bs, acc, { transpose_b = true })
+    end)
+    k:store(p.C:tile({ bm, bn }, { c.BM, c.BN }), tile.where(acc:gt(0), acc, acc * p.slope))
+  end,
+}

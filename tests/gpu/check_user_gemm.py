@@ -1,0 +1,66 @@
+"""check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
+gemm_leaky.lua: written as a user writes a GEMM, not matmul.lua) from a
+shared library of their generated launchers, against a float64 reference
+(torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
+On sm90a the shapes run both kernels of each file: rows of a multiple of 16
+bytes take the warp-specialized TMA kernel (K = 4096, 1000, 72, 512),
+K = 129 and a matrix one element off a 16-byte boundary (skew) the cp.async
+kernel the launcher falls back to.  Metric: ||out - ref|| / ||ref|| under a
+per-dtype bound, no NaN.
+usage: python3 tests/gpu/check_user_gemm.py LIB.so TARGETNAME"""
+import sys
+
+import torch
+
+from lt import DTYPES, Lib
+
+BOUND = {"f16": 2e-3, "bf16": 1e-2}
+SHAPES = [(4096, 4096, 4096, 0), (1000, 1000, 1000, 0), (257, 520, 72, 0), (4097, 333, 129, 0), (300, 256, 512, 1)]
+lib, target = Lib(sys.argv[1]), sys.argv[2]
+gen = torch.Generator(device="cuda")
+gen.manual_seed(1234)
+
+
+def rand(shape, dt, skew):
+    """Random values in [-1, 1] (none near 0); skew: one element past a 16-byte boundary."""
+    n = shape[0] * shape[1]
+    x = torch.rand((n + skew,), device="cuda", dtype=torch.float64, generator=gen) * 2 - 1
+    x = torch.where(x.abs() < 1e-3, torch.full_like(x, 0.5), x)
+    return x.to(DTYPES[dt])[skew:].view(shape)
+
+
+def poisoned(shape, dt, skew):
+    return torch.full((shape[0] * shape[1] + skew,), float("nan"), device="cuda", dtype=DTYPES[dt])[skew:].view(shape)
+
+
+def verdict(label, rc, out, ref, dt):
+    o = out.double()
+    if rc != 0:
+        return False, label, f"launcher returned {rc}"
+    if torch.isnan(o).any():
+        return False, label, f"{int(torch.isnan(o).sum())} NaN (unwritten or wrong)"
+    err = ((o - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+    return err <= BOUND[dt], label, f"rel err {err:.2e} (bound {BOUND[dt]:.0e})"
+
+
+results = []
+for dt in ("f16", "bf16"):
+    for M, N, K, skew in SHAPES:
+        shape = f"{M}x{N}x{K}{' skewed' if skew else ''}"
+        X, W1, W3 = rand((M, K), dt, skew), rand((K, N), dt, skew), rand((K, N), dt, skew)
+        Y = poisoned((M, N), dt, skew)
+        rc = lib(f"swiglu_{dt}", X, W1, W3, Y, M, K, N)
+        torch.cuda.synchronize()
+        g, u = X.double() @ W1.double(), X.double() @ W3.double()
+        results.append(verdict(f"{target} swiglu_{dt} {shape}", rc, Y, g / (1 + torch.exp(-g)) * u, dt))
+        for tile in ("tall", "wide"):
+            A, B, C = rand((M, K), dt, skew), rand((N, K), dt, skew), poisoned((M, N), dt, skew)
+            rc = lib(f"gemm_leaky_{dt}_{tile}", A, B, C, M, K, N, 0.125)
+            torch.cuda.synchronize()
+            v = A.double() @ B.double().t()
+            results.append(verdict(f"{target} gemm_leaky_{dt}_{tile} {shape}", rc, C, torch.where(v > 0, v, v * 0.125),
+                                   dt))
+
+for ok, name, why in results:
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)
+print(f"{sum(r[0] for r in results)} passed, {sum(not r[0] for r in results)} failed")
