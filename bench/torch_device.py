@@ -14,7 +14,7 @@
    and gradients against eager, and the luatile ops in the captured graph;
 3. the same block's forward captured in a CUDA graph and replayed on new
    inputs, against eager (direct calls, then through the operators);
-4. per-call overhead: wall time of many small eager calls minus the kernel
+4. per-call overhead (in a fresh process): wall time of many small eager calls minus the kernel
    time (the same calls replayed from a CUDA graph), and the host's CPU time a
    call, for the entry points (eager inference: direct calls), the same
    through the torch.library operators, torch's own ops, and a launcher alone
@@ -323,8 +323,16 @@ def main(argv):
     say("")
     say("## CUDA graph")
     check_cuda_graph()
-    worst = overhead()
-    result(worst < 10.0, "per-call overhead under 10 us above the kernel", f"worst {worst:.1f} us")
+    # the overhead table in a fresh process: after the tests and torch.compile, this one runs torch's own
+    # small ops 1.4 to 2.5 times slower (2026-11-24 run 3)
+    say("")
+    say("## per-call overhead (python3 bench/torch_device.py --overhead, a fresh process)")
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--overhead"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    for line in p.stdout.splitlines():
+        say(line)
+    if p.returncode != 0:
+        say(f"FAIL device/overhead: exit {p.returncode}")
     with open(os.path.join(out, "torch_device.txt"), "w") as f:
         f.write("\n".join(LOG) + "\n")
     # test_torch printed its own lines straight to stdout: count them from there too

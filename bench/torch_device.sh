@@ -16,7 +16,7 @@
 # per-call overhead table; then the doc pages' test: blocks on torch 2.x (with
 # build/lib/libluatile_c.so, built too).  Everything goes to ${OUT:-build}:
 # torch_build.txt, torch_device.log (all output), torch_device.txt (the device
-# part), torch_overhead.txt (MODE=overhead and BEFORE tables).
+# part), torch_overhead.txt (each overhead table, each run in a fresh process).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build}

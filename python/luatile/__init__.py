@@ -11,6 +11,9 @@ sources (nothing is built at import or call time):
     ./build.sh lib c        build/lib/libluatile_c.so      CPU tensors
     ./build.sh lib sm90a    build/lib/libluatile_sm90a.so  CUDA tensors on Hopper (sm80 elsewhere)
 
+(each with its call module for the Python at hand, through which the
+launchers are called; ctypes where there is none).
+
 On torch 2.4 and later each op is a torch.library custom op
 (torch.ops.luatile.attention, .matmul, .rms_norm, .layer_norm, .softmax,
 .bias_gelu, .add, .attention_backward) with a fake implementation for
@@ -84,32 +87,14 @@ def _window(is_causal, window, Sq, Sk):
     return -1, -1
 
 
-_SCALES = {d: 1.0 / math.sqrt(d) for d in HEAD_DIMS}
-
-
-def _attention_direct(q, k, v, is_causal, window, scale, softcap):
-    """(o, lse) by _kernels.attention_fast where the arguments are the common
-    case, else None."""
-    if type(q) not in _PLAIN_TYPES or type(k) not in _PLAIN_TYPES:
+def _attention_window(q, k, v, window, scale, softcap):
+    """(o, lse) by _kernels.attention_fast for window=(left, right) of two ints, else None."""
+    if type(window) not in (tuple, list) or len(window) != 2:
         return None
-    qs, ks = q.shape, k.shape
-    if len(qs) != 4 or len(ks) != 4:
+    wl, wr = window
+    if type(wl) is not int or type(wr) is not int:
         return None
-    if window is None:
-        if is_causal:
-            if qs[2] != ks[2]:
-                return None
-            wl, wr = -1, 0
-        else:
-            wl, wr = -1, -1
-    elif is_causal or type(window) not in (tuple, list) or len(window) != 2:
-        return None
-    else:
-        wl, wr = int(window[0]), int(window[1])
-    s = _SCALES.get(qs[3]) if scale is None else float(scale)
-    if s is None:
-        return None
-    return _kernels.attention_fast(q, k, v, s, wl, wr, 0.0 if softcap is None else float(softcap), True)
+    return _kernels.attention_fast(q, k, v, scale, wl, wr, softcap, True)
 
 
 def attention(q, k, v, *, is_causal=False, window=None, scale=None, softcap=None):
@@ -128,7 +113,8 @@ def attention(q, k, v, *, is_causal=False, window=None, scale=None, softcap=None
     .transpose(1, 2) costs no copy); others are copied first.
     """
     if direct_calls and not _compiling():
-        r = _attention_direct(q, k, v, is_causal, window, scale, softcap)
+        r = (_kernels.attention_fast(q, k, v, scale, -1, 0 if is_causal else -1, softcap, True, is_causal)
+             if window is None else None if is_causal else _attention_window(q, k, v, window, scale, softcap))
         if r is not None:
             return r
     if not isinstance(q, torch.Tensor) or q.dim() != 4 or not isinstance(k, torch.Tensor) or k.dim() != 4:
@@ -160,7 +146,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p != 0.0:
         raise ValueError("luatile.scaled_dot_product_attention: dropout is not supported (dropout_p must be 0)")
     if direct_calls and not _compiling() and enable_gqa is not False:
-        r = _attention_direct(query, key, value, is_causal, window, scale, softcap)
+        r = (_kernels.attention_fast(query, key, value, scale, -1, 0 if is_causal else -1, softcap, True, is_causal)
+             if window is None else None if is_causal else _attention_window(query, key, value, window, scale, softcap))
         if r is not None:
             return r[0]
     if enable_gqa is False and query.shape[1] != key.shape[1]:

@@ -658,9 +658,13 @@ def matmul_fast(a, b, bias, activation, gate):
     return out
 
 
-def attention_fast(q, k, v, scale, window_left, window_right, softcap, gate):
+_SCALES = {d: 1.0 / math.sqrt(d) for d in HEAD_DIMS}
+
+
+def attention_fast(q, k, v, scale, window_left, window_right, softcap, gate, causal=False):
     """(o, lse) of attention for q, k, v [B, H, S, D] with contiguous last dims,
-    Sk > 0, scale and softcap floats, the windows ints; or None."""
+    Sk > 0, scale a float (None: 1 / sqrt(D)), softcap a float (None: 0), the
+    windows ints, Sq == Sk where causal (the entry points' is_causal); or None."""
     if type(q) not in _PLAIN_TYPES or type(k) not in _PLAIN_TYPES or type(v) not in _PLAIN_TYPES:
         return None
     dt = q.dtype
@@ -675,14 +679,18 @@ def attention_fast(q, k, v, scale, window_left, window_right, softcap, gate):
     B, Hq, Sq, D = qs
     Bk, Hkv, Sk, Dk = ks
     if (Bk != B or Dk != D or D not in _HEAD_DIMS or v.shape != ks or Hkv == 0 or Hq % Hkv
-            or B == 0 or Hq == 0 or Sq == 0 or Sk == 0
+            or B == 0 or Hq == 0 or Sq == 0 or Sk == 0 or (causal and Sq != Sk)
             or B > MAX_SIZE or Hq > MAX_SIZE or Sq > MAX_SIZE or Hkv > MAX_SIZE or Sk > MAX_SIZE):
         return None
     sq, sk, sv = q.stride(), k.stride(), v.stride()
     if sq[3] != 1 or sk[3] != 1 or sv[3] != 1:
         return None
-    if not (0 < scale < math.inf and 0 <= softcap < math.inf and -_INT32 <= window_left < _INT32
-            and -_INT32 <= window_right < _INT32):
+    if scale is None:
+        scale = _SCALES[D]
+    if softcap is None:
+        softcap = 0.0
+    if not (type(scale) is float and type(softcap) is float and 0 < scale < math.inf and 0 <= softcap < math.inf
+            and -_INT32 <= window_left < _INT32 and -_INT32 <= window_right < _INT32):
         return None
     dev = q.device
     if k.device != dev or v.device != dev:
