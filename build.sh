@@ -90,6 +90,7 @@ generate_out() {
 #   LT_LIB_KERNELS="rmsnorm_* attention*_bf16_d64*"   only the variants matching these globs
 #   LT_JOBS=N                                         parallel compiles (default: cores)
 #   NVCC_ARCH="-arch=sm_90"                           another nvcc arch line (default: the target's)
+#   PYTHON=python3                                    the Python the call module is built for
 build_lib() {
   local t=${1:-c} compile link ext
   case $t in
@@ -143,7 +144,15 @@ build_lib() {
     for f in "${srcs[@]}"; do grep -h '^int [a-z0-9_]*(.*);$' "${f%.$ext}.h"; done
   } > "$hdr.tmp"
   mv "$hdr.tmp" "$hdr"
-  echo "build.sh: built build/lib/libluatile_$t.so (${#srcs[@]} variants) and $hdr"
+  # The launchers' CPython call module for the Python package (python/luatile/_calls.py):
+  # optional, without it (no python3, no Python headers) the package calls them through ctypes.
+  local py=${PYTHON:-python3} calls
+  if calls=$("$py" python/luatile/_calls.py "$hdr" 2>&1); then
+    calls="the call module ${calls#*built }"
+  else
+    calls="no call module ($(echo "$calls" | tail -n 1 | cut -c1-160); the Python package uses ctypes)"
+  fi
+  echo "build.sh: built build/lib/libluatile_$t.so (${#srcs[@]} variants), $hdr and $calls"
 }
 
 case "${1:-all}" in

@@ -147,6 +147,9 @@ def _bhs(t):
 
 def attention(q, k, v, scale, window_left, window_right, softcap):
     """o [B, Hq, Sq, D] and the f32 log-sum-exp [B, Hq, Sq] (docs/attention.md)."""
+    r = attention_fast(q, k, v, scale, window_left, window_right, softcap, False)
+    if r is not None:
+        return r
     B, Hq, Sq, Hkv, Sk, D = check_attention(q, k, v, scale, window_left, window_right, softcap)
     o, lse = _attention_outputs(q)
     if o.numel() == 0:
@@ -280,6 +283,9 @@ def _operand(t):
 
 def matmul(a, b, bias, activation):
     """act(a @ b + bias) in one kernel, f32 accumulation."""
+    out = matmul_fast(a, b, bias, activation, False)
+    if out is not None:
+        return out
     batch, M, N, K, shape = check_matmul(a, b, bias, activation)
     out = torch.empty(shape, dtype=a.dtype, device=a.device)
     if out.numel() == 0:
@@ -373,19 +379,23 @@ def _row_launch(op, kernel, x, params, scalars):
 
 
 def rms_norm(x, weight, eps):
-    return _row_launch("rms_norm", "rmsnorm", x, [("weight", weight)], [eps])
+    y = rows_fast("rmsnorm", x, None, weight, None, eps, False)
+    return _row_launch("rms_norm", "rmsnorm", x, [("weight", weight)], [eps]) if y is None else y
 
 
 def layer_norm(x, weight, bias, eps):
-    return _row_launch("layer_norm", "layernorm", x, [("weight", weight), ("bias", bias)], [eps])
+    y = rows_fast("layernorm", x, None, weight, bias, eps, False)
+    return _row_launch("layer_norm", "layernorm", x, [("weight", weight), ("bias", bias)], [eps]) if y is None else y
 
 
 def softmax(x):
-    return _row_launch("softmax", "softmax", x, [], [])
+    y = rows_fast("softmax", x, None, None, None, None, False)
+    return _row_launch("softmax", "softmax", x, [], []) if y is None else y
 
 
 def bias_gelu(x, bias):
-    return _row_launch("bias_gelu", "bias_gelu", x, [("bias", bias)], [])
+    y = rows_fast("bias_gelu", x, None, bias, None, None, False)
+    return _row_launch("bias_gelu", "bias_gelu", x, [("bias", bias)], []) if y is None else y
 
 
 def check_add(x, y):
@@ -403,6 +413,9 @@ def add_fake(x, y):
 
 
 def add(x, y):
+    z = add_fast(x, y, False)
+    if z is not None:
+        return z
     check_add(x, y)
     x, y = x.contiguous(), y.contiguous()
     z = torch.empty(x.shape, dtype=x.dtype, device=x.device)
@@ -413,3 +426,303 @@ def add(x, y):
     with guard:
         lib.call(_name("add_{}", x.dtype), x.data_ptr(), y.data_ptr(), z.data_ptr(), x.numel(), stream)
     return z
+
+
+# ---------------------------------------------------------------------------
+# fast launches: the common case of each op with the fewest checks
+#
+# Each *_fast function launches its op's kernel for the common case (plain
+# CPU or CUDA tensors the kernel reads as they are, on the current device,
+# arguments in range), checked with a few cheap tests, and returns None for
+# anything else: the caller then takes the general path, which checks
+# everything, raises the errors and copies what needs copying.  gate=True (the
+# entry points' direct calls, made only where torch.compiler.is_compiling() is
+# False: checked first, so that Dynamo, which folds it to True, traces none of
+# this) also returns None in any mode but plain eager inference (an input that
+# wants a gradient, a dispatch or function mode, a functorch transform, the
+# profiler): the entry point then goes through the operator.  gate=False is the
+# operators' own body, called below autograd.  Launchers are looked up once per library, variant and dtype
+# (Library.fast); the stream is the device's current one.
+
+_STRIDED = torch.strided
+_PLAIN_TYPES = frozenset(_PLAIN)
+_grad_enabled = torch.is_grad_enabled
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", None) or (lambda: 0)
+_function_modes = getattr(torch._C, "_is_torch_function_mode_enabled", None) or (lambda: False)
+_functorch = getattr(torch._C, "_are_functorch_transforms_active", None) or (lambda: False)
+_profiling = getattr(getattr(torch._C, "_autograd", None), "_profiler_enabled", None) or (lambda: False)
+_loaded = _lib._loaded
+_empty, _empty_like = torch.empty, torch.empty_like
+_f32 = torch.float32
+_HEAD_DIMS = frozenset(HEAD_DIMS)
+_INT32 = 1 << 31
+
+
+_current_stream = _raw_stream or (lambda d: torch.cuda.current_stream(d).cuda_stream)
+_current_device = _cur_device or (lambda: torch.cuda.current_device())
+
+
+def rows_fast(kernel, x, ns, w, b, eps, gate):
+    """kernel ("rmsnorm", "layernorm", "softmax", "bias_gelu") over the rows of a
+    contiguous x [..., C], where ns (normalized_shape; None: not checked) is C or
+    (C,), with w (and b) [C] where given and eps where not None; or None."""
+    if type(x) not in _PLAIN_TYPES or x.layout is not _STRIDED:
+        return None
+    dt = x.dtype
+    if dt not in DTYPES or not x.is_contiguous():
+        return None
+    grad = gate and _grad_enabled()
+    if grad and x.requires_grad:
+        return None
+    shape = x.shape
+    if not shape:
+        return None
+    C, n = shape[-1], x.numel()
+    if n == 0 or C > MAX_SIZE or n // C > MAX_SIZE:
+        return None
+    if ns is not None and ns != C and (type(ns) is int or len(ns) != 1 or ns[0] != C):
+        return None
+    if w is not None:
+        dev = x.device
+        for p in (w, b):
+            if p is not None and not (type(p) in _PLAIN_TYPES and p.dtype is dt and p.layout is _STRIDED
+                                      and p.dim() == 1 and p.shape[0] == C and p.device == dev
+                                      and p.is_contiguous() and not (grad and p.requires_grad)):
+                return None
+    if gate and (_dispatch_modes() or _function_modes() or _functorch() or _profiling()):
+        return None
+    if x.is_cuda:
+        d = x.get_device()
+        lib = _loaded.get("cuda")
+        if lib is None or d != _current_device():
+            return None
+        stream = _current_stream(d)
+    else:
+        lib = _loaded.get("cpu")
+        if lib is None or not x.is_cpu:
+            return None
+        stream = None
+    ent = lib.fast.get((kernel, dt))
+    if ent is None:
+        ent = lib.fast_entry((kernel, dt), f"{kernel}_{DTYPES[dt]}")
+    y = _empty_like(x)
+    if w is None:
+        rc = ent[0](x.data_ptr(), y.data_ptr(), n // C, C, stream)
+    elif b is not None:
+        rc = ent[0](x.data_ptr(), w.data_ptr(), b.data_ptr(), y.data_ptr(), n // C, C, eps, stream)
+    elif eps is not None:
+        rc = ent[0](x.data_ptr(), w.data_ptr(), y.data_ptr(), n // C, C, eps, stream)
+    else:
+        rc = ent[0](x.data_ptr(), w.data_ptr(), y.data_ptr(), n // C, C, stream)
+    if rc:
+        lib.fail(ent[1], rc)
+    return y
+
+
+def add_fast(x, y, gate):
+    """x + y for two contiguous tensors of one shape, dtype and device; or None."""
+    if type(x) not in _PLAIN_TYPES or type(y) not in _PLAIN_TYPES:
+        return None
+    dt = x.dtype
+    if (dt not in DTYPES or y.dtype is not dt or x.layout is not _STRIDED or y.layout is not _STRIDED
+            or not x.is_contiguous() or not y.is_contiguous()):
+        return None
+    if gate and _grad_enabled() and (x.requires_grad or y.requires_grad):
+        return None
+    n = x.numel()
+    if n == 0 or n > MAX_SIZE or x.shape != y.shape or x.device != y.device:
+        return None
+    if gate and (_dispatch_modes() or _function_modes() or _functorch() or _profiling()):
+        return None
+    if x.is_cuda:
+        d = x.get_device()
+        lib = _loaded.get("cuda")
+        if lib is None or d != _current_device():
+            return None
+        stream = _current_stream(d)
+    else:
+        lib = _loaded.get("cpu")
+        if lib is None or not x.is_cpu:
+            return None
+        stream = None
+    ent = lib.fast.get(("add", dt))
+    if ent is None:
+        ent = lib.fast_entry(("add", dt), f"add_{DTYPES[dt]}")
+    z = _empty_like(x)
+    rc = ent[0](x.data_ptr(), y.data_ptr(), z.data_ptr(), n, stream)
+    if rc:
+        lib.fail(ent[1], rc)
+    return z
+
+
+_EPILOGUE = {(False, "none"): "none", (True, "none"): "bias", (True, "relu"): "bias_relu",
+             (True, "gelu"): "bias_gelu", (True, "silu"): "bias_silu"}
+
+
+def matmul_fast(a, b, bias, activation, gate):
+    """act(a @ b + bias) for a [..., M, K] @ b [K, N] or a [batch, M, K] @ b [batch, K, N],
+    each matrix with its rows or its columns contiguous (an a of more than 2 dims
+    with a 2-dim b contiguous), a bias [N] where an activation is given; or None."""
+    if type(a) not in _PLAIN_TYPES or type(b) not in _PLAIN_TYPES or type(activation) is not str:
+        return None
+    dt = a.dtype
+    if dt not in DTYPES or b.dtype is not dt or a.layout is not _STRIDED or b.layout is not _STRIDED:
+        return None
+    epi = _EPILOGUE.get((bias is not None, activation))
+    if epi is None:
+        return None
+    grad = gate and _grad_enabled()
+    if grad and (a.requires_grad or b.requires_grad):
+        return None
+    # the layouts of the general path (_operand): rows contiguous 'n', columns 't', else (there) a copy
+    bshape, ashape = b.shape, a.shape
+    if len(bshape) == 2:
+        K, N = bshape
+        batch, sa, sb = 1, 0, 0
+        if len(ashape) == 2:
+            M, Ka = ashape
+            sa0, sa1 = a.stride()
+            if sa1 == 1 or Ka == 1:
+                la, lda = "n", sa0
+            elif sa0 == 1 or M == 1:
+                la, lda = "t", sa1
+            else:
+                return None
+            shape = (M, N)
+        else:
+            if len(ashape) < 2 or not a.is_contiguous():
+                return None
+            Ka = ashape[-1]
+            M = a.numel() // Ka if Ka else 0
+            la, lda = "n", Ka
+            shape = ashape[:-1] + (N,)
+        sb0, sb1 = b.stride()
+    elif len(bshape) == 3 and len(ashape) == 3:
+        batch, K, N = bshape
+        Ba, M, Ka = ashape
+        if Ba != batch or batch == 0 or batch > MAX_SIZE:
+            return None
+        sa, sa0, sa1 = a.stride()
+        if sa1 == 1 or Ka == 1:
+            la, lda = "n", sa0
+        elif sa0 == 1 or M == 1:
+            la, lda = "t", sa1
+        else:
+            return None
+        sb, sb0, sb1 = b.stride()
+        shape = (batch, M, N)
+    else:
+        return None
+    if sb1 == 1 or N == 1:
+        lb, ldb = "n", sb0
+    elif sb0 == 1 or K == 1:
+        lb, ldb = "t", sb1
+    else:
+        return None
+    if Ka != K or M == 0 or N == 0 or K == 0 or M > MAX_SIZE or N > MAX_SIZE or K > MAX_SIZE:
+        return None
+    dev = a.device
+    if b.device != dev:
+        return None
+    if bias is not None and not (type(bias) in _PLAIN_TYPES and bias.dtype is dt and bias.layout is _STRIDED
+                                 and bias.dim() == 1 and bias.shape[0] == N and bias.device == dev
+                                 and bias.is_contiguous() and not (grad and bias.requires_grad)):
+        return None
+    if gate and (_dispatch_modes() or _function_modes() or _functorch() or _profiling()):
+        return None
+    if a.is_cuda:
+        d = a.get_device()
+        lib = _loaded.get("cuda")
+        if lib is None or d != _current_device():
+            return None
+        stream = _current_stream(d)
+    else:
+        lib = _loaded.get("cpu")
+        if lib is None or not a.is_cpu:
+            return None
+        stream = None
+    key = (epi, la, lb, dt)
+    ent = lib.fast.get(key)
+    if ent is None:
+        ent = lib.fast_entry(key, f"matmul_{DTYPES[dt]}_{epi}_{la}{lb}")
+    out = a.new_empty(shape)
+    po = out.data_ptr()
+    if bias is None:
+        rc = ent[0](po, a.data_ptr(), b.data_ptr(), po, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, stream)
+    else:
+        rc = ent[0](po, a.data_ptr(), b.data_ptr(), po, bias.data_ptr(), batch, M, N, K, M * N, N, sa, lda, sb, ldb,
+                    1.0, 0.0, stream)
+    if rc:
+        lib.fail(ent[1], rc)
+    return out
+
+
+_SCALES = {d: 1.0 / math.sqrt(d) for d in HEAD_DIMS}
+
+
+def attention_fast(q, k, v, scale, window_left, window_right, softcap, gate, causal=False):
+    """(o, lse) of attention for q, k, v [B, H, S, D] with contiguous last dims,
+    Sk > 0, scale a float (None: 1 / sqrt(D)), softcap a float (None: 0), the
+    windows ints, Sq == Sk where causal (the entry points' is_causal); or None."""
+    if type(q) not in _PLAIN_TYPES or type(k) not in _PLAIN_TYPES or type(v) not in _PLAIN_TYPES:
+        return None
+    dt = q.dtype
+    if (dt not in ATTN_DTYPES or k.dtype is not dt or v.dtype is not dt or q.layout is not _STRIDED
+            or k.layout is not _STRIDED or v.layout is not _STRIDED):
+        return None
+    if gate and _grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    qs, ks = q.shape, k.shape
+    if len(qs) != 4 or len(ks) != 4:
+        return None
+    B, Hq, Sq, D = qs
+    Bk, Hkv, Sk, Dk = ks
+    if (Bk != B or Dk != D or D not in _HEAD_DIMS or v.shape != ks or Hkv == 0 or Hq % Hkv
+            or B == 0 or Hq == 0 or Sq == 0 or Sk == 0 or (causal and Sq != Sk)
+            or B > MAX_SIZE or Hq > MAX_SIZE or Sq > MAX_SIZE or Hkv > MAX_SIZE or Sk > MAX_SIZE):
+        return None
+    sq, sk, sv = q.stride(), k.stride(), v.stride()
+    if sq[3] != 1 or sk[3] != 1 or sv[3] != 1:
+        return None
+    if scale is None:
+        scale = _SCALES[D]
+    if softcap is None:
+        softcap = 0.0
+    if not (type(scale) is float and type(softcap) is float and 0 < scale < math.inf and 0 <= softcap < math.inf
+            and -_INT32 <= window_left < _INT32 and -_INT32 <= window_right < _INT32):
+        return None
+    dev = q.device
+    if k.device != dev or v.device != dev:
+        return None
+    if gate and (_dispatch_modes() or _function_modes() or _functorch() or _profiling()):
+        return None
+    if q.is_cuda:
+        d = q.get_device()
+        lib = _loaded.get("cuda")
+        if lib is None or d != _current_device():
+            return None
+        stream = _current_stream(d)
+    else:
+        lib = _loaded.get("cpu")
+        if lib is None or not q.is_cpu:
+            return None
+        stream = None
+    cap = softcap > 0
+    key = ("attention", D, cap, dt)
+    ent = lib.fast.get(key)
+    if ent is None:
+        ent = lib.fast_entry(key, f"attention_{ATTN_DTYPES[dt]}_d{D}" + ("_softcap" if cap else ""))
+    o = _empty_like(q) if q.is_contiguous() else q.new_empty(qs)
+    lse = q.new_empty((B, Hq, Sq), dtype=_f32)
+    if cap:
+        rc = ent[0](q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), B, Hq, Sq, Hkv, Sk,
+                    sq[0], sq[1], sq[2], sk[0], sk[1], sk[2], sv[0], sv[1], sv[2], Hq * Sq * D, Sq * D, D,
+                    scale, softcap, window_left, window_right, stream)
+    else:
+        rc = ent[0](q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), B, Hq, Sq, Hkv, Sk,
+                    sq[0], sq[1], sq[2], sk[0], sk[1], sk[2], sv[0], sv[1], sv[2], Hq * Sq * D, Sq * D, D,
+                    scale, window_left, window_right, stream)
+    if rc:
+        lib.fail(ent[1], rc)
+    return o, lse

@@ -5,20 +5,27 @@ A library is build/lib/libluatile_<target>.so, built by `./build.sh lib
 it: one launcher prototype a line, the target named on the first line.
 Nothing is built here: a missing library is an error that says how to
 build it.
+
+The launchers are called through the library's CPython call module where
+`./build.sh lib` built one for this Python (build/lib/libluatile_<target>_calls
+<EXT_SUFFIX>, python/luatile/_calls.py), else through ctypes; LUATILE_NO_CALLS=1
+forces ctypes.
 """
 import ctypes
+import importlib.machinery
+import importlib.util
 import os
-import re
 import threading
 
 import torch
+
+from . import _calls
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _CTYPES = {
     "const void *": ctypes.c_void_p, "void *": ctypes.c_void_p, "int": ctypes.c_int,
     "int64_t": ctypes.c_int64, "float": ctypes.c_float, "double": ctypes.c_double,
 }
-_PROTO = re.compile(r"^int ([a-z0-9_]+)\((.*)\);$")
 _C_CODES = {1: "a bad argument (null or misaligned pointer, bad size or scalar, or grid too large)"}
 
 
@@ -39,29 +46,33 @@ class LaunchError(Error):
 
 
 def _parse_header(path):
-    """target, {launcher: argtypes} from a libluatile_<target>.h."""
-    target, protos = None, {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            m = re.match(r"^/\* luatile launchers, target ([a-z0-9]+):", line)
-            if m:
-                target = m.group(1)
-                continue
-            m = _PROTO.match(line)
-            if not m:
-                continue
-            types = []
-            for param in m.group(2).split(","):
-                ty = re.sub(r"\s*\b[A-Za-z_][A-Za-z0-9_]*$", "", param.strip())
-                ty = ty.replace("* ", "*").replace("void*", "void *").strip()
-                if ty not in _CTYPES:
-                    raise Error(f"{path}: launcher {m.group(1)}: unknown parameter type '{ty}'")
-                types.append(_CTYPES[ty])
-            protos[m.group(1)] = types
+    """target, {launcher: [C parameter types]} from a libluatile_<target>.h."""
+    target, protos = _calls.parse_header(path)
+    for name, types in protos.items():
+        for ty in types:
+            if ty not in _CTYPES:
+                raise Error(f"{path}: launcher {name}: unknown parameter type '{ty}'")
     if target is None:
         raise Error(f"{path}: not a luatile library header (no 'luatile launchers, target T' line)")
     return target, protos
+
+
+def _load_calls(path):
+    """The call module beside library `path` for this Python, or None."""
+    if os.environ.get("LUATILE_NO_CALLS", "") not in ("", "0"):
+        return None
+    mod_path = _calls.module_path(path)
+    if not os.path.exists(mod_path):
+        return None
+    name = os.path.basename(mod_path).split(".")[0]
+    try:
+        loader = importlib.machinery.ExtensionFileLoader(name, mod_path)
+        spec = importlib.util.spec_from_file_location(name, mod_path, loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod
+    except (ImportError, OSError):   # built for another Python, or broken: ctypes it is
+        return None
 
 
 class Library:
@@ -81,8 +92,12 @@ class Library:
             self._dll = ctypes.CDLL(path)
         except OSError as e:
             raise Error(f"luatile: cannot load {path}: {e}") from None
+        #: the CPython call module (None: ctypes)
+        self.calls = _load_calls(path)
         self._fns = {}
         self._lock = threading.Lock()
+        #: the direct calls' launchers: (op variant, dtype) -> (ctypes function, launcher name)
+        self.fast = {}
 
     def has(self, name):
         return name in self._protos
@@ -90,26 +105,48 @@ class Library:
     def launchers(self):
         return sorted(self._protos)
 
+    def ctypes_fn(self, name):
+        """Launcher `name` as a ctypes function (argtypes and restype set)."""
+        if name not in self._protos:
+            raise Error(f"luatile: the {self.target} library {self.path} has no launcher {name} "
+                        f"(not generated for {self.target}, or left out of the build by LT_LIB_KERNELS)")
+        f = getattr(self._dll, name)
+        f.restype = ctypes.c_int
+        f.argtypes = [_CTYPES[t] for t in self._protos[name]]
+        return f
+
     def fn(self, name):
+        """Launcher `name` as a callable (ints, floats, None for NULL; returns its int):
+        bound in the call module where there is one, else the ctypes function."""
         f = self._fns.get(name)
         if f is not None:
             return f
         with self._lock:
-            if name not in self._protos:
-                raise Error(f"luatile: the {self.target} library {self.path} has no launcher {name} "
-                            f"(not generated for {self.target}, or left out of the build by LT_LIB_KERNELS)")
-            f = getattr(self._dll, name)
-            f.restype = ctypes.c_int
-            f.argtypes = self._protos[name]
+            f = self.ctypes_fn(name)
+            if self.calls is not None:
+                try:
+                    f = self.calls.bind(ctypes.cast(f, ctypes.c_void_p).value, _calls.signature(self._protos[name]),
+                                        self.backend == "cpu")
+                except (KeyError, TypeError):   # a call module built before this prototype: ctypes
+                    pass
             self._fns[name] = f
         return f
+
+    def fast_entry(self, key, name):
+        """Caches launcher `name` under key in self.fast and returns (function, name)."""
+        ent = self.fast[key] = (self.fn(name), name)
+        return ent
 
     def call(self, name, *args):
         """Calls launcher `name`; a non-zero return is a LaunchError."""
         f = self._fns.get(name) or self.fn(name)
         rc = f(*args)
         if rc != 0:
-            raise LaunchError(f"luatile: {name} ({self.target}) returned {rc}: {self.error_string(rc)}", rc)
+            self.fail(name, rc)
+
+    def fail(self, name, rc):
+        """Raises the LaunchError of launcher `name` returning rc."""
+        raise LaunchError(f"luatile: {name} ({self.target}) returned {rc}: {self.error_string(rc)}", rc)
 
     def error_string(self, code):
         if self.backend == "cpu":
@@ -120,7 +157,8 @@ class Library:
             return "error code %d of the %s runtime" % (code, self.backend.upper())
 
     def __repr__(self):
-        return f"<luatile.Library {self.target} {self.path}: {len(self._protos)} launchers>"
+        how = "call module" if self.calls is not None else "ctypes"
+        return f"<luatile.Library {self.target} {self.path}: {len(self._protos)} launchers, {how}>"
 
 
 _loaded = {}   # device type ("cpu", "cuda") -> Library

@@ -241,6 +241,11 @@ if HAVE_CUSTOM_OP:
 
     add.register_autograd(_add_bwd, setup_context=_add_setup)
 
+    # What the entry points call: the OpOverloads, one Python call fewer than the CustomOpDef objects.
+    attention_op, matmul_op, rms_norm_op, layer_norm_op, softmax_op, bias_gelu_op, add_op = (
+        getattr(torch.ops.luatile, n).default
+        for n in ("attention", "matmul", "rms_norm", "layer_norm", "softmax", "bias_gelu", "add"))
+
 # ---------------------------------------------------------------------------
 # older torch: torch.autograd.Function
 
@@ -355,3 +360,7 @@ else:
 
     def add(x, y):
         return _Add.apply(x, y)
+
+    # What the entry points call (the same, one Python call fewer).
+    attention_op, matmul_op, rms_norm_op, layer_norm_op, softmax_op, bias_gelu_op, add_op = (
+        _Attention.apply, _Matmul.apply, _RmsNorm.apply, _LayerNorm.apply, _Softmax.apply, _BiasGelu.apply, _Add.apply)

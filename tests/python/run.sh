@@ -2,7 +2,8 @@
 # tests/python/run.sh: the PyTorch package python/luatile on the CPU, against
 # the c target.  Prints PASS / FAIL / SKIP lines; always exits 0.
 #
-#   python/lib           ./build.sh lib c builds build/lib/libluatile_c.so
+#   python/lib           ./build.sh lib c builds build/lib/libluatile_c.so (and its call
+#                        module for this Python, where it has headers)
 #   python/...           tests/python/test_torch.py: each op forward and backward
 #                        against torch in float64, layouts, bad inputs, the library's
 #                        errors (its own PASS / FAIL / SKIP lines)
@@ -26,7 +27,7 @@ if [ -z "$py" ]; then
   exit 0
 fi
 
-if ./build.sh lib c > $b/lib.log 2>&1; then
+if PYTHON=$py ./build.sh lib c > $b/lib.log 2>&1; then
   echo "PASS python/lib: $(tail -n 1 $b/lib.log | cut -c1-200)"
 else
   echo "FAIL python/lib: ./build.sh lib c: $(grep -m1 -iE 'error|missing' $b/lib.log | cut -c1-200)"

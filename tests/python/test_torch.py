@@ -15,6 +15,9 @@ printing one PASS / FAIL / SKIP line per check:
              see no key, [B, S, H, D] views)
   bwd/*      gradients against float64 autograd of the same reference
   layout/*   non-contiguous inputs give the right result (read in place or copied)
+  op-path    the entry points' direct calls and the operators agree
+  fast-path  the common cases launch through the fast path (_kernels.*_fast), with
+             the general path's results; the rest falls back to it
   error/*    bad inputs raise the documented Python exception (dtype, device,
              shape, arguments), a failing launcher raises LaunchError, a
              missing library LibraryNotFound with the build command
@@ -503,6 +506,114 @@ def op_path():
         luatile.direct_calls = True
 
 
+def fast_paths():
+    """The common cases launch through _kernels.*_fast with the same results as the
+    general path (bitwise: the same kernels on the same arguments), never reach the
+    general path from the entry points, and the rest falls back (None)."""
+    K = luatile._kernels
+    bf = torch.bfloat16
+    x, x3, w, b = randn(6, 40, dtype=bf), randn(2, 3, 40, dtype=bf), randn(40, dtype=bf), randn(40, dtype=bf)
+    a, m, bias = randn(9, 12, dtype=bf), randn(12, 40, dtype=bf), randn(40, dtype=bf)
+    at, mt = randn(12, 9, dtype=bf).t(), randn(40, 12, dtype=bf).t()          # 't' layouts, read in place
+    a3, ab, mb = randn(2, 9, 12, dtype=bf), randn(2, 9, 12, dtype=bf), randn(2, 12, 40, dtype=bf)
+    abt, mbt = randn(2, 12, 9, dtype=bf).transpose(1, 2), randn(2, 40, 12, dtype=bf).transpose(1, 2)
+    q, k = randn(1, 2, 20, 64, dtype=bf), randn(1, 1, 24, 64, dtype=bf)
+    qv = randn(1, 20, 2, 64, dtype=bf).transpose(1, 2)                          # a [B, S, H, D] view
+    cases = [   # (what, fast launch (gate=True), the op's function in _kernels)
+        ("rms_norm", lambda: K.rows_fast("rmsnorm", x3, 40, w, None, 1e-5, True), lambda: K.rms_norm(x3, w, 1e-5)),
+        ("layer_norm", lambda: K.rows_fast("layernorm", x, (40,), w, b, 1e-5, True),
+         lambda: K.layer_norm(x, w, b, 1e-5)),
+        ("softmax", lambda: K.rows_fast("softmax", x, None, None, None, None, True), lambda: K.softmax(x)),
+        ("bias_gelu", lambda: K.rows_fast("bias_gelu", x3, None, b, None, None, True), lambda: K.bias_gelu(x3, b)),
+        ("add", lambda: K.add_fast(x, x.flip(0), True), lambda: K.add(x, x.flip(0))),
+        ("matmul nn gelu", lambda: K.matmul_fast(a, m, bias, "gelu", True), lambda: K.matmul(a, m, bias, "gelu")),
+        ("matmul tt", lambda: K.matmul_fast(at, mt, None, "none", True), lambda: K.matmul(at, mt, None, "none")),
+        ("matmul leading dims", lambda: K.matmul_fast(a3, mt, bias, "silu", True),
+         lambda: K.matmul(a3, mt, bias, "silu")),
+        ("matmul batched", lambda: K.matmul_fast(ab, mbt, None, "none", True), lambda: K.matmul(ab, mbt, None, "none")),
+        ("matmul batched t", lambda: K.matmul_fast(abt, mb, None, "none", True),
+         lambda: K.matmul(abt, mb, None, "none")),
+        ("attention", lambda: K.attention_fast(q, k, k, 0.125, -1, 0, 0.0, True),
+         lambda: K.attention(q, k, k, 0.125, -1, 0, 0.0)),
+        ("attention view, window, softcap", lambda: K.attention_fast(qv, k, k, 0.125, 5, 3, 30.0, True),
+         lambda: K.attention(qv, k, k, 0.125, 5, 3, 30.0)),
+    ]
+    fast = []
+    for what, f, _ in cases:
+        r = f()
+        if r is None:
+            raise AssertionError(f"{what}: no fast launch for the common case")
+        fast.append(r)
+    names = ("rows_fast", "add_fast", "matmul_fast", "attention_fast")
+    saved = {n: getattr(K, n) for n in names}
+    try:
+        for n in names:   # the general path alone
+            setattr(K, n, lambda *args: None)
+        for (what, _, g), r in zip(cases, fast):
+            for got, ref in zip(r if isinstance(r, tuple) else (r,), g() if isinstance(r, tuple) else (g(),)):
+                if got.shape != ref.shape or not got.is_contiguous() or not torch.equal(got, ref):
+                    raise AssertionError(f"{what}: the fast launch differs from the general path")
+    finally:
+        for n, f in saved.items():
+            setattr(K, n, f)
+    # the entry points' common cases never reach the general path
+    general = {n: getattr(K, n) for n in ("_row_launch", "attention", "matmul", "add")}
+
+    def refuse(*args):
+        raise AssertionError("the general path was taken")
+    try:
+        for n in general:
+            setattr(K, n, refuse)
+        luatile.rms_norm(x3, 40, w)
+        luatile.rms_norm(x, (40,), w, 1e-6)
+        luatile.layer_norm(x3, (40,), w, b)
+        luatile.softmax(x)
+        luatile.softmax(x3, 2)
+        luatile.bias_gelu(x3, b)
+        luatile.add(x, x)
+        luatile.matmul(a3, m, bias, "relu")
+        luatile.matmul(at, mt)
+        luatile.matmul(ab, mb)
+        luatile.scaled_dot_product_attention(q, k, k, is_causal=False)
+        luatile.scaled_dot_product_attention(qv, qv, qv, is_causal=True)
+        luatile.attention(q, k, k, window=(4, 0), softcap=20.0)
+    finally:
+        for n, f in general.items():
+            setattr(K, n, f)
+    # what falls back
+    wg = w.detach().requires_grad_()
+    falls = [
+        ("an input that wants a gradient", lambda: K.rows_fast("rmsnorm", x, 40, wg, None, 1e-5, True)),
+        ("float64", lambda: K.rows_fast("softmax", x.double(), None, None, None, None, True)),
+        ("rows not packed", lambda: K.rows_fast("softmax", x[:, ::2], None, None, None, None, True)),
+        ("a strided weight", lambda: K.rows_fast("rmsnorm", x[:, :20], 20, w[::2], None, 1e-5, True)),
+        ("normalized_shape not the last dim", lambda: K.rows_fast("rmsnorm", x, (6, 40), w, None, 1e-5, True)),
+        ("a meta tensor", lambda: K.rows_fast("softmax", torch.empty(3, 4, device="meta"), None, None, None, None,
+                                              True)),
+        ("shapes that differ", lambda: K.add_fast(x, x3[0], True)),
+        ("an activation without bias", lambda: K.matmul_fast(a, m, None, "gelu", True)),
+        ("a matrix with no contiguous dim", lambda: K.matmul_fast(randn(9, 24, dtype=bf)[:, ::2], m, None, "none",
+                                                                  True)),
+        ("an unknown activation", lambda: K.matmul_fast(a, m, bias, "tanh", True)),
+        ("head dim 48", lambda: K.attention_fast(q[..., :48], k[..., :48], k[..., :48], 0.1, -1, -1, 0.0, True)),
+        ("a strided last dim", lambda: K.attention_fast(randn(1, 2, 20, 128, dtype=bf)[..., ::2], k, k, 0.1, -1, -1,
+                                                        0.0, True)),
+        ("no key", lambda: K.attention_fast(q, k[:, :, :0], k[:, :, :0], 0.1, -1, -1, 0.0, True)),
+        ("scale 0", lambda: K.attention_fast(q, k, k, 0.0, -1, -1, 0.0, True)),
+    ]
+    for what, f in falls:
+        if f() is not None:
+            raise AssertionError(f"a fast launch for {what}")
+    with torch.no_grad():
+        if K.rows_fast("rmsnorm", x, 40, wg, None, 1e-5, True) is None:
+            raise AssertionError("no fast launch under no_grad")
+    if K.rows_fast("rmsnorm", x, 40, wg, None, 1e-5, False) is None:
+        raise AssertionError("no fast launch in the operator's body (gate=False) for an input that wants a gradient")
+    with torch.autograd.profiler.profile():
+        if K.rows_fast("softmax", x, None, None, None, None, True) is not None:
+            raise AssertionError("a direct fast launch under the profiler")
+
+
 def opcheck_all():
     if not luatile.HAVE_CUSTOM_OP:
         why = "LUATILE_NO_CUSTOM_OP is set" if hasattr(torch.library, "custom_op") else "no torch.library.custom_op"
@@ -561,6 +672,7 @@ def main(args):
             check(f"{tag}bwd/attention/{NAMES[dt]}_d{D}", bwd_attention(dt, D))
     check(f"{tag}layout/non-contiguous", layout_checks)
     check(f"{tag}op-path", op_path)
+    check(f"{tag}fast-path", fast_paths)
     check(f"{tag}error/bad-inputs", error_checks)
     check(f"{tag}error/library", library_checks)
     check(f"{tag}opcheck", opcheck_all)
