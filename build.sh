@@ -3,6 +3,7 @@
 #   ./build.sh          install what is missing (Debian, as root), build build/gen, generate out/
 #   ./build.sh test     the same, then run the whole test suite (tests/run.sh)
 #   ./build.sh gen      only build build/gen
+#   ./build.sh lib [T]  build/lib/libluatile_T.so from out/T (default c): nvcc, hipcc or cc
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -10,7 +11,7 @@ CC=${CC:-cc}
 CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L"
 TARGETS="sm80 sm90a gfx90a gfx942 gfx1100 c"
 REQUIRED="lua5.4 liblua5.4-dev gcc make"
-OPTIONAL="luajit libluajit-5.1-dev hipcc libamdhip64-dev clang-19 lld-19 llvm-19 libclang-rt-19-dev"
+OPTIONAL="luajit libluajit-5.1-dev hipcc libamdhip64-dev clang-19 lld-19 llvm-19 libclang-rt-19-dev python3-torch cmake"
 
 # Installs the Debian packages that are missing; the optional ones (other
 # toolchains) only warn when they cannot be had: their checks then skip.
@@ -81,9 +82,83 @@ generate_out() {
   done
 }
 
+# Builds build/lib/libluatile_<target>.so from the committed out/<target>/ (the
+# Python package python/luatile loads it), and build/lib/libluatile_<target>.h,
+# every launcher's prototype with the target on its first line.  Objects are
+# kept in build/lib/obj-<target>/ and rebuilt when their source is newer or
+# the compile line changed.
+#   LT_LIB_KERNELS="rmsnorm_* attention*_bf16_d64*"   only the variants matching these globs
+#   LT_JOBS=N                                         parallel compiles (default: cores)
+#   NVCC_ARCH="-arch=sm_90"                           another nvcc arch line (default: the target's)
+#   PYTHON=python3                                    the Python the call module is built for
+build_lib() {
+  local t=${1:-c} compile link ext
+  case $t in
+    c) ext=c; compile="${CC} -O2 -std=c11 -fPIC"; link="${CC} -shared" ;;
+    sm80|sm90a)
+      command -v nvcc >/dev/null || [ ! -x /usr/local/cuda/bin/nvcc ] || PATH=$PATH:/usr/local/cuda/bin
+      command -v nvcc >/dev/null || { echo "build.sh lib $t: no nvcc (install the CUDA toolkit)" >&2; exit 1; }
+      local a=${NVCC_ARCH:-$([ "$t" = sm80 ] && echo "-arch=sm_80" || echo "-gencode=arch=compute_90a,code=sm_90a")}
+      ext=cu; compile="nvcc -O3 $a -Xcompiler -fPIC"; link="nvcc $a -shared" ;;
+    gfx90a|gfx942|gfx1100)
+      command -v hipcc >/dev/null || { echo "build.sh lib $t: no hipcc (install hipcc)" >&2; exit 1; }
+      ext=hip; compile="hipcc -O3 --offload-arch=$t -fPIC"; link="hipcc --offload-arch=$t -shared" ;;
+    *) echo "build.sh lib: unknown target '$t' (c, sm80, sm90a, gfx90a, gfx942, gfx1100)" >&2; exit 2 ;;
+  esac
+  ls out/$t/*.$ext >/dev/null 2>&1 || { echo "build.sh lib $t: out/$t/*.$ext missing (run ./build.sh)" >&2; exit 1; }
+  local o=build/lib/obj-$t srcs=() f n p
+  mkdir -p "$o"
+  # objects built with other flags (NVCC_ARCH, CC) are not reused
+  if [ "$(cat "$o/flags" 2>/dev/null)" != "$compile" ]; then rm -f "$o"/*.o; echo "$compile" > "$o/flags"; fi
+  for f in out/$t/*.$ext; do
+    n=$(basename "$f" ".$ext")
+    if [ -n "${LT_LIB_KERNELS:-}" ]; then
+      local keep=0
+      for p in $LT_LIB_KERNELS; do
+        # shellcheck disable=SC2053
+        [[ $n == $p ]] && keep=1
+      done
+      [ $keep = 1 ] || continue
+    fi
+    srcs+=("$f")
+  done
+  [ ${#srcs[@]} -gt 0 ] || { echo "build.sh lib $t: no variant matches LT_LIB_KERNELS='${LT_LIB_KERNELS:-}'" >&2; exit 1; }
+  rm -f "$o"/*.failed
+  printf '%s\n' "${srcs[@]}" | xargs -P "${LT_JOBS:-$(nproc)}" -I{} sh -c '
+    f={} n=$(basename {}); n=${n%.*}; obj='"$o"'/$n.o
+    [ "$obj" -nt "$f" ] && exit 0
+    '"$compile"' -c "$f" -o "$obj" 2>"'"$o"'/$n.log" || { touch "'"$o"'/$n.failed"; rm -f "$obj"; }'
+  if ls "$o"/*.failed >/dev/null 2>&1; then
+    for f in "$o"/*.failed; do
+      n=$(basename "$f" .failed)
+      echo "build.sh lib $t: $n does not compile: $(grep -m1 -i error "$o/$n.log" | cut -c1-200)" >&2
+    done
+    exit 1
+  fi
+  local objs=() hdr=build/lib/libluatile_$t.h
+  for f in "${srcs[@]}"; do n=$(basename "$f" ".$ext"); objs+=("$o/$n.o"); done
+  $link -o "build/lib/libluatile_$t.so.tmp" "${objs[@]}" -lm
+  mv "build/lib/libluatile_$t.so.tmp" "build/lib/libluatile_$t.so"
+  {
+    echo "/* luatile launchers, target $t: one prototype a line (build/lib/libluatile_$t.so) */"
+    for f in "${srcs[@]}"; do grep -h '^int [a-z0-9_]*(.*);$' "${f%.$ext}.h"; done
+  } > "$hdr.tmp"
+  mv "$hdr.tmp" "$hdr"
+  # The launchers' CPython call module for the Python package (python/luatile/_calls.py):
+  # optional, without it (no python3, no Python headers) the package calls them through ctypes.
+  local py=${PYTHON:-python3} calls
+  if calls=$("$py" python/luatile/_calls.py "$hdr" 2>&1); then
+    calls="the call module ${calls#*built }"
+  else
+    calls="no call module ($(echo "$calls" | tail -n 1 | cut -c1-160); the Python package uses ctypes)"
+  fi
+  echo "build.sh: built build/lib/libluatile_$t.so (${#srcs[@]} variants), $hdr and $calls"
+}
+
 case "${1:-all}" in
   all) install_deps; build_gen; generate_out; echo "build.sh: built build/gen and out/" ;;
   gen) build_gen ;;
+  lib) build_lib "${2:-c}" ;;
   test) install_deps; build_gen; generate_out; exec bash tests/run.sh ;;
-  *) echo "usage: ./build.sh [test|gen]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [test|gen|lib [TARGET]]" >&2; exit 2 ;;
 esac

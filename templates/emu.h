@@ -294,9 +294,10 @@ LT_EMU_FN void ctx_make(Ctx *c, char *stack, size_t size, void (*fn)(void)) {
 /* ------------------------------------------------------------------ */
 /* state of a launch                                                    */
 
-enum { RUN, WAIT_WARP, WAIT_BAR, WAIT_NBAR, DONE };
+enum { RUN, WAIT_WARP, WAIT_BAR, WAIT_NBAR, WAIT_MBAR, WAIT_REGS, DONE };
 
 struct Thread;
+struct Site;
 /* A warp operation: runs once per warp on all lanes (lanes[0..n-1]). */
 typedef void (*WarpFn)(Thread *lanes, int n);
 
@@ -327,6 +328,9 @@ struct Thread {
   WarpFn op;              /* warp operation it waits in, with its operands */
   void *args;
   int group;              /* cp.async: the open (uncommitted) group */
+  int bgroup;             /* bulk (TMA) stores: the open group (emu_cuda.h) */
+  uint32_t fences;        /* fence.proxy.async executed (Shadow.wfence) */
+  int wait_mbar;          /* WAIT_MBAR: the mbarrier (index in State.mbars) */
 #ifdef LT_EMU_ASAN
   void *fake_stack;
 #endif
@@ -345,7 +349,12 @@ struct Shadow {
   uint16_t rwarp;         /* their warp + 1; LT_EMU_MANY: several warps */
   uint32_t wepoch, repoch;
   uint32_t wsync, rsync;  /* the warp's operation count at the write, at the last read */
+  uint32_t wclock;        /* the writer warp's clock at the write (ordering through mbarriers, see Warp.clock) */
+  uint32_t wfence;        /* the writer's fence.proxy.async count at the write (Thread.fences) */
 };
+
+#define LT_EMU_ASYNC 0x8000   /* Shadow.pending: a TMA copy (emu_cuda.h), with its thread id + 1 below */
+#define LT_EMU_TMA 0xfffd     /* Shadow.writer of bytes a TMA copy delivered */
 
 /* One warp: its lanes, how many wait at its current operation, and the
 ** operation's generation (moves on when the operation completes). */
@@ -354,6 +363,77 @@ struct Warp {
   unsigned gen;
   int wg_group;           /* wgmma (emu_cuda.h): the groups it committed, the open group's number */
   int wg_fenced;          /* a wgmma.fence since its last commit_group: its open group may issue */
+  /* Ordering through mbarriers and named barriers (State.vc_on): the warp's
+  ** clock moves on at each release it makes (an mbarrier arrive, a barrier);
+  ** its row of State.vc holds, for every warp, the clock up to which that
+  ** warp's accesses are ordered before this warp's next ones, and for every
+  ** mbarrier the phases whose completion is ordered before them. */
+  uint32_t clock;
+  int regs;               /* setmaxnreg (emu_cuda.h): the per-thread register limit now; 0 unknown */
+  int reg_want;           /* a setmaxnreg.inc waiting for registers: the limit asked for; 0 none */
+  int nsetmax;            /* setmaxnreg executed, and the first ones (inc: +R, dec: -R) */
+  int setmax[8];
+  const char *setmax_file;
+  int setmax_line;
+};
+
+/* One mbarrier (emu_cuda.h), kept beside the 8 bytes of shared memory at
+** `addr`: the arrivals a phase needs, those the current phase still needs,
+** its tx-count, the phases completed; who initialized it; what the
+** arrivals of the current phase and the last completed one release
+** (vector clocks: entry w < nwarps the warps' clocks, entry nwarps + i
+** the phases of mbarrier i completed, which a TMA copy's data needs). */
+#define LT_EMU_MAXMBAR 64                    /* mbarriers a block may have (emu_cuda.h) */
+#define LT_EMU_VCMAX (32 + LT_EMU_MAXMBAR)   /* entries of a vector clock: the warps, then the mbarriers */
+
+struct Mbar {
+  unsigned char *addr;
+  int count, pending;
+  long tx;
+  uint32_t phase;
+  int had_tx;             /* an expect-tx in the current phase; done_tx: in the last completed one */
+  int done_tx, done_by;   /* done_by: thread id + 1 of the arrival that completed the last phase */
+  int init_tid;
+  uint32_t init_epoch;
+  const char *file;       /* the init */
+  int line;
+  uint32_t vc_cur[LT_EMU_VCMAX], vc_done[LT_EMU_VCMAX];
+};
+
+/* One TMA load in flight (emu_cuda.h): the box read at issue, landing in
+** shared memory at `dst` when delivered, then completing `bytes`
+** transaction bytes on mbarrier `bar` (index in State.mbars). */
+struct TmaOp {
+  int tid, bar;
+  uint32_t phase;         /* the mbarrier's phase at the issue */
+  unsigned char *dst;
+  size_t bytes;
+  unsigned char *data;
+  const char *file;
+  int line;
+};
+
+/* One TMA store whose read of shared memory [src, src + bytes) is not yet
+** covered by a cp.async.bulk.wait_group.read of its thread. */
+struct BulkOp {
+  int tid, group;
+  unsigned char *src;
+  size_t bytes;
+  const char *file;
+  int line;
+};
+
+/* Per 16 bytes of lt_smem, in a launch that uses mbarriers or TMA: the
+** element reads of wgmmas in flight and the TMA stores still reading it;
+** the TMA copy that wrote it last (tma_tid: its thread + 1, 0 none; it
+** completed on phase tma_phase of mbarrier tma_bar; the line of the
+** issue); per warp, the warp's clock at its last read (0 none). */
+struct AsyncChunk {
+  uint32_t block;
+  uint16_t wg_reads, bulk_reads;
+  int tma_tid, tma_bar, tma_line;
+  uint32_t tma_phase;
+  uint32_t rclock[32];
 };
 
 /* One warp's wgmma in flight (emu_cuda.h): its operands as read at issue
@@ -411,6 +491,28 @@ struct State {
   size_t ncopies, capcopies;
   WgOp *wg;                 /* wgmmas in flight, in issue order (emu_cuda.h) */
   size_t nwg, capwg;
+  /* mbarriers, TMA, setmaxnreg (emu_cuda.h); vc_on once the launch uses an
+  ** mbarrier or a TMA copy: then barriers, named barriers and mbarriers
+  ** order shared-memory accesses through the warps' vector clocks */
+  int vc_on;
+  int vcw;                  /* entries of a vector clock: nwarps + LT_EMU_MAXMBAR */
+  uint32_t *vc;             /* nwarps x vcw: row w is warp w's vector clock */
+  uint32_t nbar_vc[16][LT_EMU_VCMAX];   /* what the arrivals of a named barrier's phase release */
+  Mbar *mbars;
+  size_t nmbar, capmbar;
+  TmaOp *tmas;
+  size_t ntma, captma;
+  BulkOp *bulks;
+  size_t nbulk, capbulk;
+  AsyncChunk *ash;          /* of lt_smem[0 .. smem_bytes], by 16 bytes; NULL until used */
+  int reg_pool;             /* setmaxnreg: registers (per thread x 32) the block's warps may hold */
+  /* set by emu_cuda.h when used: delivers every TMA copy in flight (1 if
+  ** any), reports a read of / a write over bytes a TMA copy has not
+  ** delivered, checks what must be settled when the block ends */
+  int (*async_deliver)(struct State *s);
+  void (*async_read_pending)(struct State *s, Thread *t, uintptr_t a, const char *what, const Site *at);
+  void (*async_write_pending)(struct State *s, Thread *t, uintptr_t a, const char *what, const Site *at);
+  void (*async_end)(struct State *s);
 #ifdef LT_EMU_ASAN
   void *sched_fake;
   const void *sched_bottom;
@@ -542,8 +644,42 @@ LT_EMU_FN Shadow *shadow_at(State *s, Shadow *base, size_t i) {
 ** lane of t's warp and a warp-wide operation (shuffle, ldmatrix, mma,
 ** MFMA, WMMA) completed since.  Assumes, as warp_sync guarantees, that
 ** all running lanes of a warp have passed the same operations. */
-LT_EMU_FN bool ordered(State *s, Thread *t, int other, uint32_t epoch, uint32_t sync) {
-  return other == t->tid || epoch != s->epoch || (other / s->warp == t->warp && sync != s->warps[t->warp].gen);
+LT_EMU_FN bool ordered(State *s, Thread *t, int other, uint32_t epoch, uint32_t sync, uint32_t clock) {
+  return other == t->tid || epoch != s->epoch || (other / s->warp == t->warp && sync != s->warps[t->warp].gen) ||
+         (s->vc_on && other < s->nthreads && clock && s->vc[(size_t)t->warp * s->vcw + other / s->warp] >= clock);
+}
+
+/* The AsyncChunk of the lt_smem byte at a for the running block, or NULL
+** (no mbarrier or TMA in the launch, or not lt_smem); one left by an
+** earlier block is cleared first. */
+LT_EMU_FN AsyncChunk *chunk_at(State *s, uintptr_t a) {
+  uintptr_t d = a - (uintptr_t)lt_smem;
+  if (!s->ash || d >= s->smem_bytes) return NULL;
+  AsyncChunk *c = &s->ash[d / 16];
+  if (c->block != s->serial) {
+    memset((void *)c, 0, sizeof *c);
+    c->block = s->serial;
+  }
+  return c;
+}
+
+/* Whether a TMA store still reads the lt_smem byte at a. */
+LT_EMU_FN bool bulk_busy(State *s, uintptr_t a) {
+  AsyncChunk *c = chunk_at(s, a);
+  return c && c->bulk_reads;
+}
+
+/* Records a read of the lt_smem byte at a by thread t's warp, at its clock. */
+LT_EMU_FN void async_read(State *s, Thread *t, uintptr_t a) {
+  AsyncChunk *c = chunk_at(s, a);
+  if (c) c->rclock[t->warp] = s->warps[t->warp].clock;
+}
+
+/* Whether bytes a TMA copy delivered (chunk c) are ordered before what
+** thread t does now: its warp has seen, through waits and barriers, the
+** completion of the mbarrier phase the copy completed on. */
+LT_EMU_FN bool tma_ordered(State *s, Thread *t, const AsyncChunk *c) {
+  return !c || !c->tma_tid || s->vc[(size_t)t->warp * s->vcw + s->nwarps + c->tma_bar] > c->tma_phase;
 }
 
 /* Records a read of the byte of entry h by thread t; `in_op`: by the warp
@@ -564,9 +700,14 @@ LT_EMU_FN void note_read(State *s, Thread *t, Shadow *h, int in_op) {
 /* Whether the reads recorded in h come before a write by thread t now
 ** (as `ordered`; for several readers of t's warp, its last warp operation
 ** must follow the last read). */
-LT_EMU_FN bool reads_ordered(State *s, Thread *t, Shadow *h) {
+LT_EMU_FN bool reads_ordered(State *s, Thread *t, Shadow *h, uintptr_t a) {
   if (!h->reader || h->repoch != s->epoch || h->reader == t->tid + 1) return true;
-  return h->rwarp == t->warp + 1 && h->rsync != s->warps[t->warp].gen;
+  if (h->rwarp == t->warp + 1 && h->rsync != s->warps[t->warp].gen) return true;
+  AsyncChunk *c = s->vc_on ? chunk_at(s, a) : NULL;   /* through mbarriers: each warp's last read of the chunk */
+  if (!c) return false;
+  for (int w = 0; w < s->nwarps; w++)
+    if (c->rclock[w] > s->vc[(size_t)t->warp * s->vcw + w]) return false;
+  return true;
 }
 
 /* Where a message points: the generated source line, or a code address
@@ -642,15 +783,25 @@ LT_EMU_FN const char *who(char *buf, size_t cap, Thread *t, const char *what) {
 ** Then records the read (what: as made by the warp operation running). */
 LT_EMU_FN void load_byte(State *s, Thread *t, Shadow *h, uintptr_t a, const char *what, const Site *at) {
   char w[96], p[96];
+  if (h->pending & LT_EMU_ASYNC) s->async_read_pending(s, t, a, what, at);
   if (h->pending)
     fail_site(t, at, "%s reads %s that a cp.async of thread %d is still copying (missing cp.async wait)",
               who(w, sizeof w, t, what), place(p, sizeof p, a), h->pending - 1);
   if (!h->writer)
     fail_site(t, at, "%s reads %s that no thread wrote in this block", who(w, sizeof w, t, what), place(p, sizeof p, a));
-  if (!ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
+  if (h->writer == LT_EMU_TMA) {
+    const AsyncChunk *c = chunk_at(s, a);
+    if (!tma_ordered(s, t, c))
+      fail_site(t, at, "%s reads %s that the TMA copy of line %d delivered, completing phase %u of the mbarrier at "
+                "offset %ld, and its warp has not waited for that phase (a missing or wrong-parity mbarrier wait)",
+                who(w, sizeof w, t, what), place(p, sizeof p, a), c->tma_line, c->tma_phase,
+                (long)(s->mbars[c->tma_bar].addr - lt_smem));
+  } else if (!ordered(s, t, h->writer - 1, h->wepoch, h->wsync, h->wclock)) {
     fail_site(t, at, "%s reads %s that thread %d wrote since the last barrier (missing barrier)",
               who(w, sizeof w, t, what), place(p, sizeof p, a), h->writer - 1);
+  }
   note_read(s, t, h, what != NULL);
+  async_read(s, t, a);
 }
 
 /* Checks a plain store by thread t to shared byte a, with shadow entry h,
@@ -659,22 +810,29 @@ LT_EMU_FN void load_byte(State *s, Thread *t, Shadow *h, uintptr_t a, const char
 ** lane of t's warp: by a warp operation since).  Then records the write. */
 LT_EMU_FN void store_byte(State *s, Thread *t, Shadow *h, uintptr_t a, const Site *at) {
   char p[96];
+  AsyncChunk *c = chunk_at(s, a);
+  if ((h->pending & LT_EMU_ASYNC) || (c && c->bulk_reads)) s->async_write_pending(s, t, a, "a plain store", at);
   if (h->pending)
     fail_site(t, at, "a plain store of thread %d wrote %s while a cp.async of thread %d to it was in flight (no "
               "cp.async wait before the store)", t->tid, place(p, sizeof p, a), h->pending - 1);
-  if (!reads_ordered(s, t, h)) {
+  if (!reads_ordered(s, t, h, a)) {
     char r[32];
     if (h->reader == LT_EMU_MANY) snprintf(r, sizeof r, "several threads");
     else snprintf(r, sizeof r, "thread %d", h->reader - 1);
     fail_site(t, at, "a plain store of thread %d overwrote %s that %s read since the last barrier (missing barrier "
               "before the store)", t->tid, place(p, sizeof p, a), r);
   }
-  if (h->writer && !ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
+  if (h->writer == LT_EMU_TMA && !tma_ordered(s, t, c))
+    fail_site(t, at, "a plain store of thread %d overwrote %s that the TMA copy of line %d delivered, in an mbarrier "
+              "phase its warp has not waited for", t->tid, place(p, sizeof p, a), c->tma_line);
+  if (h->writer && h->writer != LT_EMU_TMA && !ordered(s, t, h->writer - 1, h->wepoch, h->wsync, h->wclock))
     fail_site(t, at, "a plain store of thread %d overwrote %s that thread %d wrote since the last barrier (two "
               "stores with no barrier between)", t->tid, place(p, sizeof p, a), h->writer - 1);
   h->writer = (uint16_t)(t->tid + 1);
   h->wepoch = s->epoch;
   h->wsync = s->warps[t->warp].gen;
+  h->wclock = s->warps[t->warp].clock;
+  h->wfence = t->fences;
 }
 
 /* The shadow entry of shared byte a when the launch traces plain
@@ -716,17 +874,18 @@ LT_EMU_FN void traced_access(uintptr_t a, unsigned n, int store, void *pc) {
     if (off + n > s->trace.n) n = (unsigned)(s->trace.n - off);
     h = s->sshadow + off;
   }
-  uint32_t serial = s->serial, epoch = s->epoch, gen = s->warps[t->warp].gen;
+  uint32_t serial = s->serial, epoch = s->epoch, gen = s->warps[t->warp].gen, clock = s->warps[t->warp].clock;
   uint16_t me = (uint16_t)(t->tid + 1);
   for (unsigned i = 0; i < n; i++, h++) {
-    if (h->block == serial && !h->pending) {
+    if (h->block == serial && !h->pending && h->writer != LT_EMU_TMA) {
       if (!store && h->writer && (h->writer == me || h->wepoch != epoch)) {
         note_read(s, t, h, 0);
+        if (s->ash) async_read(s, t, a + i);
         continue;
       }
       if (store && (h->repoch != epoch || !h->reader || h->reader == me) &&
-          (!h->writer || h->writer == me || h->wepoch != epoch)) {
-        h->writer = me, h->wepoch = epoch, h->wsync = gen;
+          (!h->writer || h->writer == me || h->wepoch != epoch) && !bulk_busy(s, a + i)) {
+        h->writer = me, h->wepoch = epoch, h->wsync = gen, h->wclock = clock, h->wfence = t->fences;
         continue;
       }
     }
@@ -761,6 +920,10 @@ LT_EMU_FN void reconcile(State *s, size_t off, size_t n, const char *file, int l
     for (size_t i = c; i < c + m; i++) {
       if (lt_smem[i] == snap[i]) continue;
       Shadow *h = shadow_at(s, s->shadow, i);
+      if ((h->pending & LT_EMU_ASYNC) || bulk_busy(s, (uintptr_t)(lt_smem + i))) {
+        Site at = {file, line, NULL};
+        s->async_write_pending(s, s->cur, (uintptr_t)(lt_smem + i), "a plain store", &at);
+      }
       if (h->pending)
         fail(file, line, "a plain store wrote shared memory (dynamic, offset %zu) while a cp.async of thread %d to it "
              "was in flight (no cp.async wait before the store)", i, h->pending - 1);
@@ -798,19 +961,36 @@ LT_EMU_FN void check_read(State *s, Thread *t, const void *p, size_t n, const ch
   for (size_t i = (size_t)off; i < (size_t)off + n; i++) {
     Shadow *h = shadow_at(s, s->shadow, i), *pair = shadow_at(s, s->shadow, i ^ 1);
     if (!h->writer && pair->writer == LT_EMU_PLAIN) h->writer = pair->writer, h->wepoch = pair->wepoch;
+    if (h->pending & LT_EMU_ASYNC) {
+      Site at = {file, line, NULL};
+      s->async_read_pending(s, t, (uintptr_t)(lt_smem + i), what, &at);
+    }
+    if (h->writer == LT_EMU_TMA) {
+      const AsyncChunk *c = chunk_at(s, (uintptr_t)(lt_smem + i));
+      if (!tma_ordered(s, t, c))
+        fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that the TMA copy of line %d delivered, "
+             "completing phase %u of the mbarrier at offset %ld, and its warp has not waited for that phase (a missing "
+             "or wrong-parity mbarrier wait)", what, t->lane, i, c->tma_line, c->tma_phase,
+             (long)(s->mbars[c->tma_bar].addr - lt_smem));
+      note_read(s, t, h, 1);
+      async_read(s, t, (uintptr_t)(lt_smem + i));
+      continue;
+    }
     if (h->pending)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d is still "
            "copying (missing cp.async wait)", what, t->lane, i, h->pending - 1);
     if (!h->writer)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that no thread wrote in this block",
            what, t->lane, i);
-    if (h->writer == LT_EMU_PLAIN && h->wepoch == s->epoch)
+    if (h->writer == LT_EMU_PLAIN && h->wepoch == s->epoch && !s->vc_on)
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a plain store wrote since the "
            "last barrier (missing barrier)", what, t->lane, i);
-    if (h->writer != me && h->wepoch == s->epoch)
+    if (h->writer != me && h->writer != LT_EMU_PLAIN && h->wepoch == s->epoch &&
+        !ordered(s, t, h->writer - 1, h->wepoch, h->wsync, h->wclock))
       fail(file, line, "%s of lane %d reads shared memory (dynamic, offset %zu) that a cp.async of thread %d wrote "
            "since the last barrier (missing barrier)", what, t->lane, i, h->writer - 1);
     note_read(s, t, h, 1);
+    async_read(s, t, (uintptr_t)(lt_smem + i));
   }
 }
 
@@ -861,15 +1041,38 @@ LT_EMU_FN void barrier(const char *file, int line, const char *what) {
   s->bar_arrived = 0;
   s->bar_gen++;
   s->epoch++;
+  /* every warp's accesses so far, and what any warp acquired, come before every warp's next accesses */
+  uint32_t *j = s->vc;   /* row 0 becomes the join */
+  for (int u = 0; u < s->nwarps; u++) j[u] = s->warps[u].clock;
+  for (int w = 1; w < s->nwarps; w++)
+    for (int u = s->nwarps; u < s->vcw; u++) j[u] = j[u] > s->vc[(size_t)w * s->vcw + u] ? j[u] : s->vc[(size_t)w * s->vcw + u];
+  for (int w = 1; w < s->nwarps; w++) memcpy(s->vc + (size_t)w * s->vcw, j, (size_t)s->vcw * sizeof *j);
+  for (int u = 0; u < s->nwarps; u++) s->warps[u].clock++;
+}
+
+/* Vector clocks: warp w releases (its accesses so far, and what it has
+** acquired) into acc[0 .. nwarps - 1]; its clock moves on. */
+LT_EMU_FN void vc_release(State *s, int w, uint32_t *acc) {
+  const uint32_t *r = s->vc + (size_t)w * s->vcw;
+  for (int u = 0; u < s->vcw; u++) acc[u] = acc[u] > r[u] ? acc[u] : r[u];
+  if (acc[w] < s->warps[w].clock) acc[w] = s->warps[w].clock;
+  s->warps[w].clock++;
+}
+
+/* Warp w acquires what acc released. */
+LT_EMU_FN void vc_acquire(State *s, int w, const uint32_t *acc) {
+  uint32_t *r = s->vc + (size_t)w * s->vcw;
+  for (int u = 0; u < s->vcw; u++) r[u] = r[u] > acc[u] ? r[u] : acc[u];
 }
 
 /* bar.sync / bar.arrive on named barrier id (1..15) with `count` threads
 ** (a multiple of the warp): the arrival that makes `count` completes the
 ** phase and releases the threads that wait in it; `wait`: this thread
 ** waits too (bar.sync), else it goes on (bar.arrive).  Every arrival of a
-** phase must give the same count.  These barriers only order the threads
-** (the kernels take turns with them); they are no point of the shared-
-** memory checks. */
+** phase must give the same count.  Without mbarriers these barriers only
+** order the threads (the kernels take turns with them) and are no point of
+** the shared-memory checks; in a launch with mbarriers (State.vc_on) the
+** accesses of the arriving warps come before those of the waiting ones. */
 LT_EMU_FN void named_barrier(int id, int count, bool wait, const char *file, int line, const char *what) {
   State *s = g;
   Thread *t = s->cur;
@@ -880,10 +1083,15 @@ LT_EMU_FN void named_barrier(int id, int count, bool wait, const char *file, int
     fail(file, line, "%s: barrier %d arrived at with %d threads, its phase in progress (from line %d) with %d", what, id,
          count, s->nbar_line[id], s->nbar_count[id]);
   if (!s->nbar_count[id]) s->nbar_count[id] = count, s->nbar_file[id] = file, s->nbar_line[id] = line;
+  vc_release(s, t->warp, s->nbar_vc[id]);
   if (++s->nbar_arrived[id] == count) {
     s->nbar_arrived[id] = 0;
     s->nbar_count[id] = 0;
     s->nbar_gen[id]++;
+    for (int i = 0; i < s->nthreads; i++)   /* the threads that wait in the phase acquire what it released */
+      if (s->threads[i].state == WAIT_NBAR && s->threads[i].wait_bar == id) vc_acquire(s, s->threads[i].warp, s->nbar_vc[id]);
+    if (wait) vc_acquire(s, t->warp, s->nbar_vc[id]);
+    memset(s->nbar_vc[id], 0, sizeof s->nbar_vc[id]);
     return;
   }
   if (!wait) return;
@@ -984,6 +1192,8 @@ LT_EMU_FN void land_copies(State *s, Thread *t, int upto) {
       h->writer = (uint16_t)(t->tid + 1);
       h->wepoch = s->epoch;
       h->wsync = s->warps[t->warp].gen;
+      h->wclock = s->warps[t->warp].clock;
+      h->wfence = t->fences;
       if (!s->traced) s->snap[(size_t)off + (size_t)b] = c.dst[b];
     }
   }
@@ -1015,15 +1225,21 @@ LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char 
     Shadow *h = copy_entry(s, a);
     if (!h) continue;
     char p[96];
+    if ((h->pending & LT_EMU_ASYNC) || bulk_busy(s, a)) {
+      Site at = {file, line, NULL};
+      s->async_write_pending(s, t, a, "a cp.async", &at);
+    }
     if (h->pending)
       fail(file, line, "cp.async to %s while an earlier cp.async of thread %d to it is still in flight",
            place(p, sizeof p, a), h->pending - 1);
-    if (!reads_ordered(s, t, h))
+    if (!reads_ordered(s, t, h, a))
       fail(file, line, "cp.async overwrites %s that thread %d read since the last barrier (missing barrier before the "
            "copy)", place(p, sizeof p, a), h->reader == LT_EMU_MANY ? -1 : h->reader - 1);
-    if (h->writer && !ordered(s, t, h->writer - 1, h->wepoch, h->wsync))
-      fail(file, line, "cp.async overwrites %s that %s wrote since the last barrier", place(p, sizeof p, a),
-           h->writer == LT_EMU_PLAIN ? "a plain store" : "another thread");
+    if (h->writer && h->writer != LT_EMU_TMA && h->writer != LT_EMU_PLAIN &&
+        !ordered(s, t, h->writer - 1, h->wepoch, h->wsync, h->wclock))
+      fail(file, line, "cp.async overwrites %s that another thread wrote since the last barrier", place(p, sizeof p, a));
+    if (h->writer == LT_EMU_PLAIN && h->wepoch == s->epoch)
+      fail(file, line, "cp.async overwrites %s that a plain store wrote since the last barrier", place(p, sizeof p, a));
     h->pending = (uint16_t)(t->tid + 1);
   }
   if (s->ncopies == s->capcopies) {
@@ -1093,6 +1309,8 @@ LT_EMU_FN bool ready(State *s, Thread *t) {
   if (t->state == WAIT_WARP) return s->warps[t->warp].gen != t->wait_gen;
   if (t->state == WAIT_BAR) return s->bar_gen != t->wait_gen;
   if (t->state == WAIT_NBAR) return s->nbar_gen[t->wait_bar] != t->wait_gen;
+  if (t->state == WAIT_MBAR) return s->mbars[t->wait_mbar].phase != t->wait_gen;
+  if (t->state == WAIT_REGS) return s->warps[t->warp].reg_want == 0;
   return false;
 }
 
@@ -1118,6 +1336,39 @@ LT_EMU_FN void report_stuck(State *s) {
       break;
     }
     fail(t->file, t->line, "%s", m);
+    return;
+  }
+  int first = -1;   /* mbarrier phases nothing can complete any more, registers never given back: every such wait */
+  for (int i = 0; i < n && first < 0; i++)
+    if (th[i].state == WAIT_MBAR || th[i].state == WAIT_REGS) first = i;
+  if (first >= 0) {
+    snprintf(m, sizeof m, "hang: no thread can go on and no TMA copy is in flight (a wrong parity, a missing arrive, an "
+             "expect-tx of other than the bytes delivered, or registers never given back):");
+    const char *sep = " ";
+    for (size_t b = 0; b < s->nmbar; b++) {
+      bool any = false;
+      for (int k = 0; k < n && !any; k++) any = th[k].state == WAIT_MBAR && th[k].wait_mbar == (int)b;
+      if (!any) continue;
+      const Mbar *mb = &s->mbars[b];
+      snprintf(m + strlen(m), sizeof m - strlen(m), "%sthreads ", sep);
+      ranges(m, sizeof m, n, [&](int k) { return th[k].state == WAIT_MBAR && th[k].wait_mbar == (int)b; });
+      snprintf(m + strlen(m), sizeof m - strlen(m), " wait for phase %u (parity %u) of the mbarrier at offset %ld (%d of "
+               "%d arrivals missing, tx-count %ld)", mb->phase, mb->phase & 1, (long)(mb->addr - lt_smem), mb->pending,
+               mb->count, mb->tx);
+      sep = "; ";
+    }
+    bool regs = false;
+    for (int w = 0; w < s->nwarps; w++) regs = regs || s->warps[w].reg_want;
+    if (regs) {
+      int held = 0, want = 0;
+      for (int w = 0; w < s->nwarps; w++) held += s->warps[w].regs * 32, want = s->warps[w].reg_want ? s->warps[w].reg_want : want;
+      snprintf(m + strlen(m), sizeof m - strlen(m), "%swarps ", sep);
+      ranges(m, sizeof m, s->nwarps, [&](int w) { return s->warps[w].reg_want != 0; });
+      snprintf(m + strlen(m), sizeof m - strlen(m), " wait in setmaxnreg.inc %d for registers the block's pool never "
+               "frees (its %d threads started with %d registers each; the warps hold %d)", want, n,
+               s->reg_pool / (s->nwarps * 32), held);
+    }
+    fail(th[first].file, th[first].line, "%s", m);
     return;
   }
   for (int i = 0; i < n; i++) {   /* a named barrier short of its count */
@@ -1236,8 +1487,18 @@ LT_EMU_FN int run_block(State *s) {
     t->file = s->file, t->line = s->line, t->what = "kernel start";
     t->op = NULL;
     t->group = 0;
+    t->bgroup = 0;
+    t->fences = 0;
   }
-  for (int w = 0; w < s->nwarps; w++) s->warps[w].arrived = 0, s->warps[w].wg_group = 0, s->warps[w].wg_fenced = 0;
+  for (int w = 0; w < s->nwarps; w++) {
+    Warp *wp = &s->warps[w];
+    wp->arrived = 0, wp->wg_group = 0, wp->wg_fenced = 0;
+    wp->clock = 1, wp->regs = s->reg_pool / (s->nwarps * 32), wp->reg_want = 0, wp->nsetmax = 0;
+  }
+  memset(s->vc, 0, (size_t)s->nwarps * s->vcw * sizeof *s->vc);
+  memset(s->nbar_vc, 0, sizeof s->nbar_vc);
+  for (size_t i = 0; i < s->ntma; i++) free(s->tmas[i].data);
+  s->nmbar = s->ntma = s->nbulk = 0;
   s->bar_arrived = 0;
   for (int id = 0; id < 16; id++) s->nbar_arrived[id] = s->nbar_count[id] = 0;
   s->epoch = 0;
@@ -1281,11 +1542,15 @@ LT_EMU_FN int run_block(State *s) {
         fail(s->nbar_file[id], s->nbar_line[id], "barrier %d still has %d of its %d arrivals when the block ends (an "
              "arrival no bar.sync takes)", id, s->nbar_arrived[id], s->nbar_count[id]);
     if (s->error) return s->error;
+    if (!left && s->async_end) s->async_end(s);
+    if (s->error) return s->error;
     if (!left && s->nwg)
       fail(s->wg[0].file, s->wg[0].line, "warp %d's wgmma is still in flight when the block ends (missing "
            "wgmma.wait_group)", s->wg[0].warp);
     if (!left) return s->error;
     if (!any) {
+      if (s->async_deliver && s->async_deliver(s)) continue;   /* the copy engine goes on while every thread waits */
+      if (s->error) return s->error;
       report_stuck(s);
       return s->error;
     }
@@ -1393,6 +1658,12 @@ LT_EMU_FN void free_state(State *s) {
   if (s->own_shadow) free(s->shadow);
   free(s->copies);
   free(s->wg);
+  free(s->vc);
+  for (size_t i = 0; i < s->ntma; i++) free(s->tmas[i].data);
+  free(s->mbars);
+  free(s->tmas);
+  free(s->bulks);
+  free(s->ash);
 }
 
 /* Checks the launch configuration and sets up the launch's state, or
@@ -1426,6 +1697,16 @@ LT_EMU_FN int setup(State *s, const void *kern, int warp, int smem_max) {
     return LT_EMU_ERR_LAUNCH;
   }
   for (int w = 0; w < s->nwarps; w++) s->warps[w].size = n - w * warp < warp ? n - w * warp : warp;
+  s->vcw = s->nwarps + LT_EMU_MAXMBAR;
+  s->vc = (uint32_t *)calloc((size_t)s->nwarps * s->vcw, sizeof *s->vc);
+  if (!s->vc) {
+    fail(s->file, s->line, "out of memory for %d warps' clocks", s->nwarps);
+    return LT_EMU_ERR_LAUNCH;
+  }
+  /* setmaxnreg: each thread starts with the registers a block of this size
+  ** gets on a 65536-register multiprocessor (at most 255, a multiple of 8) */
+  int regs = 65536 / (s->nwarps * 32) / 8 * 8;
+  s->reg_pool = (regs > 248 ? 248 : regs) * s->nwarps * 32;
   size_t ssize = (size_t)env_long("LT_EMU_STACK", 256 * 1024);
   ssize = (ssize + 4095) & ~(size_t)4095;
   if (ssize < 65536) ssize = 65536;

@@ -7,8 +7,10 @@
 ** with the PTX instructions of the sm80 path modelled from the PTX ISA:
 ** ldmatrix (m8n8 b16, x2/x4, .trans), mma.sync m16n8k16 (f16/bf16 in, f32
 ** accumulate), cp.async (16 bytes, commit/wait groups, landing only at
-** a covering wait) and the sm90a path's wgmma (at the end: descriptors,
-** swizzled layouts, completion at wait_group).  The conversions are written here in integer
+** a covering wait) and the sm90a path's wgmma (descriptors, swizzled
+** layouts, completion at wait_group), then Hopper's asynchronous copies
+** of templates/cuda_tma.h (at the end: mbarriers, TMA loads and stores
+** through tensor maps, fence.proxy.async, setmaxnreg).  The conversions are written here in integer
 ** arithmetic (round to nearest even), not taken from the host compiler.
 */
 #ifndef LT_EMU_WARP
@@ -100,6 +102,7 @@ enum {
   cudaErrorInvalidConfiguration = 9,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
+  cudaErrorNotSupported = 801,
 };
 typedef void *cudaStream_t;
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
@@ -397,6 +400,28 @@ LT_EMU_FN unsigned char *wgmma_elem(uint64_t d, int mn_major, int mn, int k, con
   return lt_smem + (u ^ ((u >> 7) & (R / 16 - 1)) << 4);
 }
 
+/* fence.proxy.async.shared::cta: this thread's generic-proxy writes so far
+** are ordered before the async proxy's next reads (Thread.fences). */
+LT_EMU_FN void fence_proxy_async(void) { g->cur->fences++; }
+
+/* A read of [p, p + n) by the async proxy (wgmma, a TMA store): each byte
+** a thread wrote through the generic proxy (an ordinary store, a cp.async)
+** needs a fence.proxy.async of that thread after the write.  Checked where
+** the writer is known: traced plain stores, cp.async, in any build. */
+LT_EMU_FN void proxy_check(State *s, const void *p, size_t n, const char *what, const char *file, int line) {
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t a = (uintptr_t)p + i;
+    long off = smem_offset((const void *)a, 1);
+    Shadow *h = s->traced ? traced_entry(s, a) : off >= 0 && s->track ? shadow_at(s, s->shadow, (size_t)off) : NULL;
+    if (!h || !h->writer || h->writer > s->nthreads) continue;
+    if (s->threads[h->writer - 1].fences != h->wfence) continue;
+    char pl[96];
+    fail(file, line, "%s reads %s that thread %d wrote through the generic proxy (an ordinary store or cp.async) "
+         "with no fence.proxy.async of that thread since: the writers fence before the barrier that hands the data "
+         "to the async proxy", what, place(pl, sizeof pl, a), h->writer - 1);
+  }
+}
+
 /* Element (mn, k) of descriptor d's operand, checked as a read of lane t
 ** (written, not in flight, ordered after its writer); f32. */
 LT_EMU_FN float wgmma_read(State *s, Thread *t, uint64_t d, int mn_major, int mn, int k, int bf16, int check,
@@ -405,7 +430,15 @@ LT_EMU_FN float wgmma_read(State *s, Thread *t, uint64_t d, int mn_major, int mn
   check_shared(s, p, 2, "wgmma operand", file, line);
   uint16_t h;
   copy_in(&h, p, 2);
-  if (check) check_read(s, t, p, 2, "wgmma", file, line);
+  AsyncChunk *c = chunk_at(s, (uintptr_t)p);
+  if (check) {
+    check_read(s, t, p, 2, "wgmma", file, line);
+    proxy_check(s, p, 2, "wgmma", file, line);
+    if (c) c->wg_reads++;   /* until the wait_group that completes it */
+  } else if (c) {
+    c->wg_reads--;
+    c->rclock[t->warp] = s->warps[t->warp].clock;   /* the read lasts until the wait_group */
+  }
   return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
@@ -571,7 +604,581 @@ struct WgWait {
 #define lt_wgmma_fence() lt_emu::warp_sync(lt_emu::wgmma_fence_run, NULL, "wgmma.fence", __FILE__, __LINE__)
 #define lt_wgmma_commit() lt_emu::warp_sync(lt_emu::wgmma_commit_run, NULL, "wgmma.commit_group", __FILE__, __LINE__)
 #define lt_wgmma_wait lt_emu::WgWait(__FILE__, __LINE__).wait
-#define lt_wgmma_barrier() lt_emu::barrier(__FILE__, __LINE__, "fence.proxy.async + __syncthreads")
+#define lt_wgmma_barrier() (lt_emu::fence_proxy_async(), lt_emu::barrier(__FILE__, __LINE__, "fence.proxy.async + __syncthreads"))
 #define lt_wg_turn_wait(g) lt_emu::named_barrier((g) == 0 ? 1 : 2, 256, true, __FILE__, __LINE__, "bar.sync (warpgroup turn)")
 #define lt_wg_turn_pass(g) lt_emu::named_barrier((g) == 0 ? 2 : 1, 256, false, __FILE__, __LINE__, "bar.arrive (warpgroup turn)")
 template <class T> static inline __attribute__((unused)) void lt_wgmma_settle(T &) {}
+
+/* ------------------------------------------------------------------ */
+/* mbarriers, TMA, fence.proxy.async, setmaxnreg (templates/cuda_tma.h; */
+/* PTX ISA: "mbarrier", "cp.async.bulk.tensor", "Tensor-map",           */
+/* "setmaxnreg"; the CUDA driver API: cuTensorMapEncodeTiled)           */
+/*                                                                      */
+/* An mbarrier is kept beside its 8 bytes of shared memory (Mbar): the  */
+/* arrivals a phase needs and still needs, the tx-count, the phases     */
+/* completed.  A phase completes when its pending arrivals and its      */
+/* tx-count are both zero; a parity wait names the current phase or the */
+/* one before.  A TMA load reads its box from global memory at the      */
+/* issue and is in flight until it is delivered: when a thread waits on */
+/* its mbarrier and the phase is not complete, or when every thread     */
+/* waits (the copy engine goes on).  Delivery writes the box (swizzled  */
+/* by address bits, as wgmma reads it) and completes its bytes on the   */
+/* mbarrier's current phase.  Until then its bytes are "in flight": a   */
+/* read of them is a missing or wrong-parity wait, or a missing         */
+/* expect-tx; a phase that completes while a copy issued in it is still */
+/* in flight had no expect-tx for it.  Ordering: each warp has a clock  */
+/* and a vector clock (emu.h); an arrive releases the warp's accesses,  */
+/* a wait that sees the phase complete acquires them, barriers join     */
+/* everyone.  A TMA copy may overwrite a stage only when every warp's   */
+/* reads of it are ordered before the issue (released on an mbarrier    */
+/* the producer waited on) and no wgmma in flight reads it; a read of   */
+/* delivered bytes must be ordered after the delivery (the phase it     */
+/* completed was waited for).  Not modelled: clusters and multicast,    */
+/* try_wait's time limit (a try_wait returns once the phase completes), */
+/* fence.mbarrier_init (the init need only be followed by a barrier).   */
+
+#define __grid_constant__
+/* The tensor map: opaque, 128 bytes (the emulator's own encoding inside). */
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
+
+namespace lt_emu {
+namespace {
+
+#define LT_EMU_TMAP_MAGIC 0x4c54544d41503244ull   /* "LTTMAP2D" */
+
+/* What the emulator keeps in a CUtensorMap. */
+struct TmaMap {
+  unsigned long long magic;
+  const unsigned char *base;
+  unsigned long long rows, cols, pitch;   /* pitch in bytes */
+  unsigned esize, box_rows, box_cols, swizzle;
+};
+
+/* lt_tma_encode_2d, with the rules of cuTensorMapEncodeTiled (CUDA driver
+** API documentation), checked here on their own: the global address 16-byte
+** aligned, sizes 1 to 2^32, the row pitch a multiple of 16 below 2^40 and
+** not below a row, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span.  The emulator models swizzled boxes
+** whose rows are exactly the span (all that wgmma's layouts use): another
+** swizzled width is refused with cudaErrorNotSupported and a message. */
+LT_EMU_FN int tma_encode(CUtensorMap *map, const void *base, int dtype, unsigned long long rows, unsigned long long cols,
+                         unsigned long long ld, unsigned box_rows, unsigned box_cols, int swizzle) {
+  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : 2;
+  if (!map || !base || (uintptr_t)map % 64 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+    return cudaErrorInvalidValue;
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16 || rows == 0 || cols == 0 || rows > (1ull << 32) || cols > (1ull << 32)) return cudaErrorInvalidValue;
+  if ((ld * esize) % 16 || ld * esize >= (1ull << 40) || ld < cols) return cudaErrorInvalidValue;
+  if (box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || (box_cols * esize) % 16) return cudaErrorInvalidValue;
+  if (swizzle && box_cols * esize > (unsigned long long)swizzle) return cudaErrorInvalidValue;
+  if (swizzle && box_cols * esize != (unsigned long long)swizzle) {
+    fprintf(stderr, "lt_emu: lt_tma_encode_2d: a box of %llu-byte rows with the %d-byte swizzle: the emulator models "
+            "swizzled rows of the swizzle's width only\n", box_cols * esize, swizzle);
+    return cudaErrorNotSupported;
+  }
+  TmaMap m = {LT_EMU_TMAP_MAGIC, (const unsigned char *)base, rows, cols, ld * esize, (unsigned)esize, box_rows, box_cols,
+              (unsigned)swizzle};
+  memset(map, 0, sizeof *map);
+  memcpy(map, &m, sizeof m);
+  return 0;
+}
+
+/* The map at p, checked. */
+LT_EMU_FN TmaMap tma_map(const CUtensorMap *p, const char *what, const char *file, int line) {
+  TmaMap m;
+  if (!p) fail(file, line, "%s with no tensor map", what);
+  memcpy(&m, p, sizeof m);
+  if (m.magic != LT_EMU_TMAP_MAGIC) fail(file, line, "%s: %p is not a tensor map made by lt_tma_encode_2d", what, (const void *)p);
+  return m;
+}
+
+/* Turns on what mbarriers and TMA need: the vector clocks' ordering, the
+** per-chunk state of lt_smem, the scheduler's hooks. */
+LT_EMU_FN void async_hooks(State *s);
+LT_EMU_FN void async_on(State *s, const char *file, int line) {
+  async_hooks(s);
+  s->vc_on = 1;
+  if (!s->ash && s->smem_bytes) {
+    s->ash = (AsyncChunk *)calloc((s->smem_bytes + 15) / 16, sizeof(AsyncChunk));
+    if (!s->ash) fail(file, line, "out of memory for the state of %zu bytes of shared memory", s->smem_bytes);
+  }
+}
+
+/* The index of the mbarrier at `bar`, checked: initialized in this block,
+** and (for another thread than the initializing one) after a barrier. */
+LT_EMU_FN int mbar_find(State *s, Thread *t, const void *bar, const char *what, const char *file, int line) {
+  for (size_t i = 0; i < s->nmbar; i++) {
+    Mbar *b = &s->mbars[i];
+    if (b->addr != bar) continue;
+    if (t && t->tid != b->init_tid && s->epoch == b->init_epoch)
+      fail(file, line, "%s by thread %d on the mbarrier at offset %ld, which thread %d initialized at line %d with no "
+           "barrier since (the init is seen by the others after lt_mbar_init_fence and __syncthreads)", what, t->tid,
+           (long)((const unsigned char *)bar - lt_smem), b->init_tid, b->line);
+    return (int)i;
+  }
+  fail(file, line, "%s on shared memory at offset %ld that holds no mbarrier initialized in this block (missing "
+       "lt_mbar_init)", what, (long)((const unsigned char *)bar - lt_smem));
+  return -1;
+}
+
+/* Completes the current phase of mbarrier i if its arrivals and its
+** tx-count are both zero: a TMA copy issued on it and still in flight is
+** a copy whose bytes no expect-tx announced. */
+LT_EMU_FN void mbar_settle(State *s, int i, int by) {
+  Mbar *b = &s->mbars[i];
+  if (b->pending || b->tx) return;
+  for (size_t k = 0; k < s->ntma; k++)
+    if (s->tmas[k].bar == i)
+      fail(s->tmas[k].file, s->tmas[k].line, "phase %u of the mbarrier at offset %ld completed while this TMA copy of "
+           "thread %d, issued in it, had not delivered its %zu bytes: no expect-tx announced them (a missing or short "
+           "arrive.expect_tx)", b->phase, (long)(b->addr - lt_smem), s->tmas[k].tid, s->tmas[k].bytes);
+  memcpy(b->vc_done, b->vc_cur, sizeof b->vc_done);
+  memset(b->vc_cur, 0, sizeof b->vc_cur);
+  b->vc_done[s->nwarps + i] = b->phase + 1;   /* phases 0 .. b->phase complete: a TMA copy's data of them is ordered */
+  b->done_tx = b->had_tx, b->had_tx = 0, b->done_by = by;
+  b->phase++;
+  b->pending = b->count;
+}
+
+/* mbarrier.init: a new mbarrier of `count` arrivals at bar (8-byte
+** aligned shared memory); one in use (a phase under way) may not be
+** initialized again. */
+LT_EMU_FN void mbar_init(uint64_t *bar, unsigned count, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  async_on(s, file, line);
+  if ((uintptr_t)bar % 8) fail(file, line, "mbarrier.init at %p: not 8-byte aligned", (void *)bar);
+  check_shared(s, bar, 8, "mbarrier.init", file, line);
+  if (count < 1 || count >= (1u << 20)) fail(file, line, "mbarrier.init with count %u (1 to 2^20 - 1)", count);
+  Mbar *b = NULL;
+  for (size_t i = 0; i < s->nmbar; i++)
+    if (s->mbars[i].addr == (unsigned char *)bar) b = &s->mbars[i];
+  if (b && (b->pending != b->count || b->tx))
+    fail(file, line, "mbarrier.init over the mbarrier at offset %ld while its phase %u is under way (%d of %d arrivals, "
+         "tx-count %ld)", (long)((unsigned char *)bar - lt_smem), b->phase, b->count - b->pending, b->count, b->tx);
+  if (!b) {
+    if (s->nmbar == LT_EMU_MAXMBAR) fail(file, line, "more than %d mbarriers in a block (the emulator's limit)", LT_EMU_MAXMBAR);
+    if (s->nmbar == s->capmbar) {
+      s->capmbar = s->capmbar ? 2 * s->capmbar : 16;
+      s->mbars = (Mbar *)realloc(s->mbars, s->capmbar * sizeof(Mbar));
+      if (!s->mbars) fail(file, line, "out of memory for mbarriers");
+    }
+    b = &s->mbars[s->nmbar++];
+  }
+  memset((void *)b, 0, sizeof *b);
+  b->addr = (unsigned char *)bar;
+  b->count = b->pending = (int)count;
+  b->init_tid = t->tid, b->init_epoch = s->epoch;
+  b->file = file, b->line = line;
+}
+
+/* fence.mbarrier_init: nothing to model (see the top of this part). */
+LT_EMU_FN void mbar_init_fence(void) {}
+
+/* mbarrier.arrive[.expect_tx]: with expect, tx bytes are added to the
+** current phase's tx-count first; then one arrival, releasing this warp's
+** accesses so far. */
+LT_EMU_FN void mbar_arrive(uint64_t *bar, unsigned tx, int expect, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  int i = mbar_find(s, t, bar, expect ? "mbarrier.arrive.expect_tx" : "mbarrier.arrive", file, line);
+  Mbar *b = &s->mbars[i];
+  if (!b->pending)
+    fail(file, line, "mbarrier.arrive of thread %d on the mbarrier at offset %ld: phase %u has had its %d arrivals "
+         "already (it waits for %ld transaction bytes)", t->tid, (long)(b->addr - lt_smem), b->phase, b->count, b->tx);
+  if (expect) {
+    if (tx >= (1u << 20)) fail(file, line, "mbarrier.expect_tx of %u bytes (at most 2^20 - 1)", tx);
+    b->tx += tx;
+    b->had_tx = 1;
+  }
+  vc_release(s, t->warp, b->vc_cur);
+  b->pending--;
+  mbar_settle(s, i, t->tid + 1);
+}
+
+/* Delivers TMA copy k: its box into shared memory, its bytes completed on
+** its mbarrier's current phase (releasing the issuer's clock at the issue). */
+LT_EMU_FN void tma_deliver(State *s, size_t k) {
+  TmaOp op = s->tmas[k];
+  memmove(s->tmas + k, s->tmas + k + 1, (s->ntma - k - 1) * sizeof(TmaOp));
+  s->ntma--;
+  Mbar *b = &s->mbars[op.bar];
+  Thread *t = &s->threads[op.tid];
+  memcpy(op.dst, op.data, op.bytes);
+  free(op.data);
+  long off = smem_offset(op.dst, op.bytes);
+  for (size_t i = 0; i < op.bytes; i++) {
+    uintptr_t a = (uintptr_t)op.dst + i;
+    Shadow *h = copy_entry(s, a);
+    if (h) {
+      h->pending = 0;
+      h->writer = LT_EMU_TMA;
+      h->wepoch = s->epoch;
+      h->wsync = s->warps[t->warp].gen;
+      if (!s->traced && off >= 0) s->snap[(size_t)off + i] = op.dst[i];
+    }
+    AsyncChunk *c = chunk_at(s, a);
+    if (c && i % 16 == 0) c->tma_tid = op.tid + 1, c->tma_bar = op.bar, c->tma_line = op.line, c->tma_phase = b->phase;
+  }
+  b->tx -= (long)op.bytes;
+  mbar_settle(s, op.bar, 0);
+}
+
+/* Delivers every TMA copy in flight (all threads wait: the copy engine
+** goes on); 1 if there was one. */
+LT_EMU_FN int tma_deliver_all(State *s) {
+  if (!s->ntma) return 0;
+  while (s->ntma && !s->error) tma_deliver(s, 0);
+  return 1;
+}
+
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (the phase before the current one), acquiring what its arrivals
+** released.  Otherwise the copies in flight on this mbarrier are delivered,
+** and if the phase is still not complete the thread waits until it is: the
+** emulated try_wait returns only with 1, and a phase nothing can complete
+** any more is reported as a hang. */
+LT_EMU_FN int mbar_try_wait(uint64_t *bar, int parity, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  int i = mbar_find(s, t, bar, "mbarrier.try_wait", file, line);
+  t->file = file, t->line = line, t->what = "mbarrier.try_wait.parity";
+  for (;;) {
+    Mbar *b = &s->mbars[i];
+    if ((uint32_t)(parity & 1) != (b->phase & 1)) {
+      if (b->phase > 0) vc_acquire(s, t->warp, b->vc_done);
+      return 1;
+    }
+    uint32_t ph = b->phase;
+    for (size_t k = 0; k < s->ntma && s->mbars[i].phase == ph;)
+      if (s->tmas[k].bar == i) tma_deliver(s, k);
+      else k++;
+    if (s->mbars[i].phase != ph) continue;
+    t->wait_mbar = i;
+    block_on(s, t, WAIT_MBAR, ph);
+  }
+}
+
+/* The TMA copy in flight whose destination holds byte a. */
+LT_EMU_FN const TmaOp *tma_at(State *s, uintptr_t a) {
+  for (size_t k = 0; k < s->ntma; k++)
+    if (a - (uintptr_t)s->tmas[k].dst < s->tmas[k].bytes) return &s->tmas[k];
+  return NULL;
+}
+
+/* A read (load_byte, check_read) of byte a that a TMA copy has not
+** delivered: why the reader got there early. */
+LT_EMU_FN void tma_read_pending(State *s, Thread *t, uintptr_t a, const char *what, const Site *at) {
+  const TmaOp *op = tma_at(s, a);
+  char w[96], p[96];
+  if (!op) fail_site(t, at, "%s reads %s that a TMA copy is writing (emulator bug: no such copy)", who(w, sizeof w, t, what),
+                     place(p, sizeof p, a));
+  const Mbar *b = &s->mbars[op->bar];
+  if (b->phase > 0 && op->phase == b->phase && !b->done_tx && b->done_by == op->tid + 1)
+    fail_site(t, at, "%s reads %s that the TMA copy of line %d has not delivered: phase %u of its mbarrier (offset %ld) "
+              "completed at an arrive of thread %d with no transaction bytes before the copy was issued, so its waiters "
+              "went on without the copy (a missing arrive.expect_tx)", who(w, sizeof w, t, what), place(p, sizeof p, a),
+              op->line, b->phase - 1, (long)(b->addr - lt_smem), op->tid);
+  fail_site(t, at, "%s reads %s that the TMA copy of line %d has not delivered: the reader has not waited for phase %u of "
+            "the mbarrier at offset %ld, which the copy completes (a missing or wrong-parity mbarrier wait)",
+            who(w, sizeof w, t, what), place(p, sizeof p, a), op->line, op->phase, (long)(b->addr - lt_smem));
+}
+
+/* The TMA store still reading byte a, if any. */
+LT_EMU_FN const BulkOp *bulk_at(State *s, uintptr_t a) {
+  for (size_t k = 0; k < s->nbulk; k++)
+    if (a - (uintptr_t)s->bulks[k].src < s->bulks[k].bytes) return &s->bulks[k];
+  return NULL;
+}
+
+/* A write (a plain store, a cp.async) over byte a while a TMA copy fills
+** it or a TMA store reads it. */
+LT_EMU_FN void tma_write_pending(State *s, Thread *t, uintptr_t a, const char *what, const Site *at) {
+  char p[96];
+  const TmaOp *op = tma_at(s, a);
+  if (op)
+    fail_site(t, at, "%s of thread %d writes %s while the TMA copy of line %d into it is in flight", what, t->tid,
+              place(p, sizeof p, a), op->line);
+  const BulkOp *bo = bulk_at(s, a);
+  fail_site(t, at, "%s of thread %d writes %s while the TMA store of line %d (thread %d) still reads it (missing "
+            "cp.async.bulk.wait_group.read before the buffer is written again)", what, t->tid, place(p, sizeof p, a),
+            bo ? bo->line : 0, bo ? bo->tid : -1);
+}
+
+/* What must be settled when the block ends: TMA copies and stores, the
+** warpgroups' setmaxnreg. */
+LT_EMU_FN void async_end(State *s) {
+  if (s->ntma)
+    fail(s->tmas[0].file, s->tmas[0].line, "the block ends with this TMA copy of thread %d in flight (no thread waited "
+         "for its mbarrier phase)", s->tmas[0].tid);
+  if (s->nbulk)
+    fail(s->bulks[0].file, s->bulks[0].line, "the block ends while this TMA store of thread %d still reads shared "
+         "memory (missing cp.async.bulk.wait_group.read or wait_group)", s->bulks[0].tid);
+  for (int w = 0; w + 3 < s->nwarps; w += 4)
+    for (int u = w + 1; u < w + 4; u++)
+      if (s->warps[u].nsetmax != s->warps[w].nsetmax) {
+        int v = s->warps[u].nsetmax > s->warps[w].nsetmax ? u : w;
+        fail(s->warps[v].setmax_file, s->warps[v].setmax_line, "setmaxnreg: warp %d executed %d and warp %d %d of them; "
+             "all four warps of warpgroup %d execute the same ones", w, s->warps[w].nsetmax, u, s->warps[u].nsetmax, w / 4);
+      }
+}
+
+LT_EMU_FN void async_hooks(State *s) {
+  s->async_deliver = tma_deliver_all;
+  s->async_read_pending = tma_read_pending;
+  s->async_write_pending = tma_write_pending;
+  s->async_end = async_end;
+}
+
+/* The shared byte the 2-D box byte u (row-major, rows of `row` bytes) of a
+** copy at dst lands on: by address bits, as the hardware swizzles (bits
+** 4-6 ^= 7-9 for 128-byte rows, 4-5 ^= 7-8 for 64, 4 ^= 7 for 32), on
+** offsets from lt_smem (1024-byte aligned, as shared memory is). */
+LT_EMU_FN unsigned char *tma_place(unsigned char *dst, size_t u, unsigned swizzle) {
+  uintptr_t a = (uintptr_t)(dst - lt_smem) + u;
+  if (swizzle) a ^= ((a >> 7) & (swizzle / 16 - 1)) << 4;
+  return lt_smem + a;
+}
+
+/* cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes:
+** reads the box at (x, y) now (zero outside the tensor), puts it in flight
+** towards dst (128-byte aligned shared memory of the launch), checking that
+** nothing may still read or fill the bytes it overwrites. */
+LT_EMU_FN void tma_load_2d(void *dst_, const CUtensorMap *map, int x, int y, uint64_t *bar, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  async_on(s, file, line);
+  unsigned char *dst = (unsigned char *)dst_;
+  TmaMap m = tma_map(map, "cp.async.bulk.tensor", file, line);
+  int bi = mbar_find(s, t, bar, "cp.async.bulk.tensor (its mbarrier)", file, line);
+  const size_t row = (size_t)m.box_cols * m.esize, bytes = row * m.box_rows;
+  if ((uintptr_t)(dst - lt_smem) % 128) fail(file, line, "cp.async.bulk.tensor: shared destination %p is not 128-byte aligned", dst_);
+  if (smem_offset(dst, bytes) < 0 || (size_t)(dst - lt_smem) + bytes > s->smem_bytes)
+    fail(file, line, "cp.async.bulk.tensor: the %zu-byte box at dynamic shared offset %ld is outside the %zu bytes of the "
+         "launch", bytes, (long)(dst - lt_smem), s->smem_bytes);
+  TmaOp op;
+  op.tid = t->tid, op.bar = bi, op.phase = s->mbars[bi].phase;
+  op.bytes = bytes, op.file = file, op.line = line;
+  op.dst = dst;
+  op.data = (unsigned char *)malloc(bytes);
+  if (!op.data) fail(file, line, "out of memory for a TMA copy of %zu bytes", bytes);
+  /* the box, as it lands: byte u of the box (row u / row) at tma_place */
+  unsigned char *box = (unsigned char *)calloc(bytes, 1);
+  if (!box) fail(file, line, "out of memory for a TMA copy of %zu bytes", bytes);
+  for (unsigned r = 0; r < m.box_rows; r++) {
+    long long gy = (long long)y + r;
+    if (gy < 0 || gy >= (long long)m.rows) continue;
+    for (unsigned c = 0; c < m.box_cols; c++) {
+      long long gx = (long long)x + c;
+      if (gx < 0 || gx >= (long long)m.cols) continue;
+      copy_in(box + r * row + (size_t)c * m.esize, m.base + (size_t)gy * m.pitch + (size_t)gx * m.esize, m.esize);
+    }
+  }
+  for (size_t u = 0; u < bytes; u++) op.data[tma_place(dst, u, m.swizzle) - dst] = box[u];
+  free(box);
+  char p[96];
+  for (size_t i = 0; i < bytes; i++) {
+    uintptr_t a = (uintptr_t)dst + i;
+    AsyncChunk *c = chunk_at(s, a);
+    Shadow *h = copy_entry(s, a);
+    if (h && (h->pending & LT_EMU_ASYNC)) {
+      const TmaOp *o = tma_at(s, a);
+      fail(file, line, "the TMA copy of thread %d writes %s, which the TMA copy of line %d is still filling: the stage "
+           "is filled again before its readers waited for it and released it (the producer's wait on the stage's "
+           "empty mbarrier is missing or passes too early)", t->tid, place(p, sizeof p, a), o ? o->line : 0);
+    }
+    if (h && h->pending)
+      fail(file, line, "the TMA copy of thread %d writes %s while a cp.async of thread %d to it is in flight", t->tid,
+           place(p, sizeof p, a), h->pending - 1);
+    if (c && i % 16 == 0) {
+      if (c->wg_reads)
+        fail(file, line, "the TMA copy of thread %d overwrites %s, which a wgmma in flight still reads: the stage was "
+             "released before that wgmma's wait_group (or the producer did not wait for the release)", t->tid,
+             place(p, sizeof p, a));
+      if (c->bulk_reads) {
+        Site at = {file, line, NULL};
+        s->async_write_pending(s, t, a, "a TMA copy", &at);
+      }
+      for (int w = 0; w < s->nwarps; w++)
+        if (w != t->warp && c->rclock[w] > s->vc[(size_t)t->warp * s->vcw + w])
+          fail(file, line, "the TMA copy of thread %d overwrites %s, which warp %d read after its last release that "
+               "this thread has acquired: the stage was released (mbarrier arrive) before its reader was done with it, "
+               "or the producer did not wait for that release", t->tid, place(p, sizeof p, a), w);
+    }
+    if (h) h->pending = (uint16_t)(LT_EMU_ASYNC | (t->tid + 1));
+  }
+  if (s->ntma == s->captma) {
+    s->captma = s->captma ? 2 * s->captma : 16;
+    s->tmas = (TmaOp *)realloc(s->tmas, s->captma * sizeof(TmaOp));
+    if (!s->tmas) fail(file, line, "out of memory for TMA copies");
+  }
+  s->tmas[s->ntma++] = op;
+}
+
+/* cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: reads the
+** shared box at src (checked as the async proxy's read: written, ordered,
+** fenced) and writes the elements of the box at (x, y) that lie inside the
+** tensor; src stays "being read" until a wait_group[.read] of this thread
+** covers the store's group. */
+LT_EMU_FN void tma_store_2d(const CUtensorMap *map, int x, int y, const void *src_, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  async_on(s, file, line);
+  const unsigned char *src = (const unsigned char *)src_;
+  TmaMap m = tma_map(map, "cp.async.bulk.tensor (store)", file, line);
+  const size_t row = (size_t)m.box_cols * m.esize, bytes = row * m.box_rows;
+  if ((uintptr_t)(src - lt_smem) % 128) fail(file, line, "cp.async.bulk.tensor: shared source %p is not 128-byte aligned", src_);
+  if (smem_offset(src, bytes) < 0 || (size_t)(src - lt_smem) + bytes > s->smem_bytes)
+    fail(file, line, "cp.async.bulk.tensor: the %zu-byte box at dynamic shared offset %ld is outside the %zu bytes of the "
+         "launch", bytes, (long)(src - lt_smem), s->smem_bytes);
+  check_read(s, t, src, bytes, "TMA store", file, line);
+  proxy_check(s, src, bytes, "TMA store", file, line);
+  for (unsigned r = 0; r < m.box_rows; r++) {
+    long long gy = (long long)y + r;
+    if (gy < 0 || gy >= (long long)m.rows) continue;
+    for (unsigned c = 0; c < m.box_cols; c++) {
+      long long gx = (long long)x + c;
+      if (gx < 0 || gx >= (long long)m.cols) continue;
+      unsigned char e[4];
+      for (unsigned b = 0; b < m.esize; b++) e[b] = *tma_place((unsigned char *)src, r * row + (size_t)c * m.esize + b, m.swizzle);
+      copy_in((void *)(m.base + (size_t)gy * m.pitch + (size_t)gx * m.esize), e, m.esize);
+    }
+  }
+  for (size_t i = 0; i < bytes; i += 16) {
+    AsyncChunk *c = chunk_at(s, (uintptr_t)src + i);
+    if (c) c->bulk_reads++;
+  }
+  if (s->nbulk == s->capbulk) {
+    s->capbulk = s->capbulk ? 2 * s->capbulk : 16;
+    s->bulks = (BulkOp *)realloc(s->bulks, s->capbulk * sizeof(BulkOp));
+    if (!s->bulks) fail(file, line, "out of memory for TMA stores");
+  }
+  BulkOp bo = {t->tid, t->bgroup, (unsigned char *)src, bytes, file, line};
+  s->bulks[s->nbulk++] = bo;
+}
+
+/* cp.async.bulk.commit_group. */
+LT_EMU_FN void tma_store_commit(void) { g->cur->bgroup++; }
+
+/* cp.async.bulk.wait_group[.read] n: this thread's stores but those of its n
+** most recent groups have read their source (and written global memory,
+** which the emulator did at the issue). */
+LT_EMU_FN void tma_store_wait(int n, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  if (n < 0) fail(file, line, "cp.async.bulk.wait_group %d", n);
+  size_t k = 0;
+  for (size_t i = 0; i < s->nbulk; i++) {
+    BulkOp &bo = s->bulks[i];
+    if (bo.tid != t->tid || bo.group > t->bgroup - 1 - n) {
+      s->bulks[k++] = bo;
+      continue;
+    }
+    for (size_t j = 0; j < bo.bytes; j += 16) {
+      AsyncChunk *c = chunk_at(s, (uintptr_t)bo.src + j);
+      if (c) c->bulk_reads--;
+    }
+  }
+  s->nbulk = k;
+}
+
+struct BulkWait {
+  const char *file;
+  int line;
+  BulkWait(const char *f, int l) : file(f), line(l) {}
+  template <int N>
+  void wait(void) const { tma_store_wait(N, file, line); }
+};
+
+/* prefetch.tensormap: only checks the map. */
+LT_EMU_FN void tma_prefetch(const CUtensorMap *map, const char *file, int line) { (void)tma_map(map, "prefetch.tensormap", file, line); }
+
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 R: a warp operation; the four warps
+** of a warpgroup execute the same ones in the same order (compared as they
+** come, and their numbers when the block ends).  .dec gives registers back
+** to the block's pool; .inc waits until the pool has them (the block's
+** threads start with 65536 / threads registers each, a multiple of 8).
+** R: 24 to 256, a multiple of 8, not below the warp's limit for .inc nor
+** above it for .dec. */
+LT_EMU_FN void setmaxnreg_run(Thread *lanes, int n) {
+  State *s = g;
+  const int *a0 = (const int *)lanes[0].args, r = a0[0], inc = a0[1], w = lanes[0].warp;
+  const char *file = lanes[0].file;
+  int line = lanes[0].line;
+  const char *what = inc ? "setmaxnreg.inc" : "setmaxnreg.dec";
+  if (n != 32) fail(file, line, "%s needs warps of 32 lanes, not %d", what, n);
+  for (int l = 1; l < n; l++)
+    if (((const int *)lanes[l].args)[0] != r || ((const int *)lanes[l].args)[1] != inc)
+      fail(file, line, "lanes of one %s give different register counts", what);
+  if (s->nwarps % 4) fail(file, line, "%s in a block of %d warps, not whole warpgroups", what, s->nwarps);
+  if (r < 24 || r > 256 || r % 8) fail(file, line, "%s %d: the count is 24 to 256, a multiple of 8", what, r);
+  Warp *W = &s->warps[w];
+  if (W->nsetmax && (inc ? r < W->regs : r > W->regs))   /* the limit at the start is not known here */
+    fail(file, line, "%s %d in warp %d, whose limit is %d: .inc may not lower it nor .dec raise it", what, r, w, W->regs);
+  const int code = inc ? r : -r, k = W->nsetmax;
+  for (int u = w / 4 * 4; u < w / 4 * 4 + 4; u++)
+    if (u != w && s->warps[u].nsetmax > k && k < 8 && s->warps[u].setmax[k] != code)
+      fail(file, line, "setmaxnreg: warp %d executes setmaxnreg.%s %d where warp %d of its warpgroup executed "
+           "setmaxnreg.%s %d: all four warps of a warpgroup execute the same one", w, inc ? "inc" : "dec", r, u,
+           s->warps[u].setmax[k] > 0 ? "inc" : "dec", s->warps[u].setmax[k] > 0 ? s->warps[u].setmax[k] : -s->warps[u].setmax[k]);
+  if (k < 8) W->setmax[k] = code;
+  if (!W->nsetmax) W->setmax_file = file, W->setmax_line = line;
+  W->nsetmax++;
+  int held = 0;
+  for (int u = 0; u < s->nwarps; u++) held += u == w ? 0 : s->warps[u].regs * 32;
+  if (!inc || held + r * 32 <= s->reg_pool) W->regs = r;
+  else W->reg_want = r;
+  for (int u = 0; u < s->nwarps; u++) {   /* .inc of other warps the freed registers serve, in warp order */
+    Warp *U = &s->warps[u];
+    if (!U->reg_want) continue;
+    held = 0;
+    for (int v = 0; v < s->nwarps; v++) held += v == u ? 0 : s->warps[v].regs * 32;
+    if (held + U->reg_want * 32 <= s->reg_pool) U->regs = U->reg_want, U->reg_want = 0;
+  }
+}
+
+LT_EMU_FN void setmaxnreg(int r, int inc, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  async_hooks(s);
+  int args[2] = {r, inc};
+  warp_sync(setmaxnreg_run, args, inc ? "setmaxnreg.inc" : "setmaxnreg.dec", file, line);
+  while (s->warps[t->warp].reg_want) block_on(s, t, WAIT_REGS, 0);
+}
+
+struct SetMaxNReg {
+  const char *file;
+  int line, inc;
+  SetMaxNReg(const char *f, int l, int i) : file(f), line(l), inc(i) {}
+  template <int R>
+  void run(void) const { setmaxnreg(R, inc, file, line); }
+};
+
+}  // namespace
+}  // namespace lt_emu
+
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype,
+                                                           unsigned long long rows, unsigned long long cols,
+                                                           unsigned long long ld, unsigned box_rows, unsigned box_cols,
+                                                           int swizzle_bytes) {
+  return lt_emu::tma_encode(map, base, dtype, rows, cols, ld, box_rows, box_cols, swizzle_bytes);
+}
+#define lt_mbar_init(bar, count) lt_emu::mbar_init(bar, count, __FILE__, __LINE__)
+#define lt_mbar_init_fence() lt_emu::mbar_init_fence()
+#define lt_mbar_arrive(bar) lt_emu::mbar_arrive(bar, 0, 0, __FILE__, __LINE__)
+#define lt_mbar_arrive_expect_tx(bar, bytes) lt_emu::mbar_arrive(bar, bytes, 1, __FILE__, __LINE__)
+#define lt_mbar_try_wait(bar, parity) lt_emu::mbar_try_wait(bar, parity, __FILE__, __LINE__)
+#define lt_mbar_wait(bar, parity) ((void)lt_emu::mbar_try_wait(bar, parity, __FILE__, __LINE__))
+#define lt_fence_proxy_async() lt_emu::fence_proxy_async()
+#define lt_named_barrier(id, threads) lt_emu::named_barrier(id, threads, true, __FILE__, __LINE__, "bar.sync (named barrier)")
+#define lt_tma_load_2d(dst, map, x, y, bar) lt_emu::tma_load_2d(dst, map, x, y, bar, __FILE__, __LINE__)
+#define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
+#define lt_tma_store_commit() lt_emu::tma_store_commit()
+#define lt_tma_store_wait_read lt_emu::BulkWait(__FILE__, __LINE__).wait
+#define lt_tma_store_wait lt_emu::BulkWait(__FILE__, __LINE__).wait
+#define lt_tma_prefetch_map(map) lt_emu::tma_prefetch(map, __FILE__, __LINE__)
+#define lt_setmaxnreg_inc lt_emu::SetMaxNReg(__FILE__, __LINE__, 1).run
+#define lt_setmaxnreg_dec lt_emu::SetMaxNReg(__FILE__, __LINE__, 0).run

@@ -2,7 +2,8 @@
 # tests/emu/run.sh: the generated CUDA and HIP code, run on the CPU lane by
 # lane (gen --emulate, templates/emu*.h), so CI checks the GPU lowering
 # without a GPU.
-#   1. unit tests of the emulator (unit_cuda.cpp, unit_hip.cpp; the CUDA one
+#   1. unit tests of the emulator (unit_cuda.cpp, unit_hip.cpp, and
+#      unit_tma.cpp for Hopper's TMA, mbarriers and setmaxnreg; the CUDA one
 #      also with the portable ucontext switch);
 #   2. every shipped kernel for every GPU target (and the user-style GEMMs of
 #      tests/emu/kernels, written as a user would, not matmul.lua): generated with --emulate,
@@ -269,10 +270,11 @@ done
 echo "$trace -Itemplates tests/emu/unit_cuda.cpp -o $b/unit_cuda" >> $b/jobs
 echo "$trace -Itemplates -DLT_EMU_UCONTEXT tests/emu/unit_cuda.cpp -o $b/unit_cuda_uc" >> $b/jobs
 echo "$trace -Itemplates tests/emu/unit_hip.cpp -o $b/unit_hip" >> $b/jobs
+echo "$trace -Itemplates tests/emu/unit_tma.cpp -o $b/unit_tma" >> $b/jobs
 compile_all $b/jobs
 
 # 1. unit tests
-for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip; do
+for u in unit_cuda:cuda unit_cuda_uc:cuda-ucontext unit_hip:hip unit_tma:tma; do
   exe=${u%%:*} label=${u#*:}
   if [ -e $b/$exe.err ]; then
     echo "FAIL emu unit $label: does not build: $(grep -m1 error $b/$exe.err)"
