@@ -655,6 +655,9 @@ struct TmaMap {
   const unsigned char *base;
   unsigned long long rows, cols, pitch;   /* pitch in bytes */
   unsigned esize, box_rows, box_cols, swizzle;
+  /* dimensions 3 to 5 of an N-D map (lt_tma_encode): sizes (1 past the
+  ** rank) and byte strides; a box spans one index of each */
+  unsigned long long outer[3], outer_pitch[3];
 };
 
 /* lt_tma_encode_2d, with the rules of cuTensorMapEncodeTiled (CUDA driver
@@ -680,8 +683,40 @@ LT_EMU_FN int tma_encode(CUtensorMap *map, const void *base, int dtype, unsigned
     return cudaErrorNotSupported;
   }
   TmaMap m = {LT_EMU_TMAP_MAGIC, (const unsigned char *)base, rows, cols, ld * esize, (unsigned)esize, box_rows, box_cols,
-              (unsigned)swizzle};
+              (unsigned)swizzle, {1, 1, 1}, {0, 0, 0}};
   memset(map, 0, sizeof *map);
+  memcpy(map, &m, sizeof m);
+  return 0;
+}
+
+/* lt_tma_encode: a map of `rank` (1 to 5) dimensions, dims[0] innermost,
+** strides[i] the elements between indices of dimension i + 1, with the
+** rules of cuTensorMapEncodeTiled as templates/cuda_tma.h checks them (a
+** dimension of size 1 takes any stride).  The emulator models boxes of one
+** index in the dimensions past the second: another box is refused with
+** cudaErrorNotSupported and a message. */
+LT_EMU_FN int tma_encode_nd(CUtensorMap *map, const void *base, int dtype, int rank, const uint64_t *dims,
+                            const uint64_t *strides, const uint32_t *box, int swizzle) {
+  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : 2;
+  if (rank < 1 || rank > 5 || !dims || !box || (rank > 1 && !strides)) return cudaErrorInvalidValue;
+  for (int i = 0; i < rank; i++)
+    if (dims[i] == 0 || dims[i] > (1ull << 32) || box[i] < 1 || box[i] > 256) return cudaErrorInvalidValue;
+  for (int i = 1; i < rank; i++)
+    if (dims[i] > 1 && (strides[i - 1] == 0 || (strides[i - 1] * esize) % 16 || strides[i - 1] * esize >= (1ull << 40)))
+      return cudaErrorInvalidValue;
+  for (int i = 2; i < rank; i++)
+    if (box[i] != 1) {
+      fprintf(stderr, "lt_emu: lt_tma_encode: a box of %u indices in dimension %d: the emulator models boxes of one "
+              "index past the second dimension\n", box[i], i + 1);
+      return cudaErrorNotSupported;
+    }
+  unsigned long long rows = rank > 1 ? dims[1] : 1, cols = dims[0];
+  unsigned long long ld = rank > 1 && dims[1] > 1 ? strides[0] : (cols + 15) / 16 * 16;
+  int rc = tma_encode(map, base, dtype, rows, cols, ld, rank > 1 ? box[1] : 1, box[0], swizzle);
+  if (rc || rank <= 2) return rc;
+  TmaMap m;
+  memcpy(&m, map, sizeof m);
+  for (int i = 2; i < rank; i++) m.outer[i - 2] = dims[i], m.outer_pitch[i - 2] = dims[i] > 1 ? strides[i - 1] * esize : 0;
   memcpy(map, &m, sizeof m);
   return 0;
 }
@@ -691,7 +726,7 @@ LT_EMU_FN TmaMap tma_map(const CUtensorMap *p, const char *what, const char *fil
   TmaMap m;
   if (!p) fail(file, line, "%s with no tensor map", what);
   memcpy(&m, p, sizeof m);
-  if (m.magic != LT_EMU_TMAP_MAGIC) fail(file, line, "%s: %p is not a tensor map made by lt_tma_encode_2d", what, (const void *)p);
+  if (m.magic != LT_EMU_TMAP_MAGIC) fail(file, line, "%s: %p is not a tensor map made by lt_tma_encode", what, (const void *)p);
   return m;
 }
 
@@ -947,12 +982,18 @@ LT_EMU_FN unsigned char *tma_place(unsigned char *dst, size_t u, unsigned swizzl
 ** reads the box at (x, y) now (zero outside the tensor), puts it in flight
 ** towards dst (128-byte aligned shared memory of the launch), checking that
 ** nothing may still read or fill the bytes it overwrites. */
-LT_EMU_FN void tma_load_2d(void *dst_, const CUtensorMap *map, int x, int y, uint64_t *bar, const char *file, int line) {
+LT_EMU_FN void tma_load_nd(void *dst_, const CUtensorMap *map, int x, int y, const int *outer, uint64_t *bar,
+                           const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
   async_on(s, file, line);
   unsigned char *dst = (unsigned char *)dst_;
   TmaMap m = tma_map(map, "cp.async.bulk.tensor", file, line);
+  int inside = 1;   /* the box's index in dimensions 3 to 5: inside the tensor, else the box reads zeros */
+  for (int d = 0; d < 3; d++) {
+    inside &= outer[d] >= 0 && (unsigned long long)outer[d] < m.outer[d];
+    if (inside) m.base += (size_t)outer[d] * m.outer_pitch[d];
+  }
   int bi = mbar_find(s, t, bar, "cp.async.bulk.tensor (its mbarrier)", file, line);
   const size_t row = (size_t)m.box_cols * m.esize, bytes = row * m.box_rows;
   if ((uintptr_t)(dst - lt_smem) % 128) fail(file, line, "cp.async.bulk.tensor: shared destination %p is not 128-byte aligned", dst_);
@@ -970,7 +1011,7 @@ LT_EMU_FN void tma_load_2d(void *dst_, const CUtensorMap *map, int x, int y, uin
   if (!box) fail(file, line, "out of memory for a TMA copy of %zu bytes", bytes);
   for (unsigned r = 0; r < m.box_rows; r++) {
     long long gy = (long long)y + r;
-    if (gy < 0 || gy >= (long long)m.rows) continue;
+    if (gy < 0 || gy >= (long long)m.rows || !inside) continue;
     for (unsigned c = 0; c < m.box_cols; c++) {
       long long gx = (long long)x + c;
       if (gx < 0 || gx >= (long long)m.cols) continue;
@@ -1016,6 +1057,21 @@ LT_EMU_FN void tma_load_2d(void *dst_, const CUtensorMap *map, int x, int y, uin
     if (!s->tmas) fail(file, line, "out of memory for TMA copies");
   }
   s->tmas[s->ntma++] = op;
+}
+
+LT_EMU_FN void tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar, const char *file, int line) {
+  const int outer[3] = {0, 0, 0};
+  tma_load_nd(dst, map, x, y, outer, bar, file, line);
+}
+LT_EMU_FN void tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar, const char *file,
+                           int line) {
+  const int outer[3] = {z, 0, 0};
+  tma_load_nd(dst, map, x, y, outer, bar, file, line);
+}
+LT_EMU_FN void tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar,
+                           const char *file, int line) {
+  const int outer[3] = {z, w, 0};
+  tma_load_nd(dst, map, x, y, outer, bar, file, line);
 }
 
 /* cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: reads the
@@ -1160,11 +1216,22 @@ struct SetMaxNReg {
 }  // namespace
 }  // namespace lt_emu
 
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  return lt_emu::tma_encode_nd(map, base, dtype, rank, dims, strides, box, swizzle_bytes);
+}
 static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype,
                                                            unsigned long long rows, unsigned long long cols,
                                                            unsigned long long ld, unsigned box_rows, unsigned box_cols,
                                                            int swizzle_bytes) {
   return lt_emu::tma_encode(map, base, dtype, rows, cols, ld, box_rows, box_cols, swizzle_bytes);
+}
+/* lt_sm_count (the persistent grid's size): LT_EMU_SMS, 2 by default, so
+** that each block of a persistent kernel runs several programs. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  *n = (int)lt_emu::env_long("LT_EMU_SMS", 2);
+  return *n > 0 ? 0 : cudaErrorInvalidValue;
 }
 #define lt_mbar_init(bar, count) lt_emu::mbar_init(bar, count, __FILE__, __LINE__)
 #define lt_mbar_init_fence() lt_emu::mbar_init_fence()
@@ -1175,6 +1242,8 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
 #define lt_fence_proxy_async() lt_emu::fence_proxy_async()
 #define lt_named_barrier(id, threads) lt_emu::named_barrier(id, threads, true, __FILE__, __LINE__, "bar.sync (named barrier)")
 #define lt_tma_load_2d(dst, map, x, y, bar) lt_emu::tma_load_2d(dst, map, x, y, bar, __FILE__, __LINE__)
+#define lt_tma_load_3d(dst, map, x, y, z, bar) lt_emu::tma_load_3d(dst, map, x, y, z, bar, __FILE__, __LINE__)
+#define lt_tma_load_4d(dst, map, x, y, z, w, bar) lt_emu::tma_load_4d(dst, map, x, y, z, w, bar, __FILE__, __LINE__)
 #define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
 #define lt_tma_store_commit() lt_emu::tma_store_commit()
 #define lt_tma_store_wait_read lt_emu::BulkWait(__FILE__, __LINE__).wait
