@@ -80,13 +80,24 @@ static void out_tiles(Kernel *k, const Target *t) {
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
     int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */
+    /* persistent: where the whole tile does not fit beside the ring, a
+    ** tile of half (a quarter of) the columns, which the store fills and
+    ** empties once for each part: when each warp holds whole rows of the
+    ** accumulator (wgmma), so that part h is its column chunks h * nc /
+    ** parts.. (store_staged.c) */
+    int parts = 1;
+    if (k->persistent)
+      while (after + l->rows * row / parts > t->smem_max && parts < 4 && l->wtn == l->cols &&
+             l->nc % (2 * parts) == 0 && row / (2 * parts) % 128 == 0)
+        parts *= 2;
+    row /= parts;
     if (k->persistent) room = after + l->rows * row <= t->smem_max ? l->rows * row : 0;
     if (row % 128 != 0 || l->rows * row > room || (l->vec * eb != 4 && l->vec * eb != 8) || k->vec_bytes != 16)
       continue;
     Sym *o = ltI_sym(k, SYM_SHARED, v->t->dt, s->line);
     o->rank = 2;
     o->shape[0] = l->rows;
-    o->shape[1] = l->cols;
+    o->shape[1] = l->cols / parts;
     o->swizzle = 1;
     o->over = 1;
     o->smem_offset = k->persistent ? after : 0;
