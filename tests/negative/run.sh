@@ -11,7 +11,8 @@
 # $LT_NEG_TIMEOUT seconds), and leave no output (FRESH_DIR/out empty or absent).
 # A kernel's tuned-config file is named with "-- args: ... --tuned
 # tests/negative/tuned/X.lua"; the expected line is then the tuned file's.
-# Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
+# Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...";
+# and the good files of tests/negative/accept/ must be taken (exit 0).
 # Last, every bad file again through a gen built from gen/**.c with
 # AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
 # on an error path need not crash the plain build (checks negative/asan/NAME;
@@ -151,6 +152,30 @@ missing_file() {
 missing_file missing tests/negative/no_such_kernel.lua --target sm80
 missing_file missing_list tests/negative/no_such_kernel.lua --list
 missing_file directory tests/negative --target sm80
+
+# accept NAME: tests/negative/accept/NAME.lua is a good kernel file that
+# looks odd (a byte order mark, a #! line, its own changes to math, string
+# and table); gen must take it: exit 0, nothing on stderr, files written.
+for f in tests/negative/accept/*.lua; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f" .lua)
+  dir="$WORK/accept_$name"
+  mkdir -p "$dir"
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" --target c -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+  rc=$?
+  why=()
+  c=$(crashed "$rc" "$dir/stderr")
+  [ -n "$c" ] && why+=("$c")
+  [ "$rc" -eq 0 ] || [ -n "$c" ] || why+=("exit $rc, want 0: '$(show "$dir/stderr")'")
+  [ "$rc" -ne 0 ] || [ ! -s "$dir/stderr" ] || why+=("stderr not empty: '$(show "$dir/stderr")'")
+  [ "$rc" -ne 0 ] || [ -s "$dir/out/$name.c" ] || why+=("no $name.c written")
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/accept/$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/accept/$name: ${msg%; }"
+  fi
+done
 
 # the bad files again under AddressSanitizer + UBSan
 asan_pass() {
