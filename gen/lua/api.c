@@ -138,14 +138,14 @@ int ltL_error_at(int line, const char *fmt, ...) {
 }
 
 /* Is s, at the start of a message, a position "FILE:LINE:" of the kernel
-** file?  Then returns the line (1 to the file's lines) and sets *rest past
+** file?  Then returns the line (1 to one past the file's lines) and sets *rest past
 ** it and the spaces after it; else 0. */
 static int position(const char *s, const char **rest) {
   size_t fl = strlen(ltL_file);
   if (strncmp(s, ltL_file, fl) != 0 || s[fl] != ':') return 0;
   char *end;
   long n = strtol(s + fl + 1, &end, 10);
-  if (end == s + fl + 1 || *end != ':' || n < 1 || n > (nklines > 0 ? nklines : 1)) return 0;
+  if (end == s + fl + 1 || *end != ':' || n < 1 || n > nklines + 1) return 0;   /* + 1: <eof> after the last newline */
   for (end++; *end == ' '; end++) {}
   *rest = end;
   return (int)n;
@@ -781,6 +781,9 @@ int ltL_nlines(void) { return nklines; }
 ** number of lines of the file.  As Lua's loadfile, it skips a UTF-8 byte
 ** order mark and a first line starting with # (#!/usr/bin/env ...). */
 int ltL_run_chunk(void) {
+  for (const char *p = ltL_file; *p; p++)   /* the name goes into comments of the output */
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      ltL_error_at(0, "the file's name holds a control character (a newline?); rename the file");
   char *text = slurp(ltL_file);
   if (!text) ltL_error_at(0, "cannot read the file (missing, unreadable or binary)");
   if ((unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb && (unsigned char)text[2] == 0xbf) text += 3;

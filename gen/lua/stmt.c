@@ -574,8 +574,8 @@ static int k_gemm(lua_State *l) {
         lua_geti(l, -1, 1);
         lua_geti(l, -2, 2);
         if (!lua_istable(l, -3) || !lua_isinteger(l, -2) || !lua_isinteger(l, -1) || lua_tointeger(l, -2) < 1 ||
-            lua_tointeger(l, -1) < 1)
-          return ltL_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
+            lua_tointeger(l, -1) < 1 || lua_tointeger(l, -2) > 1024 || lua_tointeger(l, -1) > 1024)
+          return ltL_error("k:gemm option warps is {warps along M, warps along N}, each 1 to 1024, e.g. {2, 4}");
         int wm = (int)lua_tointeger(l, -2), wn = (int)lua_tointeger(l, -1);
         if (K->warps_m && (K->warps_m != wm || K->warps_n != wn))
           return ltL_error("k:gemm warps = {%d, %d}, but an earlier gemm said {%d, %d}: the gemms of a kernel "

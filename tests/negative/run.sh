@@ -153,6 +153,24 @@ missing_file missing tests/negative/no_such_kernel.lua --target sm80
 missing_file missing_list tests/negative/no_such_kernel.lua --list
 missing_file directory tests/negative --target sm80
 
+# a good kernel file whose name holds a newline: refused, since the name
+# goes into comments of the output (exit 1, one line, no output folder)
+d="$WORK/file_newline"
+mkdir -p "$d"
+nl="$d/$(printf 'add\nx.lua')"
+cp dsl/kernels/add.lua "$nl"
+timeout -k 5 "$TIMEOUT" "$GEN" "$nl" --target c -o "$d/out" >"$d/stdout" 2>"$d/stderr"
+rc=$?
+why=()
+c=$(crashed "$rc" "$d/stderr")
+[ -n "$c" ] && why+=("$c")
+[ "$rc" -eq 1 ] || [ -n "$c" ] || why+=("exit $rc, want 1")
+[ "$(wc -l <"$d/stderr")" -eq 1 ] && grep -q "holds a control character" "$d/stderr" ||
+  why+=("stderr is '$(show "$d/stderr")', want one line about the control character")
+[ -e "$d/out" ] && why+=("made the output directory")
+if [ ${#why[@]} -eq 0 ]; then echo "PASS negative/file_name_newline"; else
+  msg=$(printf '%s; ' "${why[@]}"); echo "FAIL negative/file_name_newline: ${msg%; }"; fi
+
 # accept NAME: tests/negative/accept/NAME.lua is a good kernel file that
 # looks odd (a byte order mark, a #! line, its own changes to math, string
 # and table); gen must take it: exit 0, nothing on stderr, files written.
