@@ -51,6 +51,9 @@ Dtype ltI_compute_type(Dtype t) {
 
 /* Makes a symbol and records it in the kernel, in creation order. */
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line) {
+  if (k->nsyms >= LT_MAX_SYMS)
+    ltU_error(line, "the variant makes more than %d values, tiles and parameters (a Lua loop that builds without "
+                    "end?); gen's passes take time growing with their square", LT_MAX_SYMS);
   Sym *s = ltU_alloc(sizeof *s);
   s->kind = kind;
   s->dt = dt;

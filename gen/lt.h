@@ -25,6 +25,7 @@
 #define LT_MAX_SIZE 1073741823   /* largest size a launcher takes: 2^30 - 1 */
 #define LT_MAX_TILE (1 << 24)    /* elements of a register or shared tile, at most */
 #define LT_MAX_DEPTH 1000        /* nesting of an expression, at most (the passes and emit.c recurse on it) */
+#define LT_MAX_SYMS 65536        /* symbols of a variant, at most (some passes take time growing with their square) */
 #define LT_EMU_EXT ".emu.cpp"   /* gen --emulate's source files */
 
 /* ---- util.c: arena, growable strings, errors ---- */

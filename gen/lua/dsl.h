@@ -104,6 +104,7 @@ const char *ltL_name_rule(const char *n, size_t max, int whole);   /* why n cann
 #define LT_NAME_MAX 64                     /* characters of a kernel's or a parameter's name, at most */
 #define LT_VARIANT_NAME_MAX 128            /* characters of a variant's name (kernel and values), at most */
 void ltL_set_name(Sym *s, const char *want, int from_dsl);
+void ltL_name_note(Sym *s);                /* s (of the kernel being built) got its name */
 void ltL_name_locals(void);
 
 /* ---- stmt.c: blocks and the k: builder ---- */

@@ -160,11 +160,61 @@ const char *ltL_name_rule(const char *n, size_t max, int whole) {
   return whole ? reserved_why(n) : prefix_why(n);
 }
 
+/* The names of the kernel being built, hashed (a kernel file can make
+** 100,000 names; looking each up in every symbol made naming cubic): name
+** -> its symbol, and for a name that ltL_set_name gave suffixes, the next
+** suffix to try. */
+typedef struct { const char *key; Sym *sym; int next; } NameSlot;
+static struct { Kernel *k; NameSlot *slot; size_t cap, n; } names;
+
+/* The slot of name n (a free one, its key NULL, when n is not there). */
+static NameSlot *name_slot(const char *n) {
+  if (names.k != K) {   /* a new variant: start over with its named symbols */
+    names.k = K;
+    names.n = 0;
+    names.cap = 256;
+    names.slot = ltU_alloc(sizeof *names.slot * names.cap);
+    for (int i = 0; i < K->nsyms; i++)
+      if (K->syms[i]->name) ltL_name_note(K->syms[i]);
+  }
+  size_t h = 2166136261u;
+  for (const char *p = n; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  for (size_t i = h & (names.cap - 1);; i = (i + 1) & (names.cap - 1))
+    if (!names.slot[i].key || strcmp(names.slot[i].key, n) == 0) return &names.slot[i];
+}
+
+/* Fills in the slot of name n (key, and sym when not NULL). */
+static NameSlot *name_put(const char *n, Sym *sym) {
+  NameSlot *e = name_slot(n);
+  if (!e->key) {
+    if (2 * (names.n + 1) > names.cap) {   /* grow: rehash into twice the room */
+      NameSlot *old = names.slot;
+      size_t cap = names.cap;
+      names.cap *= 2;
+      names.slot = ltU_alloc(sizeof *names.slot * names.cap);
+      names.n = 0;
+      for (size_t i = 0; i < cap; i++)
+        if (old[i].key) {
+          *name_slot(old[i].key) = old[i];
+          names.n++;
+        }
+      e = name_slot(n);
+    }
+    e->key = n;
+    names.n++;
+  }
+  if (sym && !e->sym) e->sym = sym;
+  return e;
+}
+
+/* Records that symbol s of the kernel being built got its name. */
+void ltL_name_note(Sym *s) {
+  if (names.k == K) name_put(s->name, s);
+}
+
 /* The symbol of this kernel called n, or NULL. */
 static Sym *holder(const char *n) {
-  for (int i = 0; i < K->nsyms; i++)
-    if (K->syms[i]->name && strcmp(K->syms[i]->name, n) == 0) return K->syms[i];
-  return NULL;
+  return name_slot(n)->sym;
 }
 
 /* Is n unusable as a C name in this kernel: a C, CUDA or HIP word, a name
@@ -214,13 +264,17 @@ void ltL_set_name(Sym *s, const char *want, int from_dsl) {
   }
   const char *nm = base;
   if (ltL_name_taken(nm)) {
-    for (int i = 2;; i++) {
+    NameSlot *b = name_put(ltU_strdup(base), NULL);
+    int i = b->next > 2 ? b->next : 2;   /* the suffixes below it are taken, and stay so */
+    for (;; i++) {
       nm = ltU_fmt("%s_%d", base, i);
       if (!ltL_name_taken(nm)) break;
     }
+    name_slot(base)->next = i + 1;   /* the slot may have moved as the table grew */
   }
   s->name = ltU_strdup(nm);
   s->named = from_dsl;
+  ltL_name_note(s);
 }
 
 /* Names unnamed values held in locals of the kernel file's active frames. */

@@ -190,6 +190,7 @@ static Sym *param_sym(const char *name, SymKind kind, const Sym *t) {
   if (why) ltL_error("tensor %s's %s name '%s' %s; rename it", t->name, what, name, why);
   Sym *s = ltI_sym(K, kind, kind == SYM_SIZE ? DT_I32 : DT_I32, t->line);
   s->name = ltU_strdup(name);
+  ltL_name_note(s);
   s->named = 1;
   s->nonneg = 1;
   return s;
@@ -334,6 +335,7 @@ static void build_params(int fn_line) {
     if (scalar) {
       Sym *s = ltI_sym(K, SYM_SCALAR, (Dtype)dt, line);
       s->name = ltU_strdup(ents[i].name);
+      ltL_name_note(s);
       s->named = 1;
       int ty = raw_field(d, "positive");
       if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
@@ -345,6 +347,7 @@ static void build_params(int fn_line) {
     } else {
       Sym *t = ltI_sym(K, SYM_TENSOR, (Dtype)dt, line);
       t->name = ltU_strdup(ents[i].name);
+      ltL_name_note(t);
       t->named = 1;
       read_dims(d, t, SYM_SIZE, p, ents[i].name);
       read_dims(d, t, SYM_STRIDE, p, ents[i].name);
