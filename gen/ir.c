@@ -11,6 +11,7 @@
 **   - f16 and bf16 values are computed in f32 and rounded when stored.
 */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "lt.h"
@@ -50,6 +51,9 @@ Dtype ltI_compute_type(Dtype t) {
 
 /* Makes a symbol and records it in the kernel, in creation order. */
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line) {
+  if (k->nsyms >= LT_MAX_SYMS)
+    ltU_error(line, "the variant makes more than %d values, tiles and parameters (a Lua loop that builds without "
+                    "end?); gen's passes take time growing with their square", LT_MAX_SYMS);
   Sym *s = ltU_alloc(sizeof *s);
   s->kind = kind;
   s->dt = dt;
@@ -71,7 +75,23 @@ static Expr *expr(ExprKind kind, Dtype dt, int line) {
   e->kind = kind;
   e->dt = dt;
   e->line = line;
+  e->depth = 1;
   return e;
+}
+
+/* Sets e's depth from its operands' and checks it against LT_MAX_DEPTH:
+** the passes and the emitter walk expressions recursively, so a chain of
+** 100,000 additions would run out of C stack. */
+static void set_depth(Expr *e) {
+  int d = 0;
+  if (e->a && e->a->depth > d) d = e->a->depth;
+  if (e->b && e->b->depth > d) d = e->b->depth;
+  if (e->c && e->c->depth > d) d = e->c->depth;
+  e->depth = d + 1;
+  if (e->depth > LT_MAX_DEPTH)
+    ltU_error(e->line, "expression nested deeper than %d operations; break the chain: keep a running value in a "
+                       "k:fragment (k:assign), or call a k: method between steps so that the values in locals get "
+                       "names", LT_MAX_DEPTH);
 }
 
 /* A constant; weak when it came from a bare Lua number. */
@@ -86,6 +106,8 @@ Expr *ltI_const(double v, Dtype dt, int weak, int line) {
 Expr *ltI_ref(Sym *s, int line) {
   Expr *e = expr(E_SYM, s->dt, line);
   e->sym = s;
+  if (s->kind == SYM_LET && !s->named && s->def && s->def->kind == S_LET && s->def->val)   /* inline.c may fold it in */
+    e->depth = s->def->val->depth + 1;
   e->rank = s->rank;
   e->shape[0] = s->shape[0];
   e->shape[1] = s->shape[1];
@@ -118,6 +140,9 @@ static void broadcast(Expr *e, const Expr *a, const Expr *b, const char *op) {
     e->shape[i] = x > y ? x : y;
   }
   e->rank = a->rank > b->rank ? a->rank : b->rank;
+  if ((long long)e->shape[0] * e->shape[1] > LT_MAX_TILE)
+    ltU_error(e->line, "%s of %s and %s makes a [%d, %d] tile, over %d elements; a tile has at most %d (2^24)", op,
+              shape_str(a), shape_str(b), e->shape[0], e->shape[1], LT_MAX_TILE, LT_MAX_TILE);
 }
 
 /* Converts a weak constant to the type of its partner. */
@@ -125,6 +150,8 @@ static Expr *settle(Expr *c, Dtype dt, int line) {
   if (!ltI_dtypes[dt].is_float && dt != DT_BOOL && c->cval != floor(c->cval))
     ltU_error(line, "the number %g cannot be an %s operand; write an integer",
               c->cval, ltI_dtypes[dt].name);
+  if (dt == DT_I32 && (c->cval < INT32_MIN || c->cval > INT32_MAX))
+    ltU_error(line, "the number %.17g is out of the i32 range (-2^31 to 2^31 - 1)", c->cval);
   return ltI_const(c->cval, dt, 0, line);
 }
 
@@ -191,6 +218,7 @@ Expr *ltI_unary(UnOp op, Expr *a, int line) {
   e->rank = a->rank;
   e->shape[0] = a->shape[0];
   e->shape[1] = a->shape[1];
+  set_depth(e);
   return e;
 }
 
@@ -233,18 +261,23 @@ Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
   }
   if ((op == B_IDIV || op == B_MOD) && ltI_dtypes[dt].is_float && !(a->weak && b->weak))
     ltU_error(line, "%s needs integer operands; use / for floats", name);
+  if ((op == B_DIV || op == B_IDIV || op == B_MOD) && b->kind == E_CONST && b->cval == 0 &&
+      (a->kind == E_CONST || !ltI_dtypes[dt].is_float))
+    ltU_error(line, "%sdivision by the constant 0", ltI_dtypes[dt].is_float ? "" : ltU_fmt("%s ", ltI_dtypes[dt].name));
   if (a->kind == E_CONST && b->kind == E_CONST) {
     int is_int = !ltI_dtypes[dt].is_float;
-    if ((op == B_DIV || op == B_IDIV || op == B_MOD) && b->cval == 0)
-      ltU_error(line, "division by the constant 0");
-    return ltI_const(fold(op, a->cval, b->cval, is_int), is_cmp ? DT_BOOL : dt,
-                     a->weak && b->weak && !is_cmp, line);
+    double v = fold(op, a->cval, b->cval, is_int);
+    if (dt == DT_I32 && !is_cmp && !(a->weak && b->weak) && (v < INT32_MIN || v > INT32_MAX))
+      ltU_error(line, "i32 arithmetic on constants overflows: %.17g %s %.17g is %.17g, out of the i32 range", a->cval,
+                name, b->cval, v);
+    return ltI_const(v, is_cmp ? DT_BOOL : dt, a->weak && b->weak && !is_cmp, line);
   }
   Expr *e = expr(E_BINARY, is_cmp ? DT_BOOL : dt, line);
   e->op = op;
   e->a = a;
   e->b = b;
   broadcast(e, a, b, name);
+  set_depth(e);
   return dt == DT_I32 && !is_cmp ? simplify(e) : e;
 }
 
@@ -261,6 +294,7 @@ Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line) {
   broadcast(&tmp, a, b, "where");
   broadcast(e, c, &tmp, "where");
   if (a->weak && b->weak) e->dt = DT_F32;
+  set_depth(e);
   return e;
 }
 
@@ -273,6 +307,7 @@ Expr *ltI_cast(Expr *a, Dtype dt, int line) {
   e->rank = a->rank;
   e->shape[0] = a->shape[0];
   e->shape[1] = a->shape[1];
+  set_depth(e);
   return e;
 }
 

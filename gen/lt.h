@@ -25,6 +25,9 @@
 
 #define LT_VERSION "0.1.0"
 #define LT_MAX_SIZE 1073741823   /* largest size a launcher takes: 2^30 - 1 */
+#define LT_MAX_TILE (1 << 24)    /* elements of a register or shared tile, at most */
+#define LT_MAX_DEPTH 1000        /* nesting of an expression, at most (the passes and emit.c recurse on it) */
+#define LT_MAX_SYMS 65536        /* symbols of a variant, at most (some passes take time growing with their square) */
 #define LT_EMU_EXT ".emu.cpp"   /* gen --emulate's source files */
 
 /* ---- util.c: arena, growable strings, errors ---- */
@@ -37,6 +40,8 @@ typedef struct Buf { char *p; size_t n, cap; } Buf;
 void ltU_put(Buf *b, const char *s);
 void ltU_printf(Buf *b, const char *fmt, ...);
 void ltU_indent(Buf *b, int depth);
+char *ltU_one_line(const char *s, size_t max);   /* printable, one line, cut at max bytes with "..." */
+#define LT_MSG_MAX 2000                           /* an error message's bytes at most */
 
 /* A user error at a DSL line: prints "file:line: error: msg" and unwinds to
 ** main (exit code 1).  line 0 prints "file: error: msg". */
@@ -136,6 +141,7 @@ struct Expr {
   double cval;          /* E_CONST */
   Sym *sym;             /* E_SYM */
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
+  int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
 };
 
 /* A window of a global tensor: origin (element offsets per dim) and extent. */

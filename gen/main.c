@@ -11,16 +11,27 @@
 ** is one (lua/tuned.c; --device, --shape, --tuned, --no-tuned), then -D.
 **
 ** Every variant is generated in memory first; files are written only when
-** all of them succeeded, each through a temporary name and a rename, so a
-** failed run leaves no output behind.  Then (and after --explain's plan)
-** the notes on config values without effect on the target (pass/plan.c)
-** go to stderr, each once.  Exit: 0 ok, 1 user error, 2 usage.
+** all of them succeeded, so a failed run leaves no output behind.  The
+** files of a run replace those of an earlier one as a whole (write_outputs):
+** under a lock on DIR/.gen.lock they are written into a fresh folder
+** DIR/.gen.XXXXXX (mkdtemp; each file opened O_EXCL | O_NOFOLLOW, so no
+** planted name or link is written through), then renamed into DIR.  A run
+** that fails leaves DIR as it was; one killed before its renames leaves
+** the old files, and one killed during them (microseconds) leaves a
+** marked folder that the next run into DIR completes first.  Then (and
+** after --explain's plan) the notes on config values without effect on
+** the target (pass/plan.c) go to stderr, each once.  Exit: 0 ok, 1 user
+** error, 2 usage.
 */
+#define _DEFAULT_SOURCE   /* mkdtemp, flock, O_NOFOLLOW, DT_ */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,21 +164,149 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
-/* Writes text to dir/name through a temporary file; 0 on success. */
-static int write_file(const char *dir, const char *name, const char *text, const char **written, int *nw) {
-  char *path = ltU_fmt("%s/%s", dir, name);
-  char *tmp = ltU_fmt("%s/.%s.tmp%ld", dir, name, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return -1;
-  size_t n = strlen(text);
-  int ok = fwrite(text, 1, n, f) == n;
-  ok &= fclose(f) == 0;
-  if (!ok || rename(tmp, path) != 0) {
-    remove(tmp);
-    return -1;
+/* ------------------------------------------------------------------ */
+/* writing the outputs: all of a run's files or none                  */
+
+#define COMMIT ".commit"   /* in a temporary folder: its files are complete, rename them in */
+#define OLD ".old."        /* in a temporary folder: a link to the file a rename replaces */
+
+/* Writes n bytes to fd; 0 on success. */
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
   }
-  written[(*nw)++] = path;
   return 0;
+}
+
+/* Creates dir/name, which must not exist (no link is followed), holding
+** text; 0 on success. */
+static int create_file(const char *dir, const char *name, const char *text) {
+  int fd = open(ltU_fmt("%s/%s", dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return -1;
+  int ok = write_all(fd, text, strlen(text)) == 0;
+  int e = errno;
+  if (close(fd) != 0) ok = 0;
+  else errno = e;
+  return ok ? 0 : -1;
+}
+
+/* Removes the temporary folder tmp and the files in it (it has no
+** folders); 0 on success. */
+static int remove_tmp(const char *tmp) {
+  DIR *d = opendir(tmp);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(ltU_fmt("%s/%s", tmp, e->d_name));
+    closedir(d);
+  }
+  return rmdir(tmp);
+}
+
+/* Finishes or undoes what a run killed while writing into dir left: a
+** temporary folder with its COMMIT mark has its files renamed in (the
+** run had started to), one without is removed (the old files stand). */
+static void recover(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char *left[64];
+  int n = 0;
+  while ((e = readdir(d)) && n < 64)
+    if (strncmp(e->d_name, ".gen.", 5) == 0 && strcmp(e->d_name, ".gen.lock") != 0) left[n++] = ltU_strdup(e->d_name);
+  closedir(d);
+  for (int i = 0; i < n; i++) {
+    const char *tmp = ltU_fmt("%s/%s", dir, left[i]);
+    struct stat st;
+    if (lstat(tmp, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (lstat(ltU_fmt("%s/%s", tmp, COMMIT), &st) == 0) {
+      DIR *t = opendir(tmp);
+      if (!t) continue;
+      while ((e = readdir(t)))
+        if (e->d_name[0] != '.') rename(ltU_fmt("%s/%s", tmp, e->d_name), ltU_fmt("%s/%s", dir, e->d_name));
+      closedir(t);
+    }
+    remove_tmp(tmp);
+  }
+}
+
+/* Takes the lock of dir (DIR/.gen.lock, flock): one run at a time writes
+** into a folder.  Returns the lock file's descriptor, or -1.  A lock file
+** unlinked by the run that held it is not the lock any more: try again. */
+static int lock_dir(const char *dir) {
+  const char *path = ltU_fmt("%s/.gen.lock", dir);
+  for (;;) {
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    struct stat a, b;
+    if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0) {
+      int e = errno;
+      close(fd);
+      errno = e;
+      return -1;
+    }
+    if (lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+    close(fd);
+  }
+}
+
+/* Replaces the files names[i] of dir with texts[i] (n of them) as one
+** change (see the top of this file); on failure, says why in *why and
+** leaves dir as it was; 0 on success. */
+static int write_outputs(const char *dir, const char **names, const char **texts, int n, const char **why) {
+  int lock = lock_dir(dir);
+  if (lock < 0) return *why = ltU_fmt("cannot lock '%s/.gen.lock': %s", dir, strerror(errno)), -1;
+  recover(dir);
+  char *tmp = ltU_fmt("%s/.gen.XXXXXX", dir);
+  int rc = -1, moved = 0;
+  if (!mkdtemp(tmp)) {
+    *why = ltU_fmt("cannot make a temporary folder in '%s': %s", dir, strerror(errno));
+    goto unlock;
+  }
+  for (int i = 0; i < n; i++) {
+    struct stat st;
+    const char *path = ltU_fmt("%s/%s", dir, names[i]);
+    if (create_file(tmp, names[i], texts[i]) != 0) {
+      *why = ltU_fmt("cannot write '%s/%s': %s", tmp, names[i], strerror(errno));
+      goto undo;
+    }
+    if (lstat(path, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        *why = ltU_fmt("cannot write '%s': it is a folder", path);
+        goto undo;
+      }
+      link(path, ltU_fmt("%s/%s%s", tmp, OLD, names[i]));   /* to put it back should a later rename fail */
+    }
+  }
+  if (create_file(tmp, COMMIT, "") != 0) {
+    *why = ltU_fmt("cannot write into '%s': %s", tmp, strerror(errno));
+    goto undo;
+  }
+  for (; moved < n; moved++)
+    if (rename(ltU_fmt("%s/%s", tmp, names[moved]), ltU_fmt("%s/%s", dir, names[moved])) != 0) {
+      *why = ltU_fmt("cannot rename a file into '%s': %s", dir, strerror(errno));
+      unlink(ltU_fmt("%s/%s", tmp, COMMIT));
+      goto undo;
+    }
+  rc = 0;
+  goto cleanup;
+undo:   /* the files renamed in so far go back to what they were */
+  for (int i = 0; i < moved; i++) {
+    const char *old = ltU_fmt("%s/%s%s", tmp, OLD, names[i]), *path = ltU_fmt("%s/%s", dir, names[i]);
+    struct stat st;
+    if (lstat(old, &st) == 0) rename(old, path);
+    else unlink(path);
+  }
+cleanup:
+  remove_tmp(tmp);
+unlock:
+  unlink(ltU_fmt("%s/.gen.lock", dir));
+  close(lock);
+  return rc;
 }
 
 /* Makes dir and its missing parents; 0 on success. */
@@ -268,19 +407,20 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (make_dir(outdir) != 0) {
-    fprintf(stderr, "gen: cannot make the output directory '%s': %s\n", outdir, strerror(errno));
+    fprintf(stderr, "gen: %s\n", ltU_one_line(ltU_fmt("cannot make the output directory '%s': %s", outdir,
+                                                      strerror(errno)), LT_MSG_MAX));
     return 1;
   }
-  const char *written[512];
-  int nw = 0;
+  const char *names[512], *texts[512], *why = NULL;
   for (int i = 0; i < g.n; i++) {
-    const char *ext = g.emulate ? LT_EMU_EXT : g.target->ext;
-    if (write_file(outdir, ltU_fmt("%s%s", g.names[i], ext), g.srcs[i], written, &nw) != 0 ||
-        write_file(outdir, ltU_fmt("%s.h", g.names[i]), g.hdrs[i], written, &nw) != 0) {
-      fprintf(stderr, "gen: cannot write into '%s': %s\n", outdir, strerror(errno));
-      for (int j = 0; j < nw; j++) remove(written[j]);
-      return 1;
-    }
+    names[2 * i] = ltU_fmt("%s%s", g.names[i], g.emulate ? LT_EMU_EXT : g.target->ext);
+    texts[2 * i] = g.srcs[i];
+    names[2 * i + 1] = ltU_fmt("%s.h", g.names[i]);
+    texts[2 * i + 1] = g.hdrs[i];
+  }
+  if (write_outputs(outdir, names, texts, 2 * g.n, &why) != 0) {
+    fprintf(stderr, "gen: %s\n", ltU_one_line(why, LT_MSG_MAX));
+    return 1;
   }
   print_notes(&g);
   return 0;

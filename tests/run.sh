@@ -4,7 +4,7 @@
 # with "N passed, N failed, N skipped".  Exit 1 if anything failed.
 cd "$(dirname "$0")/.."
 export LT_GEN=${LT_GEN:-build/gen}
-layers="unit golden negative cpu compile docs runtime emu python cmake"
+layers="unit golden negative integrity fuzz cpu compile docs runtime emu python cmake"
 log=build/tests/log
 mkdir -p build/tests
 : > $log

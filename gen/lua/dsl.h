@@ -29,6 +29,10 @@
 
 extern jmp_buf ltU_jmp;                      /* util.c: main's exit for user errors */
 extern void (*ltU_raise)(const char *msg);   /* util.c: set by api.c while Lua runs */
+extern size_t ltU_mem_used;                  /* util.c: bytes of Lua's and gen's memory */
+extern int ltU_mem_over;                     /* util.c: the memory ceiling was passed */
+size_t ltU_mem_cost(size_t n);               /* util.c: what the C heap spends on n bytes */
+int ltU_mem_room(size_t n);                  /* util.c: n more bytes stay under the ceiling */
 
 /* ---- the state of the one run of a kernel file (api.c) ---- */
 
@@ -37,6 +41,9 @@ extern Kernel *ltF_K;              /* the variant being built */
 extern const char *ltF_file;       /* the kernel file, as given */
 extern const char *ltF_source;     /* "@" and the file: Lua's name for the chunk, to find its frames */
 extern const Target *ltF_target;   /* of the run; NULL for --list alone */
+extern int ltF_phase;              /* what runs: PH_NONE, PH_PARAMS or PH_BODY of the variant K */
+
+enum { PH_NONE, PH_PARAMS, PH_BODY };
 
 #define L ltF_L
 #define K ltF_K
@@ -47,6 +54,7 @@ typedef struct Run {
   VariantFn fn;     /* called once per variant built */
   void *ud;
   Buf *listing;     /* --list: the text to fill instead of building */
+  const char *kname;   /* the kernel's name, as checked when first read (variants.c) */
 } Run;
 
 /* ---- api.c: errors ---- */
@@ -56,6 +64,7 @@ int ltF_error(const char *fmt, ...);       /* raises fmt at ltF_line() (or the o
 int ltF_error_at(int line, const char *fmt, ...);   /* raises fmt at line (0: none); does not return */
 void ltF_set_outer_line(int line);         /* the line of errors where no kernel-file function runs */
 int ltF_run_chunk(void);                   /* runs the kernel file, leaving its result; returns its lines */
+int ltF_nlines(void);                      /* the lines of the kernel file */
 
 /* ---- api.c: handles (Lua userdata for IR objects) and arguments ---- */
 
@@ -65,6 +74,7 @@ typedef enum { H_EXPR, H_TENSOR, H_VIEW, H_SHARED, H_KERNEL } HKind;
 
 typedef struct Handle {
   HKind kind;
+  Kernel *k;      /* the variant it belongs to */
   Expr *e;        /* H_EXPR */
   Sym *s;         /* H_TENSOR, H_SHARED */
   View *v;        /* H_VIEW */
@@ -80,6 +90,8 @@ Expr *ltF_arg_index(int idx, const char *what);
 int ltF_arg_extent(int idx, const char *what);
 Dtype ltF_arg_dtype(int idx);
 int ltF_arg_shape(int idx, int shape[2]);
+lua_Integer ltF_len(int idx);              /* #t, checked to be an integer */
+void ltF_check_tile(const int shape[2], const char *what);   /* at most LT_MAX_TILE elements */
 
 /* ---- expr.c: values and their names ---- */
 
@@ -88,7 +100,11 @@ extern const luaL_Reg ltF_value_funcs[];   /* core.binary, unary, where, cast */
 void ltF_push_value(Expr *e);              /* binds e to a let and pushes its handle */
 int ltF_name_taken(const char *n);
 const char *ltF_name_clash(const char *n, Sym **taken);   /* why n cannot name a parameter, or NULL */
+const char *ltF_name_rule(const char *n, size_t max, int whole);   /* why n cannot name a variant (whole) or start one */
+#define LT_NAME_MAX 64                     /* characters of a kernel's or a parameter's name, at most */
+#define LT_VARIANT_NAME_MAX 128            /* characters of a variant's name (kernel and values), at most */
 void ltF_set_name(Sym *s, const char *want, int from_dsl);
+void ltF_name_note(Sym *s);                /* s (of the kernel being built) got its name */
 void ltF_name_locals(void);
 
 /* ---- stmt.c: blocks and the k: builder ---- */
@@ -98,11 +114,15 @@ Block *ltF_cur_block(void);
 void ltF_check_scope(Expr *e);
 Stmt *ltF_add_stmt(StmtKind kind);
 void ltF_push_builder(void);               /* pushes k: its methods and metatable */
+extern int ltF_builder_depth;              /* k: methods running (an error inside one leaves it raised) */
 
 /* ---- kernel.c: tile.kernel, params, one variant ---- */
 
 extern const luaL_Reg ltF_kernel_funcs[];  /* core.tensor, scalar, kernel */
 int ltF_valid_ident(const char *s);
+const char *ltF_kernel_name(int line);     /* checks the name at the stack top; returns it */
+const char *ltF_name_instead(const char *n);   /* a name like n that the rules allow, for messages */
+int ltF_kernel_line(int idx);              /* the line of tile.kernel that made the table at idx, or 0 */
 void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
                        const char *cdesc, const char *bucket, int nbuckets);
 

@@ -21,6 +21,8 @@
 /* Binds e to a fresh immutable symbol (an S_LET) and pushes its handle.
 ** Constants and plain symbol references need no binding. */
 void ltF_push_value(Expr *e) {
+  if (ltF_phase != PH_BODY)
+    ltF_error("values are made while body(k, p, c, v) runs, not in params or at the file's top level");
   if (e->kind == E_CONST || (e->kind == E_SYM && e->sym->kind != SYM_LET && e->rank == 0)) {
     ltF_push_expr(e);
     return;
@@ -54,6 +56,49 @@ static const char *const words[] = {
   "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "int64_t", "uint16_t", "uint32_t", NULL,
 };
 
+/* More names the generated code cannot give a variable or function of its
+** own: the rest of the keywords of C23 and C++20, and the names of the
+** standard headers the outputs include (math.h, string.h, stdint.h,
+** stdio.h, stdlib.h, ...) and of the CUDA and HIP runtimes. */
+static const char *const std_names[] = {
+  /* C23 and C++ keywords */
+  "alignas", "alignof", "constexpr", "nullptr", "static_assert", "thread_local", "typeof", "typeof_unqual",
+  "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t", "compl", "concept",
+  "consteval", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "dynamic_cast",
+  "explicit", "export", "friend", "mutable", "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private",
+  "protected", "public", "reinterpret_cast", "requires", "static_cast", "throw", "try", "typeid", "typename",
+  "using", "virtual", "wchar_t", "xor", "xor_eq", "final", "override", "import", "module", "std",
+  /* macros and types of the standard headers */
+  "NULL", "EOF", "BUFSIZ", "FILE", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "errno", "assert", "offsetof",
+  "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "stdin", "stdout", "stderr",
+  /* string.h */
+  "memcpy", "memmove", "memset", "memcmp", "memchr", "strcpy", "strncpy", "strcat", "strncat", "strcmp", "strncmp",
+  "strlen", "strchr", "strrchr", "strstr", "strtok", "strerror", "strdup", "strndup", "strspn", "strcspn", "strpbrk",
+  /* stdio.h, stdlib.h, unistd.h, signal.h */
+  "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf", "vsnprintf", "scanf", "sscanf",
+  "puts", "fputs", "putchar", "fputc", "fgets", "fgetc", "getc", "getchar", "putc", "fopen", "fclose", "fread",
+  "fwrite", "fflush", "fseek", "ftell", "rewind", "remove", "rename", "perror", "malloc", "calloc", "realloc",
+  "free", "abort", "exit", "atexit", "getenv", "system", "qsort", "bsearch", "atoi", "atol", "atof", "strtol",
+  "strtoul", "strtod", "strtof", "strtoll", "strtoull", "rand", "srand", "labs", "llabs", "div", "ldiv",
+  "read", "write", "close", "open", "sleep", "usleep", "signal", "raise", "kill", "getpid", "fork", "pipe", "dup",
+  "mmap", "munmap", "select", "time", "clock",
+  /* CUDA and HIP */
+  "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicCAS", "warpSize", "clock64",
+  "nv_bfloat16", "nv_bfloat162", "half2", "hip_bfloat16", "bfloat16", "float16", NULL,
+};
+
+/* The functions of math.h and CUDA's and HIP's math, each also with f or
+** l after it (expf, logl). */
+static const char *const math_fns[] = {
+  "exp", "log", "sqrt", "tanh", "erf", "abs", "max", "min",
+  "acos", "asin", "atan", "atan2", "cos", "sin", "tan", "cosh", "sinh", "acosh", "asinh", "atanh", "exp2",
+  "expm1", "exp10", "frexp", "ldexp", "log10", "log1p", "log2", "logb", "modf", "scalbn", "scalbln", "cbrt", "fabs",
+  "hypot", "pow", "erfc", "erfinv", "lgamma", "tgamma", "ceil", "floor", "nearbyint", "rint", "lrint", "llrint",
+  "round", "lround", "llround", "trunc", "fmod", "remainder", "remquo", "copysign", "nan", "nextafter",
+  "nexttoward", "fdim", "fmax", "fmin", "fma", "ilogb", "isnan", "isinf", "isfinite", "signbit", "fpclassify",
+  "isnormal", "rsqrt", "sincos", "saturate", "norm", "rcbrt", NULL,
+};
+
 /* The names of gen's own variables in the generated code (and every name
 ** that starts with lt_): no symbol may have them either. */
 static const char *const gen_names[] = {
@@ -68,17 +113,114 @@ static int in_list(const char *const *list, const char *n) {
   return 0;
 }
 
+/* Does n start with a prefix that no name of a kernel file may have (one
+** that adding a suffix cannot make free)?  Then the reason, else NULL. */
+static const char *prefix_why(const char *n) {
+  if (strstr(n, "__")) return "holds __, which C and C++ reserve";
+  if (n[0] == '_' && n[1] >= 'A' && n[1] <= 'Z') return "starts with _ and a capital, which C reserves";
+  if (strncmp(n, "lt_", 3) == 0 || strncmp(n, "LT_", 3) == 0 || strncmp(n, "LUATILE_", 8) == 0)
+    return "starts with lt_, which is reserved for the generated code's own names";
+  const char *const rt[] = {"cuda", "hip", "cu", "nv", NULL};
+  for (int i = 0; rt[i]; i++) {
+    size_t l = strlen(rt[i]);
+    if (strncmp(n, rt[i], l) == 0 && n[l] >= 'A' && n[l] <= 'Z')
+      return ltU_fmt("starts with %s and a capital, like the names of the CUDA and HIP runtimes", rt[i]);
+  }
+  return NULL;
+}
+
+/* Why n (an identifier) cannot name anything in the generated code, or
+** NULL: a keyword or standard name of C, C++, CUDA or HIP (math functions
+** with f or l after them too; CUDA's vector types float4, int2, ...), a
+** name ending in _t (POSIX reserves them), or a reserved prefix. */
+static const char *reserved_why(const char *n) {
+  const char *p = prefix_why(n);
+  if (p) return p;
+  if (in_list(words, n) || in_list(std_names, n) || in_list(math_fns, n)) return "is a C, C++, CUDA or HIP name";
+  size_t l = strlen(n);
+  if (l > 1 && (n[l - 1] == 'f' || n[l - 1] == 'l') && in_list(math_fns, ltU_fmt("%.*s", (int)l - 1, n)))
+    return "is a C, CUDA or HIP math function";
+  if (l > 2 && n[l - 2] == '_' && n[l - 1] == 't') return "ends in _t, which POSIX reserves for types";
+  static const char *const vec[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "longlong",
+                                    "ulonglong", "float", "double", NULL};
+  for (int i = 0; vec[i]; i++) {
+    size_t vl = strlen(vec[i]);
+    if (strncmp(n, vec[i], vl) == 0 && n[vl] >= '1' && n[vl] <= '4' && !n[vl + 1])
+      return "is a CUDA and HIP vector type";
+  }
+  return NULL;
+}
+
+/* Why n cannot be the name of a variant (an identifier its launcher and
+** header take), or NULL: the rules of reserved_why, and at most max
+** characters.  For a kernel's name, the start of its variants' names,
+** whole = 0: only the length and the reserved prefixes. */
+const char *ltF_name_rule(const char *n, size_t max, int whole) {
+  if (strlen(n) > max) return ltU_fmt("is longer than %zu characters", max);
+  return whole ? reserved_why(n) : prefix_why(n);
+}
+
+/* The names of the kernel being built, hashed (a kernel file can make
+** 100,000 names; looking each up in every symbol made naming cubic): name
+** -> its symbol, and for a name that ltF_set_name gave suffixes, the next
+** suffix to try. */
+typedef struct { const char *key; Sym *sym; int next; } NameSlot;
+static struct { Kernel *k; NameSlot *slot; size_t cap, n; } names;
+
+/* The slot of name n (a free one, its key NULL, when n is not there). */
+static NameSlot *name_slot(const char *n) {
+  if (names.k != K) {   /* a new variant: start over with its named symbols */
+    names.k = K;
+    names.n = 0;
+    names.cap = 256;
+    names.slot = ltU_alloc(sizeof *names.slot * names.cap);
+    for (int i = 0; i < K->nsyms; i++)
+      if (K->syms[i]->name) ltF_name_note(K->syms[i]);
+  }
+  size_t h = 2166136261u;
+  for (const char *p = n; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  for (size_t i = h & (names.cap - 1);; i = (i + 1) & (names.cap - 1))
+    if (!names.slot[i].key || strcmp(names.slot[i].key, n) == 0) return &names.slot[i];
+}
+
+/* Fills in the slot of name n (key, and sym when not NULL). */
+static NameSlot *name_put(const char *n, Sym *sym) {
+  NameSlot *e = name_slot(n);
+  if (!e->key) {
+    if (2 * (names.n + 1) > names.cap) {   /* grow: rehash into twice the room */
+      NameSlot *old = names.slot;
+      size_t cap = names.cap;
+      names.cap *= 2;
+      names.slot = ltU_alloc(sizeof *names.slot * names.cap);
+      names.n = 0;
+      for (size_t i = 0; i < cap; i++)
+        if (old[i].key) {
+          *name_slot(old[i].key) = old[i];
+          names.n++;
+        }
+      e = name_slot(n);
+    }
+    e->key = n;
+    names.n++;
+  }
+  if (sym && !e->sym) e->sym = sym;
+  return e;
+}
+
+/* Records that symbol s of the kernel being built got its name. */
+void ltF_name_note(Sym *s) {
+  if (names.k == K) name_put(s->name, s);
+}
+
 /* The symbol of this kernel called n, or NULL. */
 static Sym *holder(const char *n) {
-  for (int i = 0; i < K->nsyms; i++)
-    if (K->syms[i]->name && strcmp(K->syms[i]->name, n) == 0) return K->syms[i];
-  return NULL;
+  return name_slot(n)->sym;
 }
 
 /* Is n unusable as a C name in this kernel: a C, CUDA or HIP word, a name
 ** the generated code uses, lt_..., or the name of a symbol already? */
 int ltF_name_taken(const char *n) {
-  return in_list(words, n) || in_list(gen_names, n) || strncmp(n, "lt_", 3) == 0 || holder(n);
+  return reserved_why(n) || in_list(gen_names, n) || holder(n);
 }
 
 /* Why n cannot name a parameter, as the rest of a sentence about it ("is a
@@ -87,8 +229,8 @@ int ltF_name_taken(const char *n) {
 const char *ltF_name_clash(const char *n, Sym **taken) {
   Sym *s = holder(n);
   if (taken) *taken = s;
-  if (in_list(words, n)) return "is a C, C++, CUDA or HIP name";
-  if (strncmp(n, "lt_", 3) == 0) return "starts with lt_, which is reserved for the generated code's own names";
+  const char *why = ltF_name_rule(n, LT_NAME_MAX, 1);
+  if (why) return why;
   if (in_list(gen_names, n)) {
     Buf b = {0};
     for (int i = 0; gen_names[i]; i++) ltU_printf(&b, "%s%s", i ? ", " : "", gen_names[i]);
@@ -103,20 +245,36 @@ const char *ltF_name_clash(const char *n, Sym **taken) {
   return s->line > 0 ? ltU_fmt("is taken by %s declared at line %d", what, s->line) : ltU_fmt("is taken by %s", what);
 }
 
-/* Gives s the C name closest to want that is free in this kernel. */
+/* Gives s the C name closest to want that is free in this kernel: want
+** without repeated, leading and trailing underscores ("v" if nothing is
+** left), "v_" before a reserved prefix, and _2, _3, ... after it while it
+** is taken. */
 void ltF_set_name(Sym *s, const char *want, int from_dsl) {
   if (s->name) return;
   char base[64];
-  snprintf(base, sizeof base, "%s", want);
-  const char *n = base;
-  if (ltF_name_taken(n)) {
-    for (int i = 2;; i++) {
-      n = ltU_fmt("%s_%d", base, i);
-      if (!ltF_name_taken(n)) break;
-    }
+  size_t n = 0;
+  for (const char *p = want; *p && n < 60; p++)
+    if (*p != '_' || (n && base[n - 1] != '_')) base[n++] = *p;
+  while (n && base[n - 1] == '_') n--;
+  base[n] = 0;
+  if (!n) strcpy(base, "v");
+  if (prefix_why(base)) {
+    memmove(base + 2, base, n + 1);
+    memcpy(base, "v_", 2);
   }
-  s->name = ltU_strdup(n);
+  const char *nm = base;
+  if (ltF_name_taken(nm)) {
+    NameSlot *b = name_put(ltU_strdup(base), NULL);
+    int i = b->next > 2 ? b->next : 2;   /* the suffixes below it are taken, and stay so */
+    for (;; i++) {
+      nm = ltU_fmt("%s_%d", base, i);
+      if (!ltF_name_taken(nm)) break;
+    }
+    name_slot(base)->next = i + 1;   /* the slot may have moved as the table grew */
+  }
+  s->name = ltU_strdup(nm);
   s->named = from_dsl;
+  ltF_name_note(s);
 }
 
 /* Names unnamed values held in locals of the kernel file's active frames. */
@@ -257,10 +415,10 @@ static int make_view(lua_State *l, int tiles) {
   if (!lua_istable(l, 2) || !lua_istable(l, 3))
     return ltF_error("%s:%s takes two tables: %s and extents, e.g. %s:%s({i, 0}, {1, 1024})", t->name, fn,
                      tiles ? "tile indices" : "element offsets", t->name, fn);
-  int n = (int)luaL_len(l, 2), m = (int)luaL_len(l, 3);
+  lua_Integer n = ltF_len(2), m = ltF_len(3);
   if (n != t->trank || m != t->trank)
-    return ltF_error("rank mismatch: %s has %d dims, but %s got %d %s and %d extents", t->name, t->trank, fn, n,
-                     tiles ? "indices" : "offsets", m);
+    return ltF_error("rank mismatch: %s has %d dims, but %s got %lld %s and %lld extents", t->name, t->trank, fn,
+                     (long long)n, tiles ? "indices" : "offsets", (long long)m);
   View *v = ltU_alloc(sizeof *v);
   v->t = t;
   v->line = ltF_line();
@@ -277,6 +435,9 @@ static int make_view(lua_State *l, int tiles) {
   }
   v->rdim = n >= 2 ? n - 2 : -1;
   v->cdim = n - 1;
+  int vs[2];
+  ltI_view_shape(v, vs);
+  ltF_check_tile(vs, ltU_fmt("the view of %s", t->name));
   for (int i = 0; i < n - 2; i++)
     if (v->ext[i] != 1)
       return ltF_error("only the last two dims of a view may be wider than 1 (dim %d of %s is %d)", i + 1, t->name,
@@ -297,7 +458,8 @@ static int tensor_view(lua_State *l) { return make_view(l, 0); }
 /* __index: methods and fields of values, tensors and shared tiles. */
 static int m_index(lua_State *l) {
   Handle *h = ltF_handle(1);
-  const char *key = lua_tostring(l, 2);
+  if (!h) return ltF_error("a field of %s read through the values' metatable", ltF_kind(1));
+  const char *key = lua_type(l, 2) == LUA_TSTRING ? lua_tostring(l, 2) : NULL;
   if (!key) return ltF_error("%s has no numeric fields", ltF_kind(1));
   if (h->kind == H_EXPR || h->kind == H_SHARED) {
     Dtype dt = h->kind == H_EXPR ? h->e->dt : h->s->dt;
@@ -352,7 +514,11 @@ static int m_newindex(lua_State *l) {
 
 /* __tostring: "<a tile value m>", for print() in kernel files. */
 static int m_tostring(lua_State *l) {
-  Handle *h = ltF_handle(1);
+  Handle *h = luaL_testudata(l, 1, VAL_MT);
+  if (!h || h->k != K) {
+    lua_pushfstring(l, "<%s>", ltF_kind(1));
+    return 1;
+  }
   const char *n = h->kind == H_EXPR && h->e->kind == E_SYM ? h->e->sym->name :
                   (h->kind == H_TENSOR || h->kind == H_SHARED) ? h->s->name : NULL;
   lua_pushfstring(l, "<%s %s>", ltF_kind(1), n ? n : "");

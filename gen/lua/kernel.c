@@ -19,7 +19,36 @@ static int seq_counter;   /* declaration order of tile.tensor / tile.scalar in t
 /* ------------------------------------------------------------------ */
 /* tile.kernel                                                         */
 
-/* core.kernel(t): checks the kernel table's fields and records its line. */
+/* Checks the name of the kernel at the top of the stack (a string that is
+** an identifier and no reserved name); returns it. */
+const char *ltF_kernel_name(int line) {
+  const char *n = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  if (!ltF_valid_ident(n)) return ltF_error_at(line, "tile.kernel needs name = \"an_identifier\""), NULL;
+  const char *why = ltF_name_rule(n, LT_NAME_MAX, 0);
+  if (why) ltF_error_at(line, "kernel name '%s' %s; pick another, e.g. \"%s\"", n, why, ltF_name_instead(n));
+  return n;
+}
+
+/* A name like n that the rules allow, for messages: without repeated,
+** leading and trailing underscores, at most 40 characters, with "my_"
+** before a reserved prefix and "_kernel" after a reserved word. */
+const char *ltF_name_instead(const char *n) {
+  char b[48];
+  size_t k = 0;
+  for (const char *p = n; *p && k < 40; p++)
+    if (*p != '_' || (k && b[k - 1] != '_')) b[k++] = *p;
+  while (k && b[k - 1] == '_') k--;
+  b[k] = 0;
+  const char *r = k ? b : "my";
+  if (ltF_name_rule(r, LT_NAME_MAX, 0)) r = ltU_fmt("my_%s", r);
+  if (ltF_name_rule(r, LT_NAME_MAX, 1)) r = ltU_fmt("%s_kernel", r);
+  return ltU_strdup(r);
+}
+
+/* core.kernel(t): checks the kernel table's fields and records it, and its
+** line, in the registry's table lt_kernels: the file must
+** return a table made here.  Its fields are checked again where they are
+** read (variants.c, ltF_build_variant), since the table can change. */
 static int c_kernel(lua_State *l) {
   if (!lua_istable(l, 1)) return ltF_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
   static const char *const fields[] = {"name",     "doc",         "variants",       "config", "target_config",
@@ -34,29 +63,56 @@ static int c_kernel(lua_State *l) {
                        "unsupported, variant_config, params, body, tune)", key);
     lua_pop(l, 1);
   }
+  int line = ltF_line();
   lua_getfield(l, 1, "name");
-  if (!ltF_valid_ident(lua_tostring(l, -1))) return ltF_error("tile.kernel needs name = \"an_identifier\"");
+  ltF_kernel_name(line);
   lua_getfield(l, 1, "params");
   if (!lua_isfunction(l, -1)) return ltF_error("tile.kernel needs params = function(v, c) return { ... } end");
   lua_getfield(l, 1, "body");
   if (!lua_isfunction(l, -1)) return ltF_error("tile.kernel needs body = function(k, p, c, v) ... end");
   lua_pop(l, 3);
-  lua_pushinteger(l, ltF_line());
-  lua_setfield(l, 1, "lt_line");
+  lua_getfield(l, LUA_REGISTRYINDEX, "lt_kernels");
+  lua_pushvalue(l, 1);
+  lua_pushinteger(l, line > 0 ? line : 1);
+  lua_rawset(l, -3);
+  lua_pop(l, 1);
   lua_pushvalue(l, 1);
   return 1;
 }
 
+/* The line of tile.kernel that made the table at idx, or 0 when no
+** tile.kernel made it. */
+int ltF_kernel_line(int idx) {
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, "lt_kernels");
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  int line = (int)lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return line;
+}
+
 /* ------------------------------------------------------------------ */
 /* params: tile.tensor / tile.scalar descriptors -> symbols            */
+
+/* Records the descriptor table at the top of the stack as one that
+** tile.tensor or tile.scalar made (the registry's lt_params). */
+static void made_here(void) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "lt_params");
+  lua_pushvalue(L, -2);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
 
 /* core.tensor(dtype, shape, strides): a descriptor table for params. */
 static int c_tensor(lua_State *l) {
   lua_settop(l, 3);
   ltF_arg_dtype(1);
   if (!lua_istable(l, 2)) return ltF_error("tile.tensor(dtype, shape): shape is a table like {\"M\", \"K\"}");
-  int n = (int)luaL_len(l, 2);
-  if (n < 1 || n > LT_MAXRANK) return ltF_error("tensors have 1 to %d dims, not %d", LT_MAXRANK, n);
+  lua_Integer n = ltF_len(2);
+  if (n < 1 || n > LT_MAXRANK) return ltF_error("tensors have 1 to %d dims, not %lld", LT_MAXRANK, (long long)n);
   lua_newtable(l);
   lua_pushstring(l, "tensor");
   lua_setfield(l, -2, "lt_param");
@@ -65,8 +121,8 @@ static int c_tensor(lua_State *l) {
   lua_pushvalue(l, 2);
   lua_setfield(l, -2, "shape");
   if (!lua_isnil(l, 3)) {
-    if (!lua_istable(l, 3) || (int)luaL_len(l, 3) != n)
-      return ltF_error("tile.tensor's strides are a table with one entry per dim (%d)", n);
+    if (!lua_istable(l, 3) || ltF_len(3) != n)
+      return ltF_error("tile.tensor's strides are a table with one entry per dim (%d)", (int)n);
     lua_pushvalue(l, 3);
     lua_setfield(l, -2, "strides");
   }
@@ -74,6 +130,7 @@ static int c_tensor(lua_State *l) {
   lua_setfield(l, -2, "seq");
   lua_pushinteger(l, ltF_line());
   lua_setfield(l, -2, "line");
+  made_here();
   return 1;
 }
 
@@ -106,6 +163,7 @@ static int c_scalar(lua_State *l) {
   lua_setfield(l, -2, "seq");
   lua_pushinteger(l, ltF_line());
   lua_setfield(l, -2, "line");
+  made_here();
   return 1;
 }
 
@@ -132,36 +190,89 @@ static Sym *param_sym(const char *name, SymKind kind, const Sym *t) {
   if (why) ltF_error("tensor %s's %s name '%s' %s; rename it", t->name, what, name, why);
   Sym *s = ltI_sym(K, kind, kind == SYM_SIZE ? DT_I32 : DT_I32, t->line);
   s->name = ltU_strdup(name);
+  ltF_name_note(s);
   s->named = 1;
   s->nonneg = 1;
   return s;
 }
 
 /* Reads one shape or stride entry of tensor t (the j-th, from 0): a name
-** or a whole number. */
+** or a whole number (a dim from 1 to LT_MAX_SIZE, a stride from 0 to
+** 2^31 - 1). */
 static Expr *dim_entry(int idx, SymKind kind, const Sym *t, int j) {
   int line = t->line;
   if (lua_type(L, idx) == LUA_TSTRING) return ltI_ref(param_sym(lua_tostring(L, idx), kind, t), line);
-  if (lua_isinteger(L, idx) && lua_tointeger(L, idx) >= (kind == SYM_SIZE ? 1 : 0))
+  long long lo = kind == SYM_SIZE ? 1 : 0, hi = kind == SYM_SIZE ? LT_MAX_SIZE : INT32_MAX;
+  if (lua_isinteger(L, idx) && lua_tointeger(L, idx) >= lo && lua_tointeger(L, idx) <= hi)
     return ltI_const((double)lua_tointeger(L, idx), DT_I32, 0, line);
   const char *what = kind == SYM_SIZE ? "dim" : "stride";
+  if (lua_isinteger(L, idx) && lua_tointeger(L, idx) > hi)
+    ltF_error("tensor %s's %s %d is %s; a constant %s is at most %lld", t->name, what, j + 1, ltF_show(idx), what, hi);
   ltF_error("tensor %s's %s %d is %s; a tensor %s is a name like \"N\" or a %s whole number", t->name, what, j + 1,
             ltF_show(idx), what, kind == SYM_SIZE ? "positive" : "non-negative");
   return NULL;
 }
 
 /* A params entry: its key, its declaration order. */
-typedef struct { const char *name; int seq; int ref; } PEntry;
+typedef struct { const char *name; lua_Integer seq; int ref; } PEntry;
 
 /* qsort order of params entries: declaration order. */
 static int cmp_pentry(const void *a, const void *b) {
-  return ((const PEntry *)a)->seq - ((const PEntry *)b)->seq;
+  lua_Integer x = ((const PEntry *)a)->seq, y = ((const PEntry *)b)->seq;
+  return x < y ? -1 : x > y;
+}
+
+/* Pushes field name of the descriptor table at d, read raw (no metamethod
+** of the kernel file's runs while C reads). */
+static int raw_field(int d, const char *name) {
+  lua_pushstring(L, name);
+  return lua_rawget(L, d);
+}
+
+/* Reads the shape or strides table of tensor t (descriptor at d) into
+** t->dims or t->strides, checked here, when it is read: the descriptor is
+** a table of the kernel file, which may have changed it since tile.tensor
+** made it.  Strides: nil gives row-major strides. */
+static void read_dims(int d, Sym *t, SymKind kind, int p, const char *pname) {
+  const char *field = kind == SYM_SIZE ? "shape" : "strides";
+  int ty = raw_field(d, field);
+  int tab = lua_gettop(L);
+  if (kind == SYM_STRIDE && ty == LUA_TNIL) {   /* row-major: stride[j] = product of the later dims */
+    Expr *acc = ltI_const(1, DT_I32, 0, t->line);
+    for (int j = t->trank - 1; j >= 0; j--) {
+      t->strides[j] = acc;
+      if (j) acc = ltI_binary(B_MUL, acc, t->dims[j], t->line);
+    }
+    lua_pop(L, 1);
+    return;
+  }
+  if (ty != LUA_TTABLE)
+    ltF_error("params.%s.%s is %s; a tensor's %s is a table like {\"M\", \"K\"} (tile.tensor makes it)", pname, field,
+              ltF_kind(tab), field);
+  size_t n = lua_rawlen(L, tab);
+  if (kind == SYM_SIZE && (n < 1 || n > LT_MAXRANK))
+    ltF_error("params.%s: tensors have 1 to %d dims, not %zu", pname, LT_MAXRANK, n);
+  if (kind == SYM_STRIDE && n != (size_t)t->trank)
+    ltF_error("params.%s: tile.tensor's strides are a table with one entry per dim (%d), not %zu", pname, t->trank, n);
+  if (kind == SYM_SIZE) t->trank = (int)n;
+  for (int j = 0; j < (int)n; j++) {
+    lua_rawgeti(L, tab, j + 1);
+    Expr *e = dim_entry(lua_gettop(L), kind, t, j);
+    *(kind == SYM_SIZE ? &t->dims[j] : &t->strides[j]) = e;
+    if (e->kind == E_SYM) {
+      ltF_push_expr(e);
+      lua_setfield(L, p, e->sym->name);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 /* Turns the table returned by params() (at the stack top) into symbols and
 ** the p table given to body (pushed).  No kernel-file function runs here:
-** errors name the params function's line (fn_line) or the line of the
-** parameter's tile.tensor / tile.scalar. */
+** the tables are read raw and checked as they are read; errors name the
+** params function's line (fn_line) or the line of the parameter's
+** tile.tensor / tile.scalar. */
 static void build_params(int fn_line) {
   ltF_set_outer_line(fn_line);
   int tab = lua_gettop(L);
@@ -169,92 +280,77 @@ static void build_params(int fn_line) {
     ltF_error("params must return a table of tile.tensor / tile.scalar declarations, not %s", ltF_kind(tab));
   PEntry ents[64];
   int n = 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, "lt_params");
+  int made_by = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, tab)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     if (!key || !ltF_valid_ident(key))
       ltF_error("params keys are parameter names (identifiers), e.g. { X = tile.tensor(\"f32\", {\"N\"}) }");
-    int made = 0;   /* by tile.tensor or tile.scalar */
-    if (lua_istable(L, -1)) {
-      lua_getfield(L, -1, "lt_param");
-      const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-      made = strcmp(kind, "tensor") == 0 || strcmp(kind, "scalar") == 0;
-      lua_pop(L, 1);
-    }
-    if (!made) ltF_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
-    lua_getfield(L, -1, "seq");
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, made_by) == LUA_TNIL) ltF_error("params.%s must be tile.tensor(...) or tile.scalar(...)", key);
+    lua_pop(L, 1);
     if (n == 64) ltF_error("too many parameters (at most 64)");
     ents[n].name = key;
-    ents[n].seq = (int)lua_tointeger(L, -1);
+    raw_field(lua_gettop(L), "seq");
+    ents[n].seq = lua_tointeger(L, -1);
     lua_pop(L, 1);
     ents[n].ref = 0;
     n++;
     lua_pop(L, 1);
   }
+  lua_pop(L, 1);
   qsort(ents, (size_t)n, sizeof ents[0], cmp_pentry);
   lua_newtable(L);  /* p */
   int p = lua_gettop(L);
   for (int i = 0; i < n; i++) {
-    lua_getfield(L, tab, ents[i].name);
+    lua_pushstring(L, ents[i].name);
+    lua_rawget(L, tab);
     int d = lua_gettop(L);
-    lua_getfield(L, d, "lt_param");
-    const char *kind = lua_tostring(L, -1);
-    lua_getfield(L, d, "dtype");
-    Dtype dt = (Dtype)ltI_dtype_from_name(lua_tostring(L, -1));
-    lua_getfield(L, d, "line");
-    int line = (int)lua_tointeger(L, -1);
-    lua_pop(L, 3);
+    raw_field(d, "line");
+    lua_Integer ln = lua_tointeger(L, -1);
+    int line = ln >= 1 && ln <= ltF_nlines() ? (int)ln : fn_line;
+    lua_pop(L, 1);
     ltF_set_outer_line(line);
+    raw_field(d, "lt_param");
+    const char *kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    int scalar = strcmp(kind, "scalar") == 0;
+    if (!scalar && strcmp(kind, "tensor") != 0)
+      ltF_error("params.%s.lt_param is %s; tile.tensor and tile.scalar make it (\"tensor\" or \"scalar\")",
+                ents[i].name, ltF_show(-1));
+    lua_pop(L, 1);
+    raw_field(d, "dtype");
+    const char *dts = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int dt = dts ? ltI_dtype_from_name(dts) : -1;
+    if (dt < 0 || (scalar && dt != DT_F32 && dt != DT_I32))
+      ltF_error("params.%s.dtype is %s; a %s is %s", ents[i].name, ltF_show(-1), scalar ? "scalar" : "tensor",
+                scalar ? "\"f32\" or \"i32\"" : "\"f32\", \"f16\", \"bf16\" or \"i32\"");
+    lua_pop(L, 1);
     Sym *had;
     const char *why = ltF_name_clash(ents[i].name, &had);
     if (had && (had->kind == SYM_SIZE || had->kind == SYM_STRIDE))
       ltF_error("parameter name '%s' %s; a tensor's sizes and strides are launcher parameters already (p.%s): "
                 "drop this parameter or rename it", ents[i].name, why, ents[i].name);
     if (why) ltF_error("parameter name '%s' %s; rename it", ents[i].name, why);
-    if (kind && strcmp(kind, "scalar") == 0) {
-      Sym *s = ltI_sym(K, SYM_SCALAR, dt, line);
+    if (scalar) {
+      Sym *s = ltI_sym(K, SYM_SCALAR, (Dtype)dt, line);
       s->name = ltU_strdup(ents[i].name);
+      ltF_name_note(s);
       s->named = 1;
-      lua_getfield(L, d, "positive");
+      int ty = raw_field(d, "positive");
+      if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
+        ltF_error("params.%s.positive is %s; it is true or false", ents[i].name, ltF_show(-1));
       s->positive = s->nonneg = lua_toboolean(L, -1);
       lua_pop(L, 1);
       ltF_push_expr(ltI_ref(s, s->line));
       lua_setfield(L, p, ents[i].name);
     } else {
-      Sym *t = ltI_sym(K, SYM_TENSOR, dt, line);
+      Sym *t = ltI_sym(K, SYM_TENSOR, (Dtype)dt, line);
       t->name = ltU_strdup(ents[i].name);
+      ltF_name_note(t);
       t->named = 1;
-      lua_getfield(L, d, "shape");
-      t->trank = (int)luaL_len(L, -1);
-      for (int j = 0; j < t->trank; j++) {
-        lua_geti(L, -1, j + 1);
-        t->dims[j] = dim_entry(lua_gettop(L), SYM_SIZE, t, j);
-        if (t->dims[j]->kind == E_SYM) {
-          ltF_push_expr(t->dims[j]);
-          lua_setfield(L, p, t->dims[j]->sym->name);
-        }
-        lua_pop(L, 1);
-      }
-      lua_pop(L, 1);
-      lua_getfield(L, d, "strides");
-      if (lua_istable(L, -1)) {
-        for (int j = 0; j < t->trank; j++) {
-          lua_geti(L, -1, j + 1);
-          t->strides[j] = dim_entry(lua_gettop(L), SYM_STRIDE, t, j);
-          if (t->strides[j]->kind == E_SYM) {
-            ltF_push_expr(t->strides[j]);
-            lua_setfield(L, p, t->strides[j]->sym->name);
-          }
-          lua_pop(L, 1);
-        }
-      } else {  /* row-major: stride[j] = product of the later dims */
-        Expr *acc = ltI_const(1, DT_I32, 0, line);
-        for (int j = t->trank - 1; j >= 0; j--) {
-          t->strides[j] = acc;
-          acc = ltI_binary(B_MUL, acc, t->dims[j], line);
-        }
-      }
-      lua_pop(L, 1);
+      read_dims(d, t, SYM_SIZE, p, ents[i].name);
+      read_dims(d, t, SYM_STRIDE, p, ents[i].name);
       ltF_push_handle(H_TENSOR)->s = t;
       lua_setfield(L, p, ents[i].name);
     }
@@ -276,10 +372,9 @@ const luaL_Reg ltF_kernel_funcs[] = {
 ** its cp.async twin, named NAME_cp. */
 static void build_once(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
                        const char *cdesc, const char *bucket, int nbuckets, int fallback) {
+  int kline = ltF_kernel_line(kt);
   K = ltU_alloc(sizeof *K);
-  lua_getfield(L, kt, "name");
-  K->family = ltU_strdup(lua_tostring(L, -1));
-  lua_pop(L, 1);
+  K->family = run->kname;
   K->launcher = vname;
   K->tuned = tname;
   K->name = vname;
@@ -296,39 +391,52 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
   if (fallback) K->name = ltU_fmt("%s_cp", K->name);
   K->variant_desc = vdesc;
   K->config_desc = cdesc;
+  K->line = kline;
+  /* the kernel table's fields, checked as they are read: it may have
+  ** changed since tile.kernel checked it */
   lua_getfield(L, kt, "doc");
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
+    ltF_error_at(kline, "tile.kernel's doc is a string, not %s", ltF_kind(-1));
   K->doc = lua_isstring(L, -1) ? ltU_strdup(lua_tostring(L, -1)) : NULL;
   lua_pop(L, 1);
   lua_getfield(L, ct, "threads");
-  K->threads = lua_isnil(L, -1) ? 256 : (int)lua_tointeger(L, -1);
   if (!lua_isnil(L, -1) && !lua_isinteger(L, -1))
     ltF_error("config threads must be a whole number, not %s", ltF_show(-1));
+  lua_Integer threads = lua_isnil(L, -1) ? 256 : lua_tointeger(L, -1);
+  if ((threads < 1 || threads > 65536) && ltF_target)   /* else layout.c checks it against the target */
+    ltF_error_at(kline, "config threads = %lld: a block needs a power of two of threads, a multiple of the %s warp "
+                 "(%d) and at most %d", (long long)threads, ltF_target->name, ltF_target->warp,
+                 ltF_target->max_threads);
+  K->threads = (int)threads;
   lua_pop(L, 1);
   ltF_begin_body(&K->body);
   seq_counter = 0;
 
-  lua_getfield(L, kt, "lt_line");
-  K->line = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, kt, "body");
   lua_Debug ar;
+  lua_getfield(L, kt, "body");
+  if (!lua_isfunction(L, -1)) ltF_error_at(kline, "tile.kernel needs body = function(k, p, c, v) ... end");
   lua_getinfo(L, ">S", &ar);
   K->body_line = ar.linedefined;
   lua_getfield(L, kt, "params");
+  if (!lua_isfunction(L, -1)) ltF_error_at(kline, "tile.kernel needs params = function(v, c) return { ... } end");
   lua_pushvalue(L, -1);
   lua_getinfo(L, ">S", &ar);
   int params_line = ar.linedefined;
   lua_pushvalue(L, vt);
   lua_pushvalue(L, ct);
+  ltF_phase = PH_PARAMS;
   lua_call(L, 2, 1);
   build_params(params_line);
   int p = lua_gettop(L);
   lua_getfield(L, kt, "body");
+  if (!lua_isfunction(L, -1)) ltF_error_at(kline, "tile.kernel needs body = function(k, p, c, v) ... end");
   ltF_push_builder();         /* k */
   lua_pushvalue(L, p);
   lua_pushvalue(L, ct);
   lua_pushvalue(L, vt);
+  ltF_phase = PH_BODY;
   lua_call(L, 4, 0);
+  ltF_phase = PH_NONE;
   lua_pop(L, 1);
   if (!K->ngrid)
     ltF_error_at(K->body_line, "the body never called k:grid(...): say how many programs (blocks) run");

@@ -14,6 +14,7 @@
 
 static Block *blocks[64];             /* open blocks, innermost last */
 static int nblocks;
+int ltF_builder_depth;                /* k: methods running, one inside another's function */
 
 /* ------------------------------------------------------------------ */
 /* blocks and scope                                                    */
@@ -124,16 +125,19 @@ static Expr *other_arg(int idx, Dtype dt) {
 
 /* The expression a uniform value stands for, with its lets unfolded (the
 ** launcher computes grid extents, where kernel lets do not exist). */
-static Expr *resolve(Expr *e) {
+static Expr *resolve(Expr *e, int depth) {
   if (!e) return NULL;
+  if (depth > LT_MAX_DEPTH)
+    ltF_error("the grid extent is an expression nested deeper than %d operations (its named values unfolded)",
+              LT_MAX_DEPTH);
   if (e->kind == E_SYM && e->sym->kind == SYM_LET && e->sym->def && e->sym->def->kind == S_LET)
-    return resolve(e->sym->def->val);
+    return resolve(e->sym->def->val, depth + 1);
   if (!e->a && !e->b && !e->c) return e;
   Expr *r = ltU_alloc(sizeof *r);
   *r = *e;
-  r->a = resolve(e->a);
-  r->b = resolve(e->b);
-  r->c = resolve(e->c);
+  r->a = resolve(e->a, depth + 1);
+  r->b = resolve(e->b, depth + 1);
+  r->c = resolve(e->c, depth + 1);
   return r;
 }
 
@@ -145,7 +149,10 @@ static int k_grid(lua_State *l) {
   if (K->ngrid) return ltF_error("k:grid is called once per kernel");
   if (n < 1 || n > 3) return ltF_error("k:grid takes 1 to 3 extents (programs along x, y, z), not %d", n);
   for (int i = 0; i < n; i++) {
-    Expr *e = resolve(ltF_arg_index(i + 2, "a grid extent"));
+    Expr *e = resolve(ltF_arg_index(i + 2, "a grid extent"), 0);
+    long long c;
+    if (ltI_const_int(e, &c) && c < 1)
+      return ltF_error("k:grid's extent %d is %lld; a grid has at least one program along each axis", i + 1, c);
     Sym *s = ltI_sym(K, SYM_PID, DT_I32, ltF_line());
     s->axis = i;
     s->extent = e;
@@ -567,8 +574,8 @@ static int k_gemm(lua_State *l) {
         lua_geti(l, -1, 1);
         lua_geti(l, -2, 2);
         if (!lua_istable(l, -3) || !lua_isinteger(l, -2) || !lua_isinteger(l, -1) || lua_tointeger(l, -2) < 1 ||
-            lua_tointeger(l, -1) < 1)
-          return ltF_error("k:gemm option warps is {warps along M, warps along N}, e.g. {2, 4}");
+            lua_tointeger(l, -1) < 1 || lua_tointeger(l, -2) > 1024 || lua_tointeger(l, -1) > 1024)
+          return ltF_error("k:gemm option warps is {warps along M, warps along N}, each 1 to 1024, e.g. {2, 4}");
         int wm = (int)lua_tointeger(l, -2), wn = (int)lua_tointeger(l, -1);
         if (K->warps_m && (K->warps_m != wm || K->warps_n != wn))
           return ltF_error("k:gemm warps = {%d, %d}, but an earlier gemm said {%d, %d}: the gemms of a kernel "
@@ -639,10 +646,29 @@ static int k_index(lua_State *l) {
   return ltF_error("the kernel builder has no field or method '%s'", key ? key : "?");
 }
 
+/* A method of k, called through here (upvalue 1: its index in
+** k_methods): k exists only while a variant's body runs; a k kept from an
+** earlier variant, or one used in params or at the file's top level, is
+** an error. */
+static int k_method(lua_State *l) {
+  int i = (int)lua_tointeger(l, lua_upvalueindex(1));
+  if (ltF_phase != PH_BODY)
+    return ltF_error("k:%s is called outside body; the kernel builder k works only while body(k, p, c, v) runs",
+                     k_methods[i].name);
+  ltF_builder_depth++;   /* an error that leaves the method leaves it raised: pcall cannot catch it (api.c) */
+  int n = k_methods[i].func(l);
+  ltF_builder_depth--;
+  return n;
+}
+
 /* Pushes a new k: a table of the methods above with k_index as __index. */
 void ltF_push_builder(void) {
   lua_newtable(L);
-  luaL_setfuncs(L, k_methods, 0);
+  for (int i = 0; k_methods[i].name; i++) {
+    lua_pushinteger(L, i);
+    lua_pushcclosure(L, k_method, 1);
+    lua_setfield(L, -2, k_methods[i].name);
+  }
   lua_newtable(L);
   lua_pushcfunction(L, k_index);
   lua_setfield(L, -2, "__index");

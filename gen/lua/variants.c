@@ -21,17 +21,21 @@
 */
 #include "dsl.h"
 
+#define MAX_VARIANTS 4096   /* combinations of variant values, listed or not */
+
 /* ------------------------------------------------------------------ */
 /* Lua tables: keys, values, copies                                    */
 
-/* Sorted string keys of the table at idx (for a stable variant order). */
-static int sorted_keys(int idx, const char **keys, int max) {
+/* Sorted string keys of the table at idx (for a stable variant order); more
+** than max is an error that names the table (what). */
+static int sorted_keys(int idx, const char **keys, int max, const char *what) {
   int n = 0;
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) != LUA_TSTRING) ltF_error("variant and config keys are names");
-    if (n < max) keys[n++] = lua_tostring(L, -1);
+    if (n == max) ltF_error("%s has more than %d keys; a kernel has at most %d", what, max, max);
+    keys[n++] = lua_tostring(L, -1);
   }
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
@@ -101,7 +105,7 @@ static void name_part(Buf *b, const char *key, const char *txt) {
 static int overlay_config(int et, int ct, const char *what, int line, int into, const char **skip, int nskip,
                           const char **changed, int *nchanged) {
   const char *keys[64];
-  int nk = sorted_keys(et, keys, 64);
+  int nk = sorted_keys(et, keys, 64, what);
   for (int j = 0; j < nk; j++) {
     lua_getfield(L, ct, keys[j]);
     int want = lua_type(L, -1);
@@ -138,7 +142,7 @@ static int target_config(int kt, int ct, int line) {
     return ltF_error_at(line, "target_config is a table target = { key = value }, e.g. "
                         "target_config = { gfx90a = { threads = 256 } }");
   const char *names[64];
-  int n = sorted_keys(tc, names, 64);
+  int n = sorted_keys(tc, names, 64, "target_config");
   for (int i = 0; i < n; i++) {
     if (!ltT_find(names[i])) {
       Buf b = {0};
@@ -231,7 +235,7 @@ static int tuned_as_check(int kt, int vars, int line) {
   if (!lua_istable(L, ta))
     return ltF_error_at(line, "tuned_as is a table variant key = { value = other value }, %s", eg);
   const char *keys[16];
-  int nk = sorted_keys(ta, keys, 16);
+  int nk = sorted_keys(ta, keys, 16, "tuned_as");
   for (int i = 0; i < nk; i++) {
     lua_getfield(L, vars, keys[i]);
     int list = lua_gettop(L);
@@ -373,13 +377,14 @@ int ltF_run_file(lua_State *l) {
   GenRequest *req = run->req;
   int nlines = ltF_run_chunk();
   int kt = lua_gettop(L);
-  if (lua_istable(L, kt)) lua_getfield(L, kt, "lt_line");
-  else lua_pushnil(L);
-  if (lua_isnil(L, -1))   /* at the file's last line, where that return goes */
+  int kline = ltF_kernel_line(kt);   /* 0: no table tile.kernel made */
+  if (!kline)   /* at the file's last line, where that return goes */
     return ltF_error_at(nlines, "the file must end with: return tile.kernel { ... }");
-  int kline = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
   ltF_set_outer_line(kline);   /* the kernel table and its configs are read from C now */
+  lua_getfield(L, kt, "name");   /* checked again: the table may have changed since tile.kernel */
+  const char *kname = ltU_strdup(ltF_kernel_name(kline));
+  lua_pop(L, 1);
+  run->kname = kname;
 
   /* config, with -D applied */
   lua_newtable(L);
@@ -413,10 +418,10 @@ int ltF_run_file(lua_State *l) {
     lua_pop(L, 1);
     if (!is_var && !is_cfg) {
       const char *keys[64];
-      int n = sorted_keys(ct, keys, 64);
+      int n = sorted_keys(ct, keys, 64, "config");
       Buf b = {0};
       for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", j ? ", " : "", keys[j]);
-      n = sorted_keys(vars, keys, 64);
+      n = sorted_keys(vars, keys, 64, "variants");
       for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", b.n ? ", " : "", keys[j]);
       return ltF_error_at(kline, "-D %s=%s: the kernel has no config or variant '%s' (it has: %s)", key,
                           req->defs[i].value, key, b.p ? b.p : "none");
@@ -439,27 +444,29 @@ int ltF_run_file(lua_State *l) {
     }
   }
   const char *vkeys[16];
-  int nv = sorted_keys(vars, vkeys, 16);
+  int nv = sorted_keys(vars, vkeys, 16, "variants");
   int count[16], idx[16];
+  double combos = 1;
   for (int i = 0; i < nv; i++) {
     lua_getfield(L, vars, vkeys[i]);
-    if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
+    if (!lua_istable(L, -1) || ltF_len(-1) < 1)
       return ltF_error_at(kline, "variants.%s must be a non-empty list of values", vkeys[i]);
-    count[i] = (int)luaL_len(L, -1);
+    lua_Integer len = ltF_len(-1);
+    combos *= (double)len;
+    if (len > MAX_VARIANTS || combos > MAX_VARIANTS)
+      return ltF_error_at(kline, "the variants make %.0f combinations; a kernel has at most %d", combos, MAX_VARIANTS);
+    count[i] = (int)len;
     idx[i] = 0;
     lua_pop(L, 1);
   }
   const char *ckeys[64];
-  int nc = sorted_keys(ct, ckeys, 64);
+  int nc = sorted_keys(ct, ckeys, 64, "config");
   Buf cdesc = {0};
   for (int i = 0; i < nc; i++) {
     lua_getfield(L, ct, ckeys[i]);
     ltU_printf(&cdesc, "%s%s=%s", i ? " " : "", ckeys[i], value_text(-1));
     lua_pop(L, 1);
   }
-  lua_getfield(L, kt, "name");
-  const char *kname = ltU_strdup(lua_tostring(L, -1));
-  lua_pop(L, 1);
   /* the tuned-config file: checked against the config's keys and kinds */
   TunedValue tkeys[64];
   for (int i = 0; i < nc; i++) {
@@ -485,6 +492,8 @@ int ltF_run_file(lua_State *l) {
     }
   }
   int ngen = 0, left_line = kline;   /* variants generated; the first left out, its reason and line */
+  const char **seen = ltU_alloc(sizeof *seen * MAX_VARIANTS);   /* the variant names so far */
+  int nseen = 0;
   const char *left_out = NULL, *left_why = NULL;
   for (;;) {
     /* the variant and c tables for this combination */
@@ -507,6 +516,18 @@ int ltF_run_file(lua_State *l) {
     if (!ltF_valid_ident(vname.p))
       return ltF_error_at(kline, "variant name '%s' is not an identifier; use names or numbers as variant values",
                           vname.p);
+    for (int j = 0; j < nseen; j++)
+      if (strcmp(seen[j], vname.p) == 0)
+        return ltF_error_at(kline, "two variants are both named '%s' (%s); give the variants values whose text differs",
+                            vname.p, vdesc.p ? vdesc.p : "");
+    seen[nseen++] = vname.p;
+    const char *vwhy = ltF_name_rule(vname.p, LT_VARIANT_NAME_MAX, 1);
+    if (vwhy && strcmp(vname.p, kname) == 0)
+      return ltF_error_at(kline, "kernel name '%s' %s; the launcher and its header take the name: pick another, e.g. "
+                          "\"%s\"", kname, vwhy, ltF_name_instead(kname));
+    if (vwhy)
+      return ltF_error_at(kline, "variant name '%s' %s; the launcher and its header take the name: change the "
+                          "kernel name or the variant values", vname.p, vwhy);
     int uline;
     const char *why = unsupported(kt, vt, kline, &uline);
     if (why && !left_out) left_out = vname.p, left_why = why, left_line = uline;

@@ -13,10 +13,18 @@
 */
 #include "lt.h"
 
+/* The work one try_inline may do, in statements and expression nodes
+** visited: a value used far from where it is made (a kernel file can make
+** 60,000 and use them all at the end) stays a temporary instead of costing
+** time that grows with the square of the kernel.  The shipped kernels use
+** a few hundred at most. */
+#define REACH 4096
+static long reach;
+
 /* Finds the slot holding a reference to s in e, or NULL. */
 static Expr **find_in_expr(Expr **slot, Sym *s) {
   Expr *e = *slot;
-  if (!e) return NULL;
+  if (!e || --reach < 0) return NULL;
   if (e->kind == E_SYM && e->sym == s) return slot;
   Expr **r;
   if ((r = find_in_expr(&e->a, s)) || (r = find_in_expr(&e->b, s)) || (r = find_in_expr(&e->c, s))) return r;
@@ -39,7 +47,7 @@ static Expr **find_in_stmt(Stmt *st, Sym *s, int nested) {
 }
 
 static Expr **find_in_block(Block *b, Sym *s) {
-  for (Stmt *st = b->first; st; st = st->next) {
+  for (Stmt *st = b->first; st && --reach >= 0; st = st->next) {
     Expr **r = find_in_stmt(st, s, 1);
     if (r) return r;
   }
@@ -52,6 +60,7 @@ static int reads_written(Expr *e, Stmt *st);
 
 static int writes_sym(Stmt *st, Sym *f) {
   for (; st; st = st->next) {
+    if (--reach < 0) return 1;   /* out of reach: take it as written (no inlining) */
     if ((st->kind == S_ASSIGN || st->kind == S_LOAD || st->kind == S_SLOAD || st->kind == S_GEMM) && st->dst == f)
       return 1;
     if (writes_sym(st->body.first, f) || writes_sym(st->orelse.first, f)) return 1;
@@ -74,9 +83,11 @@ static int try_inline(Stmt **link) {
   Stmt *def = *link;
   Sym *s = def->dst;
   if (s->named || s->uses != 1) return 0;
+  reach = REACH;
   if (s->rank == 0) {
-    for (Stmt *u = def->next; u; u = u->next) {
+    for (Stmt *u = def->next; u && --reach >= 0; u = u->next) {
       Expr **slot = find_in_stmt(u, s, 1);
+      if (reach < 0) return 0;
       if (slot) {
         *slot = def->val;
         *link = def->next;
@@ -85,8 +96,9 @@ static int try_inline(Stmt **link) {
     }
     return 0;
   }
-  for (Stmt *u = def->next; u; u = u->next) {
+  for (Stmt *u = def->next; u && --reach >= 0; u = u->next) {
     Expr **slot = find_in_stmt(u, s, 0);
+    if (reach < 0) return 0;
     if (slot) {
       if ((*slot)->shape[0] != s->shape[0] || (*slot)->shape[1] != s->shape[1]) return 0;
       if (u->kind == S_REDUCE || u->kind == S_LET || u->kind == S_ASSIGN || u->kind == S_STORE ||
@@ -94,14 +106,14 @@ static int try_inline(Stmt **link) {
         Expr *val = def->val;
         /* the value must not see a write made between def and use */
         for (Stmt *m = def->next; m != u; m = m->next)
-          if (reads_written(val, m)) return 0;
+          if (reads_written(val, m) || reach < 0) return 0;
         *slot = val;
         *link = def->next;
         return 1;
       }
       return 0;
     }
-    if (find_in_stmt(u, s, 1)) return 0;   /* used inside a nested block */
+    if (find_in_stmt(u, s, 1) || reach < 0) return 0;   /* used inside a nested block */
   }
   return 0;
 }

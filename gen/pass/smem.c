@@ -7,6 +7,8 @@
 ** laid over the dead ones to go out through (out_tiles): the emitter then
 ** writes whole 16-byte row chunks instead of each lane's scattered pairs.
 */
+#include <limits.h>
+
 #include "lt.h"
 
 /* Partials per kept element that a reduction leaves for shared memory:
@@ -109,20 +111,23 @@ static void out_tiles(Kernel *k, const Target *t) {
 }
 
 /* Gives each shared tile its offset, one after another; returns the
-** total and, in *biggest, the largest tile. */
-static int lay_out(Kernel *k, Sym **biggest) {
-  int off = 0;
+** total and, in *biggest, the largest tile.  Sizes are counted in 64
+** bits: the front end bounds a tile at 2^24 elements, but their sum (and
+** a tile's stages) can pass what an int holds; past INT_MAX the offsets
+** stop growing, and ltP_smem reports the total as too large. */
+static long long lay_out(Kernel *k, Sym **biggest) {
+  long long off = 0;
   *biggest = NULL;
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
-    int bytes = s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
-    int align = s->wgmma ? 8 * ltP_wgmma_row(s) : 16;   /* wgmma: its swizzle atom's address bits */
-    off = (off + align - 1) & ~(align - 1);
-    s->smem_offset = off;
-    s->smem_bytes = bytes;
+    long long bytes = (long long)s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
+    long long align = s->wgmma ? 8 * ltP_wgmma_row(s) : 16;   /* wgmma: its swizzle atom's address bits */
+    off = (off + align - 1) / align * align;
+    s->smem_offset = off > INT_MAX ? INT_MAX : (int)off;
+    s->smem_bytes = bytes > INT_MAX ? INT_MAX : (int)bytes;
     off += bytes;
-    if (!*biggest || bytes > (*biggest)->smem_bytes) *biggest = s;
+    if (!*biggest || s->smem_bytes > (*biggest)->smem_bytes) *biggest = s;
   }
   return off;
 }
@@ -135,26 +140,29 @@ static int lay_out(Kernel *k, Sym **biggest) {
 void ltP_smem(Kernel *k, const Target *t) {
   scratch_block(k, t, &k->body);
   Sym *biggest;
-  int off = lay_out(k, &biggest);
+  long long off = lay_out(k, &biggest);
   if (!t->async_copy && off > t->smem_max) {   /* AMD: the double buffers do not fit; one buffer each */
     for (int i = 0; i < k->nsyms; i++)
       if (k->syms[i]->kind == SYM_SHARED) k->syms[i]->stages = 1;
     off = lay_out(k, &biggest);
   }
   if (k->ws) {   /* a warp-specialized ring's mbarriers, a full and an empty one a stage, 8 bytes each */
-    k->mbar_offset = (off + 7) & ~7;
-    off = k->mbar_offset + 16 * k->ws->stages;
+    long long at = (off + 7) & ~7LL;
+    k->mbar_offset = at > INT_MAX ? INT_MAX : (int)at;   /* past INT_MAX the limit check below reports it */
+    off = at + 16LL * k->ws->stages;
   }
-  k->smem_bytes = off;
   int limit = t->smem_static;
   if ((off > t->smem_static || k->ws) && t->lang == LANG_CUDA) {   /* TMA writes the dynamic shared memory */
     k->smem_dynamic = 1;
     limit = t->smem_max;
   }
   if (off > limit)
-    ltU_error(biggest->line, "the kernel needs %d bytes of shared memory, over the %d KB a block gets on %s "
-                             "(biggest: a [%d, %d] %s tile%s, %d bytes); make the tiles smaller or use fewer stages",
+    ltU_error(biggest->line, "the kernel needs %lld bytes of shared memory, over the %d KB a block gets on %s "
+                             "(biggest: a [%d, %d] %s tile%s, %lld bytes); make the tiles smaller or use fewer stages",
               off, limit / 1024, t->name, biggest->shape[0], biggest->shape[1], ltI_dtypes[biggest->dt].name,
-              biggest->stages > 1 ? ltU_fmt(" in %d stages", biggest->stages) : "", biggest->smem_bytes);
+              biggest->stages > 1 ? ltU_fmt(" in %d stages", biggest->stages) : "",
+              (long long)biggest->shape[0] * biggest->shape[1] * ltI_dtypes[biggest->dt].bytes *
+                  (biggest->stages > 1 ? biggest->stages : 1));
+  k->smem_bytes = (int)off;
   out_tiles(k, t);
 }

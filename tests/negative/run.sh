@@ -11,8 +11,9 @@
 # $LT_NEG_TIMEOUT seconds), and leave no output (FRESH_DIR/out empty or absent).
 # A kernel's tuned-config file is named with "-- args: ... --tuned
 # tests/negative/tuned/X.lua"; the expected line is then the tuned file's.
-# Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...".
-# Then the notes (tests/negative/notes/): good kernels, exit 0, one note line.
+# Then usage errors: exit 2, and a missing file: exit 1 with "PATH: error: ...";
+# the good files of tests/negative/accept/ must be taken (exit 0); and the
+# notes (tests/negative/notes/): good kernels, exit 0, one note line.
 # Last, every bad file again through a gen built from gen/**.c with
 # AddressSanitizer and UBSan (build/tests/negative/gen-asan): a memory error
 # on an error path need not crash the plain build (checks negative/asan/NAME;
@@ -187,6 +188,48 @@ for f in tests/negative/notes/*.lua; do
   else
     msg=$(printf '%s; ' "${why[@]}")
     echo "FAIL negative/note/$name: ${msg%; }"
+  fi
+done
+
+# a good kernel file whose name holds a newline: refused, since the name
+# goes into comments of the output (exit 1, one line, no output folder)
+d="$WORK/file_newline"
+mkdir -p "$d"
+nl="$d/$(printf 'add\nx.lua')"
+cp dsl/kernels/add.lua "$nl"
+timeout -k 5 "$TIMEOUT" "$GEN" "$nl" --target c -o "$d/out" >"$d/stdout" 2>"$d/stderr"
+rc=$?
+why=()
+c=$(crashed "$rc" "$d/stderr")
+[ -n "$c" ] && why+=("$c")
+[ "$rc" -eq 1 ] || [ -n "$c" ] || why+=("exit $rc, want 1")
+[ "$(wc -l <"$d/stderr")" -eq 1 ] && grep -q "holds a control character" "$d/stderr" ||
+  why+=("stderr is '$(show "$d/stderr")', want one line about the control character")
+[ -e "$d/out" ] && why+=("made the output directory")
+if [ ${#why[@]} -eq 0 ]; then echo "PASS negative/file_name_newline"; else
+  msg=$(printf '%s; ' "${why[@]}"); echo "FAIL negative/file_name_newline: ${msg%; }"; fi
+
+# accept NAME: tests/negative/accept/NAME.lua is a good kernel file that
+# looks odd (a byte order mark, a #! line, its own changes to math, string
+# and table); gen must take it: exit 0, nothing on stderr, files written.
+for f in tests/negative/accept/*.lua; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f" .lua)
+  dir="$WORK/accept_$name"
+  mkdir -p "$dir"
+  timeout -k 5 "$TIMEOUT" "$GEN" "$f" --target c -o "$dir/out" >"$dir/stdout" 2>"$dir/stderr"
+  rc=$?
+  why=()
+  c=$(crashed "$rc" "$dir/stderr")
+  [ -n "$c" ] && why+=("$c")
+  [ "$rc" -eq 0 ] || [ -n "$c" ] || why+=("exit $rc, want 0: '$(show "$dir/stderr")'")
+  [ "$rc" -ne 0 ] || [ ! -s "$dir/stderr" ] || why+=("stderr not empty: '$(show "$dir/stderr")'")
+  [ "$rc" -ne 0 ] || [ -s "$dir/out/$name.c" ] || why+=("no $name.c written")
+  if [ ${#why[@]} -eq 0 ]; then
+    echo "PASS negative/accept/$name"
+  else
+    msg=$(printf '%s; ' "${why[@]}")
+    echo "FAIL negative/accept/$name: ${msg%; }"
   fi
 done
 
