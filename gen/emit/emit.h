@@ -74,6 +74,7 @@ int ltE_gpu(const E *e);
 void ltE_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ltE_lane_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ltE_comment(E *e, int ln);
+const char *ltE_comment_text(const char *s);
 const char *ltE_ctype(Dtype dt);
 const char *ltE_stype(const E *e, Dtype dt);
 const char *ltE_to_compute(const E *e, Dtype dt, const char *x);

@@ -33,34 +33,54 @@ static void put_line(E *e, const char *text) {
   ltU_put(e->b, "\n");
 }
 
-/* One formatted line at the current depth. */
+/* The text of fmt and ap, as long as it is (arena-owned). */
+static char *vformat(const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  char *p = ltU_alloc((size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  return p;
+}
+
+/* One formatted line at the current depth, whatever its length. */
 void ltE_line(E *e, const char *fmt, ...) {
-  char buf[4096];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  char *text = vformat(fmt, ap);
   va_end(ap);
-  put_line(e, buf);
+  put_line(e, text);
 }
 
 /* ltE_line for ldmatrix address lines: the word "lane" in them is e->lane,
 ** a loop's own copy of the lane index where the loop made one. */
 void ltE_lane_line(E *e, const char *fmt, ...) {
-  char buf[4096];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  char *text = vformat(fmt, ap);
   va_end(ap);
-  char out[sizeof buf + 512];
-  size_t n = 0, ln = strlen(e->lane);
-  for (const char *p = buf; *p && n + ln < sizeof out - 1;) {
-    int word = !strncmp(p, "lane", 4) && !(p > buf && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+  Buf out = {0};
+  for (const char *p = text; *p;) {
+    int word = !strncmp(p, "lane", 4) && !(p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
                !(isalnum((unsigned char)p[4]) || p[4] == '_');
-    if (word) memcpy(out + n, e->lane, ln), n += ln, p += 4;
-    else out[n++] = *p++;
+    if (word) ltU_put(&out, e->lane), p += 4;
+    else ltU_printf(&out, "%c", *p++);
   }
-  out[n] = 0;
-  put_line(e, out);
+  put_line(e, out.p ? out.p : "");
+}
+
+/* s made safe inside a block comment: every "*" "/" pair is split by a
+** space, so a kernel's doc or a string value cannot end the comment it
+** is printed in (and turn the rest of its text into code). */
+const char *ltE_comment_text(const char *s) {
+  if (!strstr(s, "*/")) return s;
+  Buf b = {0};
+  for (; *s; s++) {
+    ltU_printf(&b, "%c", *s);
+    if (s[0] == '*' && s[1] == '/') ltU_put(&b, " ");
+  }
+  return b.p;
 }
 
 /* The C type a register of dt computes in: f16 and bf16 in float. */

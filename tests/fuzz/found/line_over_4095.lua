@@ -1,8 +1,8 @@
--- backend finding: emit.c formats each generated line into a 4096-byte buffer
+-- a finding, fixed (gen/emit/text.c: ltE_comment_text, ltE_line): emit.c formats each generated line into a 4096-byte buffer
 -- (line(), lane_line()), so a longer line is cut short: here a chain of 150
 -- steps that inline.c folds into one expression (within the 1000-deep limit)
 -- makes a statement of about 4100 characters, cut before its end.  gen exits 0.
---   build/gen tests/fuzz/backend/line_over_4095.lua --target c -o /tmp/x && cc -std=c11 -fsyntax-only /tmp/x/line_over_4095.c
+--   build/gen tests/fuzz/found/line_over_4095.lua --target c -o /tmp/x && cc -std=c11 -fsyntax-only /tmp/x/line_over_4095.c
 local tile = require "tile"
 return tile.kernel {
   name = "line_over_4095",
