@@ -19,6 +19,7 @@
 #ifndef LT_H
 #define LT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 void *ltU_alloc(size_t n);                  /* zeroed; freed at exit */
 char *ltU_strdup(const char *s);
 char *ltU_fmt(const char *fmt, ...);        /* formatted, arena-owned */
+char *ltU_vfmt(const char *fmt, va_list ap); /* the same, from a va_list */
 
 typedef struct Buf { char *p; size_t n, cap; } Buf;
 void ltU_put(Buf *b, const char *s);

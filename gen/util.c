@@ -65,16 +65,23 @@ char *ltU_strdup(const char *s) {
   return p;
 }
 
-/* Formats like printf into a fresh heap string. */
-char *ltU_fmt(const char *fmt, ...) {
-  va_list ap, aq;
-  va_start(ap, fmt);
+/* Formats fmt with ap like vprintf into arena-owned text of any length. */
+char *ltU_vfmt(const char *fmt, va_list ap) {
+  va_list aq;
   va_copy(aq, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *p = ltU_alloc((size_t)n + 1);
-  vsnprintf(p, (size_t)n + 1, fmt, aq);
+  int n = vsnprintf(NULL, 0, fmt, aq);
   va_end(aq);
+  char *p = ltU_alloc((size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  return p;
+}
+
+/* Formatted text, arena-owned, as long as it is. */
+char *ltU_fmt(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *p = ltU_vfmt(fmt, ap);
+  va_end(ap);
   return p;
 }
 

@@ -33,22 +33,11 @@ static void put_line(E *e, const char *text) {
   ltU_put(e->b, "\n");
 }
 
-/* The text of fmt and ap, as long as it is (arena-owned). */
-static char *vformat(const char *fmt, va_list ap) {
-  va_list aq;
-  va_copy(aq, ap);
-  int n = vsnprintf(NULL, 0, fmt, aq);
-  va_end(aq);
-  char *p = ltU_alloc((size_t)n + 1);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
-  return p;
-}
-
 /* One formatted line at the current depth, whatever its length. */
 void ltE_line(E *e, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *text = vformat(fmt, ap);
+  char *text = ltU_vfmt(fmt, ap);
   va_end(ap);
   put_line(e, text);
 }
@@ -58,7 +47,7 @@ void ltE_line(E *e, const char *fmt, ...) {
 void ltE_lane_line(E *e, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *text = vformat(fmt, ap);
+  char *text = ltU_vfmt(fmt, ap);
   va_end(ap);
   Buf out = {0};
   for (const char *p = text; *p;) {

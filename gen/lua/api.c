@@ -100,12 +100,7 @@ static void raise_from_util(const char *msg) { raise_msg(msg); }
 /* Raises fmt's message at a kernel-file line: "file:line: error: ..."
 ** ("file: error: ..." for line 0). */
 static void raise_at(int line, const char *fmt, va_list ap) {
-  va_list aq;
-  va_copy(aq, ap);
-  int n = vsnprintf(NULL, 0, fmt, aq);
-  va_end(aq);
-  char *msg = ltU_alloc((size_t)n + 1);
-  vsnprintf(msg, (size_t)n + 1, fmt, ap);
+  char *msg = ltU_vfmt(fmt, ap);
   if (line > 0) raise_msg(ltU_fmt("%s:%d: error: %s", ltF_file, line, msg));
   raise_msg(ltU_fmt("%s: error: %s", ltF_file, msg));
 }

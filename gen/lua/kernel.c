@@ -106,6 +106,17 @@ static void made_here(void) {
   lua_pop(L, 1);
 }
 
+/* Ends a params descriptor on the stack's top (c_tensor, c_scalar): its
+** creation order and line, and its mark as made here; returns it. */
+static int descriptor_done(lua_State *l) {
+  lua_pushinteger(l, ++seq_counter);
+  lua_setfield(l, -2, "seq");
+  lua_pushinteger(l, ltF_line());
+  lua_setfield(l, -2, "line");
+  made_here();
+  return 1;
+}
+
 /* core.tensor(dtype, shape, strides): a descriptor table for params. */
 static int c_tensor(lua_State *l) {
   lua_settop(l, 3);
@@ -126,12 +137,7 @@ static int c_tensor(lua_State *l) {
     lua_pushvalue(l, 3);
     lua_setfield(l, -2, "strides");
   }
-  lua_pushinteger(l, ++seq_counter);
-  lua_setfield(l, -2, "seq");
-  lua_pushinteger(l, ltF_line());
-  lua_setfield(l, -2, "line");
-  made_here();
-  return 1;
+  return descriptor_done(l);
 }
 
 /* core.scalar(dtype [, {positive = bool}]): a descriptor table for params. */
@@ -159,12 +165,7 @@ static int c_scalar(lua_State *l) {
   lua_setfield(l, -2, "lt_param");
   lua_pushvalue(l, 1);
   lua_setfield(l, -2, "dtype");
-  lua_pushinteger(l, ++seq_counter);
-  lua_setfield(l, -2, "seq");
-  lua_pushinteger(l, ltF_line());
-  lua_setfield(l, -2, "line");
-  made_here();
-  return 1;
+  return descriptor_done(l);
 }
 
 /* Is s a C identifier (letters, digits, _; not starting with a digit)? */
