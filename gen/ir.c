@@ -399,3 +399,28 @@ void ltI_count_uses(Kernel *k) {
   for (int i = 0; i < k->nsyms; i++) k->syms[i]->uses = 0;
   count_block(&k->body);
 }
+
+/* e as the launcher can compute it: over sizes, strides, scalars and
+** constants only, each named immutable value (S_LET) replaced by its
+** definition; NULL where e reads anything else (a program id, a loop
+** index, a tile, a fragment). */
+Expr *ltI_host_expr(Expr *e) {
+  if (!e) return NULL;
+  if (e->rank || e->kind == E_IOTA) return NULL;
+  if (e->kind == E_CONST) return e;
+  if (e->kind == E_SYM) {
+    Sym *s = e->sym;
+    if (s->kind == SYM_SIZE || s->kind == SYM_STRIDE || s->kind == SYM_SCALAR) return e;
+    if (s->kind == SYM_LET && s->rank == 0 && s->def && s->def->kind == S_LET) return ltI_host_expr(s->def->val);
+    return NULL;
+  }
+  Expr *a = ltI_host_expr(e->a), *b = NULL, *c = NULL;
+  if (!a || (e->b && !(b = ltI_host_expr(e->b))) || (e->c && !(c = ltI_host_expr(e->c)))) return NULL;
+  if (a == e->a && b == e->b && c == e->c) return e;
+  Expr *x = ltU_alloc(sizeof *x);
+  *x = *e;
+  x->a = a;
+  x->b = b;
+  x->c = c;
+  return x;
+}

@@ -26,6 +26,7 @@
 
 #define LT_VERSION "0.1.0"
 #define LT_MAX_SIZE 1073741823   /* largest size a launcher takes: 2^30 - 1 */
+#define LT_C_STACK (1 << 20)   /* c target: bytes of arrays a block function keeps on its stack */
 #define LT_MAX_TILE (1 << 24)    /* elements of a register or shared tile, at most */
 #define LT_MAX_DEPTH 1000        /* nesting of an expression, at most (the passes and emit.c recurse on it) */
 #define LT_MAX_SYMS 65536        /* symbols of a variant, at most (some passes take time growing with their square) */
@@ -254,6 +255,15 @@ typedef struct Note {
   struct Note *next;
 } Note;
 
+/* A launcher precondition (k:require): cond, over sizes, strides and
+** scalars only, must hold or the launcher returns its invalid-value error. */
+typedef struct Require {
+  Expr *cond;           /* host-evaluable (ltI_host_expr) */
+  const char *text;     /* the kernel file's words for it */
+  int line;
+  struct Require *next;
+} Require;
+
 /* A tensor map of a warp-specialized kernel (plan.c): the launcher encodes
 ** one for each tensor and box its TMA copies read (templates/cuda_tma.h),
 ** and passes it as a kernel parameter (const __grid_constant__ CUtensorMap). */
@@ -304,6 +314,7 @@ typedef struct Kernel {
                            order, so one program's epilogue overlaps the next one's copies */
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
+  Require *requires;    /* k:require, in the order written */
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -322,6 +333,7 @@ int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
 void ltI_count_uses(Kernel *k);
+Expr *ltI_host_expr(Expr *e);                     /* e over launcher arguments only, or NULL */
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];
 

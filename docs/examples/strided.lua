@@ -22,6 +22,7 @@ return tile.kernel {
   end,
   body = function(k, p, c)
     assert(p.A.rank == 3 and p.A.dtype == "f32")
+    k:require(p.lda:ge(p.M), "A's matrices are column-major: lda >= M")   -- checked by the launcher
     local bm, bn, b = k:grid(tile.cdiv(p.M, c.BM), tile.cdiv(p.N, c.BN), p.B)
     local a = k:load(p.A:tile({ b, bm, bn }, { 1, c.BM, c.BN }))
     k:store(p.Y:tile({ b, bm, bn }, { 1, c.BM, c.BN }), a + 1)

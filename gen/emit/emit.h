@@ -48,6 +48,8 @@ typedef struct E {
   int lead_in;          /* the copy being emitted is a pipelined loop's lead-in: cp.async (pipeline.c) */
   int carrying;         /* in the body of a pipelined loop whose wgmmas stay in flight across its back
                            edge: an if's branches leave theirs in flight too (Stmt.carried) */
+  long long stack_bytes;    /* c target: bytes of arrays the block function has put on its stack so far */
+  long long scratch_bytes;  /* c target: bytes of its arrays that live in the launcher's scratch memory instead */
   int chain;            /* a wgmma gemm into an accumulator in flight does not wait for it (ltP_waits_for;
                            the warp-specialized loop) */
 } E;
@@ -105,6 +107,7 @@ const char *ltE_basename(const char *path);
 void ltE_stmt(E *e, Stmt *s);
 void ltE_block(E *e, Block *b);
 void ltE_declare_regs(E *e, const Sym *s);
+long long ltE_c_scratch(E *e, long long bytes);
 void ltE_assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c);
 
 /* ---- emit/kernel.c, launcher.c, header.c, dispatch.c, source.c ---- */
@@ -114,6 +117,10 @@ const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 void ltE_launcher(E *e, Sym **ps, int n);
+/* A launcher precondition: the condition the arguments must meet (a host
+** expression) and what it protects, in words. */
+typedef struct Precond { Expr *holds; const char *why; } Precond;
+int ltE_preconds(E *e, Precond **out);
 const char *ltE_header(E *e, Sym **ps, int n);
 void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np);
 void ltE_name_syms(Kernel *k);

@@ -83,8 +83,14 @@ const char *ltE_header(E *e, Sym **ps, int n) {
                t->err_config);
   } else {
     ltU_printf(&h, " *   %-8s unused (the CPU runs the blocks in turn)\n", "stream");
-    ltU_printf(&h, " * Returns 0 on success, 1 for a null or misaligned pointer, a %s or a grid too large.\n", bad);
+    ltU_printf(&h, " * Returns 0 on success, 1 for a null or misaligned pointer, a %s or a grid too large%s.\n", bad,
+               e->scratch_bytes ? ltU_fmt(",\n * 2 when the %lld bytes of its largest tiles cannot be allocated (malloc)",
+                                          e->scratch_bytes) : "");
   }
+  Precond *pc;
+  int npc = ltE_preconds(&he, &pc);
+  for (int i = 0; i < npc; i++)
+    ltU_printf(&h, " * %s %s (%s)\n", i ? "        " : "Requires", ltE_itext(&he, pc[i].holds), pc[i].why);
   if (k->bucket)
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
                k->nbuckets);

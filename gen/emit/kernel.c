@@ -173,8 +173,16 @@ static void shared_tiles(E *e) {
     else if (ltE_gpu(e))
       ltE_line(e, "__shared__ __attribute__((aligned(%d))) %s %s%s%s[%d][%d];", s->wgmma ? align : 16, ty, s->name,
                ring, panels, s->shape[0], pc);
-    else
-      ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
+    else {
+      long long bytes = (long long)(s->stages > 1 ? s->stages : 1) * s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes;
+      long long at = ltE_c_scratch(e, bytes);
+      if (at < 0) ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
+      else {
+        const char *dims = s->stages > 1 ? ltU_fmt("[%d][%d]", s->shape[0], s->shape[1]) : ltU_fmt("[%d]", s->shape[1]);
+        ltE_line(e, "%s (*%s)%s = (%s (*)%s)(lt_scratch + %lld);   /* %lld bytes: in the launcher's scratch memory */",
+                 ty, s->name, dims, ty, dims, at, bytes);
+      }
+    }
   }
   if (k->ws)
     ltE_line(e, "uint64_t *%s_full = (uint64_t *)(lt_smem + %d), *%s_empty = %s_full + %d;   /* the ring's mbarriers */",
@@ -182,29 +190,14 @@ static void shared_tiles(E *e) {
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
-** thread's coordinates, the shared tiles, the body. */
+** thread's coordinates, the shared tiles, the body.  The body is printed
+** first, aside, so that on the c target the signature knows whether it
+** takes the launcher's scratch memory (ltE_c_scratch). */
 void ltE_kernel(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
-  Buf sig = {0};
-  if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */
-    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
-    for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
-  } else if (ltE_gpu(e)) {
-    ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
-  } else {
-    ltU_printf(&sig, "static void %s_block(", k->name);
-    for (int i = 0; i < k->ngrid; i++) ltU_printf(&sig, "int %s, ", k->grid[i]->name);
-  }
-  for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
-  ltU_put(&sig, ")");
-  if (ltE_gpu(e) && k->ws)
-    ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
-                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
-             k->producers, e->base, k->ws->line);
-  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
-  else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
-  ltE_line(e, "%s", sig.p);
-  ltE_line(e, "{");
+  Buf sig = {0}, body = {0}, *out = e->b;
+  e->stack_bytes = e->scratch_bytes = 0;
+  e->b = &body;
   e->depth++;
   const Layout *l = k->layouts, *acc = ltP_mma_layout(k);
   if (ltE_gpu(e)) {
@@ -222,5 +215,26 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   else ltE_block(e, &k->body);
   ltL_wgmma_wait(e);
   e->depth--;
+  e->b = out;
+  if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
+    for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
+  } else if (ltE_gpu(e)) {
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
+  } else {
+    ltU_printf(&sig, "static void %s_block(%s", k->name, e->scratch_bytes ? "char *lt_scratch, " : "");
+    for (int i = 0; i < k->ngrid; i++) ltU_printf(&sig, "int %s, ", k->grid[i]->name);
+  }
+  for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
+  ltU_put(&sig, ")");
+  if (ltE_gpu(e) && k->ws)
+    ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
+                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
+             k->producers, e->base, k->ws->line);
+  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
+  else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
+  ltE_line(e, "%s", sig.p);
+  ltE_line(e, "{");
+  if (body.n) ltU_put(e->b, body.p);
   ltE_line(e, "}");
 }

@@ -22,13 +22,77 @@ const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n) {
   return b.p;
 }
 
+/* Is x a stride argument of the launcher? */
+static int stride_arg(const Expr *x) { return x->kind == E_SYM && x->sym->kind == SYM_STRIDE; }
+
+/* The launcher's bound on tensor t's extent: the condition, NULL where
+** the sizes alone keep it (every size is below 2^30), that refuses the
+** offset of its last element (the sum of (size - 1) * stride, in double
+** so that the check itself cannot overflow) at 2^62 or more, so that the
+** kernel's int64 offset arithmetic cannot overflow. */
+static const char *span_fails(E *e, const Sym *t) {
+  int named = 0;
+  double most = 1;
+  for (int d = 0; d < t->trank; d++) {
+    long long v;
+    most *= ltI_const_int(t->dims[d], &v) ? (double)v : (double)LT_MAX_SIZE;
+    named |= stride_arg(t->strides[d]);
+  }
+  if (!named && most < 0x1p62) return NULL;
+  Buf sum = {0};
+  long long fixed = 0;
+  for (int d = 0; d < t->trank; d++) {
+    long long n, st;
+    int cn = ltI_const_int(t->dims[d], &n), cs = ltI_const_int(t->strides[d], &st);
+    if (!named) {
+      if (cn && n == 1) continue;
+      ltU_printf(&sum, "%s%s", sum.n ? " * " : "(double)", ltE_paren(ltE_itext(e, t->dims[d])));
+    } else if (cn && cs) {
+      fixed += (n - 1) * st;
+    } else if (!(cs && st == 0) && !(cn && n == 1)) {
+      const char *dim = cn ? ltU_fmt("%lld", n - 1) : ltU_fmt("(double)(%s - 1)", ltE_itext(e, t->dims[d]));
+      ltU_printf(&sum, "%s%s", sum.n ? " + " : "", cs && st == 1 ? dim : ltU_fmt("%s * %s", dim,
+                 ltE_paren(ltE_itext(e, t->strides[d]))));
+    }
+  }
+  if (fixed) ltU_printf(&sum, " + %lld", fixed);
+  return ltU_fmt("%s >= 0x1p62", sum.p);
+}
+
+/* For written tensor t, the checks that its elements do not overlap,
+** into b: a dim i with a stride argument and more than one index must
+** step past every contiguous dim j (constant stride 1), stride_i >=
+** size_j (BLAS's lda >= cols).  Below that, element [i = 1, j = 0] and
+** element [i = 0, j = stride_i] are one address, which two threads would
+** write. */
+static void rows_apart(E *e, Buf *b, const Sym *t) {
+  for (int i = 0; i < t->trank; i++) {
+    long long one, n;
+    if (!stride_arg(t->strides[i]) || (ltI_const_int(t->dims[i], &n) && n == 1)) continue;
+    for (int j = 0; j < t->trank; j++) {
+      if (j == i || !ltI_const_int(t->strides[j], &one) || one != 1) continue;
+      if (ltI_const_int(t->dims[j], &n) && n == 1) continue;
+      const char *c = ltU_fmt("%s < %s && %s > 1", t->strides[i]->sym->name, ltE_itext(e, t->dims[j]),
+                              ltE_itext(e, t->dims[i]));
+      if (!b->n || !strstr(b->p, c)) ltU_printf(b, "%s(%s)", b->n ? " || " : "", c);
+    }
+  }
+}
+
 /* The launcher's checks of its arguments ps[0..n-1]. */
 static void check_args(E *e, Sym **ps, int n) {
   const Target *t = e->t;
-  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0}, pos = {0};
+  Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0}, pos = {0}, apart = {0};
+  const char *spans[64];
+  int nspans = 0;
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR) {
+      const char *sp = span_fails(e, s);
+      for (int j = 0; sp && j < nspans; j++)
+        if (strcmp(spans[j], sp) == 0) sp = NULL;
+      if (sp && nspans < 64) spans[nspans++] = sp;
+      if (s->stored) rows_apart(e, &apart, s);
       ltU_printf(&nulls, "%s%s == NULL", nulls.n ? " || " : "", s->name);
       if (ltI_dtypes[s->dt].bytes > 1)
         ltU_printf(&align, "%s(uintptr_t)%s %% %d != 0", align.n ? " || " : "", s->name, ltI_dtypes[s->dt].bytes);
@@ -48,8 +112,128 @@ static void check_args(E *e, Sym **ps, int n) {
     ltE_line(e, "if (%s) return %s;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot "
                 "overflow */", big.p, t->err_invalid);
   if (rows.n) ltE_line(e, "if (%s) return %s;   /* row strides go to the kernel as int */", rows.p, t->err_invalid);
+  if (nspans) ltE_line(e, "/* each tensor's last offset below 2^62: the int64 index math cannot overflow */");
+  for (int i = 0; i < nspans; i++) ltE_line(e, "if (%s) return %s;", spans[i], t->err_invalid);
+  if (apart.n) {
+    char *c = apart.p;
+    if (!strstr(c, " || ")) {   /* one condition: no parentheses around it */
+      c[strlen(c) - 1] = 0;
+      c++;
+    }
+    ltE_line(e, "if (%s) return %s;   /* a written tensor's elements do not overlap */", c, t->err_invalid);
+  }
   if (pos.n) ltE_line(e, "if (%s) return %s;   /* scalars declared positive (NaN fails too) */", pos.p, t->err_invalid);
   if (align.n) ltE_line(e, "if (%s) return %s;", align.p, t->err_misaligned);
+}
+
+/* ------------------------------------------------------------------ */
+/* preconditions: k:require, and divisors that could be 0              */
+
+typedef struct Conds { Precond *p; int n, cap; E *e; } Conds;
+
+/* Adds precondition `holds` (a host expression), unless listed already. */
+static void add_cond(Conds *c, Expr *holds, const char *why) {
+  const char *h = ltE_itext(c->e, holds);
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(ltE_itext(c->e, c->p[i].holds), h) == 0) return;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 8;
+    Precond *np = ltU_alloc(c->cap * sizeof *np);
+    if (c->n) memcpy(np, c->p, c->n * sizeof *np);
+    c->p = np;
+  }
+  c->p[c->n].holds = holds;
+  c->p[c->n++].why = why;
+}
+
+/* Is host expression x known to be > 0: sizes, scalars declared positive,
+** and the sums, products, maxima and ceiling divisions (tile.cdiv) of such
+** values? */
+static int positive(const Expr *x) {
+  long long v, d, one;
+  switch (x->kind) {
+  case E_CONST: return x->cval > 0;
+  case E_SYM: return x->sym->kind == SYM_SIZE || x->sym->positive;
+  case E_BINARY:
+    switch (x->op) {
+    case B_MAX: return positive(x->a) || positive(x->b);
+    case B_MIN: case B_MUL: return positive(x->a) && positive(x->b);
+    case B_ADD: return (positive(x->a) && ltI_nonneg(x->b)) || (ltI_nonneg(x->a) && positive(x->b));
+    case B_IDIV:   /* (a + d - 1) // d with a > 0 */
+      return ltI_const_int(x->b, &d) && d > 0 && x->a->kind == E_BINARY && x->a->op == B_SUB &&
+             ltI_const_int(x->a->b, &one) && one == 1 && x->a->a->kind == E_BINARY && x->a->a->op == B_ADD &&
+             ltI_const_int(x->a->a->b, &v) && v == d && positive(x->a->a->a);
+    default: return 0;
+    }
+  default: return 0;
+  }
+}
+
+/* Integer divisors in x that the launcher can compute and that are not
+** known to be positive: each must be nonzero (inner ones first, so that
+** the launcher's own check never divides by 0). */
+static void divisors(Conds *c, Expr *x) {
+  if (!x) return;
+  divisors(c, x->a);
+  divisors(c, x->b);
+  divisors(c, x->c);
+  if (x->kind != E_BINARY || (x->op != B_IDIV && x->op != B_MOD && x->op != B_DIV) ||
+      ltI_compute_type(x->dt) != DT_I32)
+    return;
+  Expr *d = ltI_host_expr(x->b);
+  long long v;
+  if (!d || ltI_const_int(d, &v) || positive(d)) return;
+  Expr *zero = ltI_const(0, d->dt, 0, x->line);
+  add_cond(c, ltI_binary(B_NE, d, zero, x->line), "a divisor of the kernel's index math");
+}
+
+static void divisors_in(Conds *c, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    divisors(c, s->val);
+    divisors(c, s->other);
+    divisors(c, s->lo);
+    divisors(c, s->hi);
+    divisors(c, s->step);
+    if (s->view)
+      for (int i = 0; i < s->view->t->trank; i++) divisors(c, s->view->origin[i]);
+    divisors_in(c, &s->body);
+    divisors_in(c, &s->orelse);
+  }
+}
+
+/* The launcher's preconditions beyond its per-argument checks, into *out:
+** the grid's and the body's divisors that could be 0, then each
+** k:require. */
+int ltE_preconds(E *e, Precond **out) {
+  Kernel *k = e->k;
+  Conds c = {.e = e};
+  for (int i = 0; i < k->ngrid; i++) divisors(&c, k->grid[i]->extent);
+  divisors_in(&c, &k->body);
+  for (Require *r = k->requires; r; r = r->next) {
+    divisors(&c, r->cond);
+    add_cond(&c, r->cond, ltU_fmt("%s:%d: %s", e->base, r->line, ltE_comment_text(r->text)));
+  }
+  *out = c.p;
+  return c.n;
+}
+
+/* The launcher's checks of its preconditions, each as the condition that
+** refuses the arguments (a comparison inverted, else !(...)), with sizes
+** widened to 64 bits so that the check's own arithmetic cannot overflow. */
+static void check_preconds(E *e) {
+  static const int inverse[B_COUNT] = {[B_LT] = B_GE, [B_LE] = B_GT, [B_GT] = B_LE, [B_GE] = B_LT,
+                                       [B_EQ] = B_NE, [B_NE] = B_EQ};
+  Precond *p;
+  int n = ltE_preconds(e, &p);
+  for (int i = 0; i < n; i++) {
+    Expr *h = p[i].holds;
+    e->wide = 1;
+    const char *fails;
+    if (h->kind == E_BINARY && inverse[h->op]) fails = ltE_itext(e, ltI_binary(inverse[h->op], h->a, h->b, h->line));
+    else fails = ltU_fmt("!(%s)", ltE_itext(e, h));
+    e->wide = 0;
+    ltE_line(e, "if (%s) return %s;   /* %s */", fails, e->t->err_invalid, p[i].why);
+  }
 }
 
 /* The tensor maps of warp-specialized kernel e->k (parameters ps[0..n-1]),
@@ -104,6 +288,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   e->depth++;
   if (!ltE_gpu(e)) ltE_line(e, "(void)stream;");
   check_args(e, ps, n);
+  check_preconds(e);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};
   Buf glim = {0};
@@ -156,14 +341,20 @@ void ltE_launcher(E *e, Sym **ps, int n) {
       ltE_line(e, "return (int)%s;", t->err_last);
     }
   } else {
+    if (e->scratch_bytes) {
+      ltE_line(e, "/* the block's largest arrays (%lld bytes), off the stack */", e->scratch_bytes);
+      ltE_line(e, "char *scratch = malloc(%lld);", e->scratch_bytes);
+      ltE_line(e, "if (scratch == NULL) return 2;");
+    }
     for (int i = k->ngrid - 1; i >= 0; i--) {
       ltE_line(e, "for (int %s = 0; %s < %s; ++%s)", k->grid[i]->name, k->grid[i]->name, g[i], k->grid[i]->name);
       e->depth++;
     }
     Buf pids = {0};
     for (int i = 0; i < k->ngrid; i++) ltU_printf(&pids, "%s, ", k->grid[i]->name);
-    ltE_line(e, "%s_block(%s%s);", k->name, pids.p, args.p);
+    ltE_line(e, "%s_block(%s%s%s);", k->name, e->scratch_bytes ? "scratch, " : "", pids.p, args.p);
     e->depth -= k->ngrid;
+    if (e->scratch_bytes) ltE_line(e, "free(scratch);");
     ltE_line(e, "return 0;");
   }
   e->depth--;

@@ -97,6 +97,7 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
       ltU_put(&src, "\n");
       ltE_kernel(&ei, pi, npi);
       ltE_launcher(&ei, pi, npi);
+      if (ei.scratch_bytes > e.scratch_bytes) e.scratch_bytes = ei.scratch_bytes;   /* for the header */
     }
   }
   if (n > 1) ltE_dispatch(&e, ks, n, ps, np);

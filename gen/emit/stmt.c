@@ -12,9 +12,31 @@
 */
 #include "emit/emit.h"
 
+/* On the c target, where an array of `bytes` goes: on the block
+** function's stack while its arrays stay within LT_C_STACK (-1), else at
+** the returned offset in the scratch memory the launcher allocates (a tile
+** may have 2^24 elements; a thread's stack is often 8 MB or less).  -1 on
+** the GPU targets. */
+long long ltE_c_scratch(E *e, long long bytes) {
+  if (ltE_gpu(e)) return -1;
+  if (e->stack_bytes + bytes <= LT_C_STACK) {
+    e->stack_bytes += bytes;
+    return -1;
+  }
+  long long at = e->scratch_bytes;
+  e->scratch_bytes += (bytes + 63) / 64 * 64;
+  return at;
+}
+
 /* Declares the register array of tile symbol s. */
 void ltE_declare_regs(E *e, const Sym *s) {
-  ltE_line(e, "%s %s[%d];", ltE_ctype(s->dt), s->name, ltP_elems(s->layout, s->shape));
+  int n = ltP_elems(s->layout, s->shape);
+  const char *ty = ltE_ctype(s->dt);
+  long long bytes = (long long)n * ltI_dtypes[ltI_compute_type(s->dt)].bytes, at = ltE_c_scratch(e, bytes);
+  if (at < 0) ltE_line(e, "%s %s[%d];", ty, s->name, n);
+  else
+    ltE_line(e, "%s *%s = (%s *)(lt_scratch + %lld);   /* %lld bytes: in the launcher's scratch memory, not on the "
+                "stack */", ty, s->name, ty, at, bytes);
 }
 
 /* dst[element] = val for the element of context c; a fragment of f16 or

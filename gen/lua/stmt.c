@@ -533,6 +533,46 @@ static int k_when(lua_State *l) {
 }
 
 /* ------------------------------------------------------------------ */
+/* launcher preconditions: k:require                                   */
+
+/* k:require(cond, text): a precondition the launcher checks before it
+** runs the kernel, returning its invalid-value error where cond does not
+** hold (CUTLASS's can_implement, written in the kernel file).  cond is a
+** comparison over sizes, strides and scalars (and values made only of
+** them); text says it in words, for the launcher's comment and the header.
+** A Lua boolean (a condition known at generation time) is checked then. */
+static int k_require(lua_State *l) {
+  ltF_name_locals();
+  if (lua_gettop(l) != 3 || lua_type(l, 3) != LUA_TSTRING)
+    return ltF_error("k:require takes (cond, \"what it means\"), e.g. k:require((p.Hq %% p.Hkv):eq(0), "
+                     "\"Hq is a multiple of Hkv\")");
+  size_t n;
+  const char *text = lua_tolstring(l, 3, &n);
+  if (n == 0 || n > 200) return ltF_error("k:require's text must be 1 to 200 characters, not %zu", n);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 32 || text[i] == 127)
+      return ltF_error("k:require's text must be one line of printable characters");
+  if (lua_isboolean(l, 2)) {
+    if (!lua_toboolean(l, 2)) return ltF_error("k:require(false, ...): the kernel could never run (%s)", text);
+    return 0;
+  }
+  Expr *c = ltF_arg_expr(2, "k:require's condition");
+  if (c->rank || c->dt != DT_BOOL)
+    return ltF_error("k:require's condition must be a scalar comparison such as (p.Hq %% p.Hkv):eq(0)");
+  Expr *h = ltI_host_expr(c);
+  if (!h)
+    return ltF_error("k:require's condition may read only sizes, strides and scalars (the launcher checks it "
+                     "before the grid runs), not program ids, loop indices or loaded values");
+  Require *r = ltU_alloc(sizeof *r), **tail = &ltF_K->requires;
+  r->cond = h;
+  r->text = ltU_fmt("%s", text);
+  r->line = ltF_line();
+  while (*tail) tail = &(*tail)->next;
+  *tail = r;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* matrix multiply: k:gemm                                             */
 
 /* k:gemm(a, b, acc [, {transpose_a = bool, transpose_b = bool, warps = {m, n}, tf32 = bool}]):
@@ -627,7 +667,7 @@ static const luaL_Reg k_methods[] = {
   {"store", k_store}, {"atomic_add", k_atomic_add}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
   {"reduce_sum", k_reduce_sum}, {"reduce_max", k_reduce_max}, {"reduce_min", k_reduce_min},
   {"iota", k_iota}, {"serial", k_serial}, {"pipelined", k_pipelined}, {"when", k_when},
-  {"gemm", k_gemm}, {NULL, NULL},
+  {"gemm", k_gemm}, {"require", k_require}, {NULL, NULL},
 };
 
 /* k's metatable: k.target (the target's name) and k.warp (lanes per warp)

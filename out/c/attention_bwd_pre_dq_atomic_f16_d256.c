@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* f16 and bf16 are kept as their 16 bits; conversions round to nearest even. */
@@ -131,6 +132,11 @@ int attention_bwd_pre_dq_atomic_f16_d256(const void *O, const void *dO, void *De
   if (O == NULL || dO == NULL || Delta == NULL || dQacc == NULL) return 1;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sob < 0 || soh < 0 || sos < 0 || sdob < 0 || sdoh < 0 || sdos < 0) return 1;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 255 >= 0x1p62) return 1;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 255 >= 0x1p62) return 1;
+  if ((double)B * Hq * Sq >= 0x1p62) return 1;
+  if ((double)B * Hq * Sq * 256 >= 0x1p62) return 1;
   if ((uintptr_t)O % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQacc % 4 != 0) return 1;
   const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;

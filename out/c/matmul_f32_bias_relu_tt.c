@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* f16 and bf16 are kept as their 16 bits; conversions round to nearest even. */
@@ -173,6 +174,11 @@ int matmul_f32_bias_relu_tt(const void *C0, const void *A, const void *B, void *
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return 1;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return 1;
   if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return 1;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return 1;
+  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return 1;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return 1;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return 1;
   const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
   const int64_t grid_y = (int64_t)batch;

@@ -34,6 +34,8 @@
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size or scalar, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
+ *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_bf16_d32.hip
  */
 #ifndef LUATILE_ATTENTION_BF16_D32_H

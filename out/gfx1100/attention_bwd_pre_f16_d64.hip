@@ -150,6 +150,10 @@ extern "C" int attention_bwd_pre_f16_d64(const void *O, const void *dO, void *De
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sob < 0 || soh < 0 || sos < 0 || sdob < 0 || sdoh < 0 || sdos < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if (sos > 2147483647 || sdos > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return hipErrorInvalidValue;
   if ((uintptr_t)O % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)Delta % 4 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;

@@ -113,6 +113,10 @@ extern "C" int attention_bwd_post_bf16_d32(const void *dQacc, void *dQ, int B, i
   if (B <= 0 || Hq <= 0 || Sq <= 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return hipErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if (sdqs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)B * Hq * Sq * 32 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(B - 1) * sdqb + (double)(Hq - 1) * sdqh + (double)(Sq - 1) * sdqs + 31 >= 0x1p62) return hipErrorInvalidValue;
+  if ((sdqb < 32 && B > 1) || (sdqh < 32 && Hq > 1) || (sdqs < 32 && Sq > 1)) return hipErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)dQacc % 4 != 0 || (uintptr_t)dQ % 2 != 0) return hipErrorInvalidValue;
   const int64_t grid_x = ((int64_t)Sq + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;

@@ -34,6 +34,8 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size or scalar, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
+ *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  * Build: nvcc -O3 -arch=sm_80 -c attention_bf16_d64.cu
  */
 #ifndef LUATILE_ATTENTION_BF16_D64_H

@@ -39,6 +39,8 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
+ *          Hq % Hkv == 0 (attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  * Build: nvcc -O3 -arch=sm_80 -c attention_bwd_dq_bf16_d96.cu
  */
 #ifndef LUATILE_ATTENTION_BWD_DQ_BF16_D96_H

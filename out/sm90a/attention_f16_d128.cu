@@ -240,20 +240,23 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
   const int h_2 = bh % Hq;
   // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:106: local q0 = qb * BM
+  // attention.lua:108: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
+  const int wl = lt_imin(window_left, Sk);
+  const int wr = lt_imin(window_right, Sq);
+  // attention.lua:109: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:107: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:110: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:109: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:112: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:110: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:111: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:112: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:117: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:113: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - wl;
+  const int hi_key = q0 + 128 - 1 + diag + wr;
+  // attention.lua:114: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention.lua:115: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention.lua:120: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -281,7 +284,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:118: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:121: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -293,26 +296,26 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:119: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:122: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:120: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:123: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:128: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  // attention.lua:131: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
   const float c2 = scale * 1.442695f;
-  // attention.lua:130: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:133: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:131: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -339,7 +342,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:132: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -369,15 +372,15 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
     }
     lt_cp_async_commit();
   }
-  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 134: 0 goes first */
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 137: 0 goes first */
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention.lua:133: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:136: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-    // attention.lua:134: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:137: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -391,7 +394,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
     const int j_next = j + 1;
     const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
-      // attention.lua:131: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -418,7 +421,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:132: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -447,34 +450,34 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
     lt_cp_async_commit();
-    // attention.lua:162: local kend = (j + 1) * BN
+    // attention.lua:165: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:163: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+    // attention.lua:166: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 128 < q0 + 128 - 1 + diag - wl));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:165: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:168: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:147: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:150: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:148: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:151: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
       }
-      // attention.lua:149: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:152: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (wr < 0 ? 128 : row[ri] + wr + 1));
       }
-      // attention.lua:150: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:153: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -487,36 +490,36 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t67[2];
+      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t69[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t67[ri] = -INFINITY;
+        t69[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t67[ri] = fmaxf(t67[ri], s[ri * 32 + ci * 2 + vi]);
+            t69[ri] = fmaxf(t69[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 2));
-        t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 1));
+        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 2));
+        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t67[ri]);
+        m_new[ri] = fmaxf(m[ri], t69[ri]);
       }
-      // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
       }
-      // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -527,35 +530,35 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
       }
-      // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t76[2];
+      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t78[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t76[ri] = 0.0f;
+        t78[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t76[ri] = t76[ri] + s[ri * 32 + ci * 2 + vi];
+            t78[ri] = t78[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 2);
-        t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 1);
+        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 2);
+        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t76[ri];
+        l[ri] = l[ri] * alpha[ri] + t78[ri];
       }
-      // attention.lua:158: k:assign(o, o * alpha)
+      // attention.lua:161: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -566,7 +569,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -587,42 +590,42 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:160: k:assign(m, m_new)
+      // attention.lua:163: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t80[2];
+      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t82[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t80[ri] = -INFINITY;
+        t82[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t80[ri] = fmaxf(t80[ri], s[ri * 32 + ci * 2 + vi]);
+            t82[ri] = fmaxf(t82[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 2));
-        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 1));
+        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 2));
+        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t80[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t82[ri]);
       }
-      // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
       }
-      // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -633,35 +636,35 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
       }
-      // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t89[2];
+      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t91[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t89[ri] = 0.0f;
+        t91[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t89[ri] = t89[ri] + s[ri * 32 + ci * 2 + vi];
+            t91[ri] = t91[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 2);
-        t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 1);
+        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 2);
+        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t89[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t91[ri];
       }
-      // attention.lua:158: k:assign(o, o * alpha)
+      // attention.lua:161: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -672,7 +675,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
           }
         }
       }
-      // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -693,7 +696,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:160: k:assign(m, m_new)
+      // attention.lua:163: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -702,7 +705,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
   }
   if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
-  // attention.lua:167: local seen = l:gt(0)
+  // attention.lua:170: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -710,7 +713,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
   }
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
-  // attention.lua:168: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:171: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -754,7 +757,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_kernel(const __half *_
       }
     }
   }
-  // attention.lua:169: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:172: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -773,8 +776,17 @@ extern "C" int attention_f16_d128(const void *Q, const void *K, const void *V, v
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sob < 128 && B > 1) || (soh < 128 && Hq > 1) || (sos < 128 && Sq > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);

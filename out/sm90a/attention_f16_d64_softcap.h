@@ -35,6 +35,8 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size or scalar, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
+ *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d64_softcap.cu
  */
 #ifndef LUATILE_ATTENTION_F16_D64_SOFTCAP_H

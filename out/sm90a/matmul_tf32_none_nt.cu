@@ -381,6 +381,11 @@ extern "C" int matmul_tf32_none_nt(const void *C0, const void *A, const void *B,
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
   if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(M - 1) * lda + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0) return cudaErrorMisalignedAddress;
   const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
   const int64_t grid_y = (int64_t)batch;

@@ -40,6 +40,7 @@
 ** key.  Delta (f32): |Delta - ref| <= 2e-5 sum|dO O|.  Prints PASS / FAIL /
 ** SKIP lines; exit status 0.
 */
+#include <limits.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -67,7 +68,7 @@ static size_t ix(int b, int h, int s, int d, int H, int S, int D) {
 
 /* Key j is visible to query i (FlashAttention-2, bottom-right aligned). */
 static int visible(const Prob *p, int i, int j) {
-  long off = (long)p->Sk - p->Sq;
+  long long off = (long long)p->Sk - p->Sq;   /* 64 bits: a window may be INT_MAX */
   return (p->wl < 0 || j >= i + off - p->wl) && (p->wr < 0 || j <= i + off + p->wr);
 }
 
@@ -448,6 +449,8 @@ static const Case cases[] = {
   {"full long keys", 1, 1, 1, 33, 300, -1, -1, GAPS, 16.0, 6},
   {"window (0,0)", 1, 1, 1, 70, 70, 0, 0, BHSD, 4.0, 3},
   {"causal", 1, 2, 1, 33, 47, -1, 0, ODD, 4.0, 3},
+  {"window (INT_MAX,INT_MAX) Sq>Sk", 1, 2, 1, 50, 30, INT_MAX, INT_MAX, BSHD, 4.0, 3},
+  {"window (INT_MAX,0)", 1, 2, 2, 40, 70, INT_MAX, 0, BHSD, 4.0, 3},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -769,15 +772,20 @@ static void run_bad_args(const Set *s, int with_pre) {
   char label[200];
   for (int kind = K_FWD; kind <= K_POST; kind++) {
     int r1 = 0, r2 = 0;   /* a null pointer, a zero size */
+    int r3 = -1, r4 = -1; /* Hkv > Hq (1 on 2), Hq not a multiple of Hkv (3 on 2); -1: not tried */
     const char *name = NULL;
     if (kind == K_FWD && s->fwd) {
       name = s->fwd_name;
       if (s->cap) {
         r1 = ((FwdCapFn)s->fwd)(x, NULL, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5, -1, 0, NULL);
         r2 = ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 1, 0, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5, -1, 0, NULL);
+        r3 = ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5, -1, 0, NULL);
+        r4 = ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5, -1, 0, NULL);
       } else {
         r1 = ((FwdFn)s->fwd)(x, NULL, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
         r2 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 0, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
+        r3 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
+        r4 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
       }
       /* scale (and softcap) must be > 0: the kernel folds them into its
       ** exponent, with the running max taken over the unscaled logits */
@@ -807,10 +815,18 @@ static void run_bad_args(const Set *s, int with_pre) {
                                   c, a, a, c, 1, 5, -1, 0, NULL);
         r2 = ((DkdvCapFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 1, 4, 1, 0, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c,
                                   a, a, c, 1, 5, -1, 0, NULL);
+        r3 = ((DkdvCapFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c,
+                                  a, a, c, 1, 5, -1, 0, NULL);
+        r4 = ((DkdvCapFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c,
+                                  a, a, c, 1, 5, -1, 0, NULL);
       } else {
         r1 = ((DkdvFn)s->dkdv)(x, x, x, x, f, NULL, y, y2, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c,
                                a, a, c, 1, -1, 0, NULL);
         r2 = ((DkdvFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 1, 4, 1, 0, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, a,
+                               a, c, 1, -1, 0, NULL);
+        r3 = ((DkdvFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, a,
+                               a, c, 1, -1, 0, NULL);
+        r4 = ((DkdvFn)s->dkdv)(x, x, x, x, f, f, y, y2, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, a,
                                a, c, 1, -1, 0, NULL);
       }
     } else if (kind == K_DQ && s->dq) {
@@ -820,10 +836,18 @@ static void run_bad_args(const Set *s, int with_pre) {
                               -1, 0, NULL);
         r2 = ((DqCapFn)s->dq)(x, x, x, x, f, f, y, 0, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5,
                               -1, 0, NULL);
+        r3 = ((DqCapFn)s->dq)(x, x, x, x, f, f, y, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5,
+                              -1, 0, NULL);
+        r4 = ((DqCapFn)s->dq)(x, x, x, x, f, f, y, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5,
+                              -1, 0, NULL);
       } else {
         r1 = ((DqFn)s->dq)(NULL, x, x, x, f, f, y, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0,
                            NULL);
         r2 = ((DqFn)s->dq)(x, x, x, x, f, f, y, 0, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0,
+                           NULL);
+        r3 = ((DqFn)s->dq)(x, x, x, x, f, f, y, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0,
+                           NULL);
+        r4 = ((DqFn)s->dq)(x, x, x, x, f, f, y, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0,
                            NULL);
       }
     } else if (kind == K_PREA && s->prea && with_pre) {
@@ -853,6 +877,11 @@ static void run_bad_args(const Set *s, int with_pre) {
     snprintf(label, sizeof label, "cpu %s rejects a null pointer and a zero size", name);
     if (!(r1 && r2)) fail(&r, "returned %d for a null pointer, %d for a zero size", r1, r2);
     report(label, &r);
+    if (r3 == -1) continue;
+    Result rg = {0};
+    snprintf(label, sizeof label, "cpu %s rejects Hkv > Hq and Hq not a multiple of Hkv", name);
+    if (!(r3 && r4)) fail(&rg, "returned %d for Hq 1 on Hkv 2, %d for Hq 3 on Hkv 2", r3, r4);
+    report(label, &rg);
   }
   free(x), free(y), free(y2), free(f), free(g);
 }

@@ -49,7 +49,7 @@ static float mock_round(int dt, float x) {
 
 /* Visibility as the mock sees it, with the alignment bugs. */
 static int mock_visible(int i, int j, int Sq, int Sk, int wl, int wr) {
-  int off = mock_bug == M_TOPLEFT ? 0 : Sk - Sq;
+  long long off = mock_bug == M_TOPLEFT ? 0 : (long long)Sk - Sq;   /* 64 bits: a window may be INT_MAX */
   return (wl < 0 || j >= i + off - wl) && (wr < 0 || j <= i + off + wr + (mock_bug == M_WIN_EDGE));
 }
 
@@ -74,7 +74,7 @@ static int mock_fwd(int dt, int D, const void *Q, const void *K, const void *V, 
                     int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh,
                     int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos,
                     float scale, float cap, int wl, int wr) {
-  if (!Q || !K || !V || !O || !LSE || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || !(scale > 0)) return 1;
+  if (!Q || !K || !V || !O || !LSE || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || Hq % Hkv != 0 || !(scale > 0)) return 1;
   if (sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 ||
       sob < 0 || soh < 0 || sos < 0)
     return 1;
@@ -171,7 +171,7 @@ static int mock_dkdv(int dt, int D, const void *Q, const void *K, const void *V,
                      const void *Delta, void *dK, void *dV, int B, int Hq, int Sq, int Hkv, int Sk, MockStrides st,
                      int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale,
                      float cap, int wl, int wr) {
-  if (!Q || !K || !V || !dO || !LSE || !Delta || !dK || !dV || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0)
+  if (!Q || !K || !V || !dO || !LSE || !Delta || !dK || !dV || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || Hq % Hkv != 0)
     return 1;
   for (int b = 0; b < B; b++)
     for (int kh = 0; kh < Hkv; kh++)
@@ -203,7 +203,7 @@ static int mock_dkdv(int dt, int D, const void *Q, const void *K, const void *V,
 static int mock_dq(int dt, int D, const void *Q, const void *K, const void *V, const void *dO, const void *LSE,
                    const void *Delta, void *dQ, int B, int Hq, int Sq, int Hkv, int Sk, MockStrides st, float scale,
                    float cap, int wl, int wr) {
-  if (!Q || !K || !V || !dO || !LSE || !Delta || !dQ || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0)
+  if (!Q || !K || !V || !dO || !LSE || !Delta || !dQ || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || Hq % Hkv != 0)
     return 1;
   for (int b = 0; b < B; b++)
     for (int h = 0; h < Hq; h++) {

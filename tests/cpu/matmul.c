@@ -100,6 +100,14 @@ static void run(const char *name, void *fn, int dt, int ta, int tb, int a_kind, 
   char label[160];
   snprintf(label, sizeof label, "cpu %s rejects a null pointer and a zero size", name);
   status(label, r1 != 0 && r2 != 0, "the launcher accepted a bad argument");
+  /* rows of C that would overlap (ldc 3 < N 4), and a batch stride of A
+  ** whose last offset passes 2^62 (the int64 index math would overflow) */
+  int r3 = has_bias ? ((MmBiasFn)fn)(p, p, p, p, p, 1, 4, 4, 4, 16, 3, 16, 4, 16, 4, 1, 0, NULL)
+                    : ((MmFn)fn)(p, p, p, p, 1, 4, 4, 4, 16, 3, 16, 4, 16, 4, 1, 0, NULL);
+  int r4 = has_bias ? ((MmBiasFn)fn)(p, p, p, p, p, 3, 4, 4, 4, 16, 4, INT64_C(1) << 61, 4, 16, 4, 1, 0, NULL)
+                    : ((MmFn)fn)(p, p, p, p, 3, 4, 4, 4, 16, 4, INT64_C(1) << 61, 4, 16, 4, 1, 0, NULL);
+  snprintf(label, sizeof label, "cpu %s rejects ldc < N and strides past 2^62", name);
+  status(label, r3 != 0 && r4 != 0, r3 ? "the launcher accepted a stride past 2^62" : "the launcher accepted ldc < N");
   free(p);
 }
 

@@ -75,6 +75,14 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# a tile of 8 MB on the c target, run on a 1 MB stack (bigtile.c)
+if ${LT_GEN:-build/gen} tests/cpu/bigtile.lua --target c -o $b/bigtile >$b/bigtile.log 2>&1 &&
+   cc -std=c11 -O2 -Wall -Wextra -Werror -I$b/bigtile tests/cpu/bigtile.c $b/bigtile/bigtile.c -lpthread \
+     -o $b/bigtile/run 2>>$b/bigtile.log; then
+  $b/bigtile/run || echo "FAIL cpu bigtile: crashed (status $?)"
+else
+  echo "FAIL cpu bigtile build: $(grep -m1 error $b/bigtile.log | cut -c1-300)"
+fi
 # the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
 sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
 if ! grep -q '^}' $b/hip_bf16.inc; then

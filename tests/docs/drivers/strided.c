@@ -37,6 +37,12 @@ static void run(int B, int M, int N, int pad) {
       failures++;
     }
   }
+  if (M > 1) {   /* k:require(p.lda:ge(p.M)), and T's columns would overlap (ldt < M) */
+    snprintf(what, sizeof what, "strided B=%d M=%d N=%d: lda = M - 1", B, M, N);
+    expect_reject(what, strided(A, Y, T, D, B, M, N, sab, M - 1, sab, lda, NULL));
+    snprintf(what, sizeof what, "strided B=%d M=%d N=%d: ldt = M - 1", B, M, N);
+    expect_reject(what, strided(A, Y, T, D, B, M, N, sab, lda, sab, M - 1, NULL));
+  }
   free(A); free(Y); free(T); free(D); free(a); free(ry); free(rd); free(rt);
 }
 

@@ -137,6 +137,10 @@ extern "C" int index_math(const void *A, void *O, void *F, int M, int N, int64_t
   if (A == NULL || O == NULL || F == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0 || so_m < 0 || sf_m < 0 || sf_n < 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(M - 1) * so_m + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(M - 1) * sf_m + (double)(N - 1) * sf_n >= 0x1p62) return cudaErrorInvalidValue;
+  if (so_m < N && M > 1) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return cudaErrorMisalignedAddress;
   const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
