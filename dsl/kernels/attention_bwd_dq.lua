@@ -73,9 +73,8 @@ return tile.kernel {
     local b, h = bh // p.Hq, bh % p.Hq
     local hk = h // (p.Hq // p.Hkv)
     k:require((p.Hq % p.Hkv):eq(0), "Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads)")
-    -- a window at least as long as the keys (left) or the queries (right) is no
-    -- window; clamped, the key and query bounds below stay far from 2^31
-    local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
+    k:require(tile.both(p.window_left:lt(2^30), p.window_right:lt(2^30)), "windows below 2^30, as sizes")
+    local wl, wr = p.window_left, p.window_right
     local q0 = qb * BM
     local diag = p.Sk - p.Sq
     local nkb = tile.cdiv(p.Sk, BN)

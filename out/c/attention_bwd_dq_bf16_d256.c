@@ -74,23 +74,20 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
   const int h_2 = bh % Hq;
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:78: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention_bwd_dq.lua:79: local q0 = qb * BM
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:80: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dq.lua:82: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention_bwd_dq.lua:83: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 32;
-  // attention_bwd_dq.lua:84: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
-  // attention_bwd_dq.lua:90: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 32;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
+  // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -103,7 +100,7 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
       }
     }
   }
-  // attention_bwd_dq.lua:91: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -116,8 +113,8 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
       }
     }
   }
-  // attention_bwd_dq.lua:93: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t23[64];
+  // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  float t26[64];
   float lse2[64];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -125,11 +122,11 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
     for (int ri = 0; ri < 64; ++ri) {
       const int gr = qb * 64 + ri;
       const float *ptr = base + gr;
-      t23[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
-      lse2[ri] = t23[ri] * 1.442695f;
+      t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+      lse2[ri] = t26[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:94: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[64];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -140,16 +137,16 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:95: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[16384];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 256; ++ci) {
       dq[ri * 256 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dq.lua:96: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -162,7 +159,7 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
         }
       }
     }
-    // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -175,14 +172,14 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
         }
       }
     }
-    // attention_bwd_dq.lua:99: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[2048];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 32; ++ci) {
         s[ri * 32 + ci] = 0.0f;
       }
     }
-    // attention_bwd_dq.lua:100: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 256; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
@@ -190,14 +187,14 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
         }
       }
     }
-    // attention_bwd_dq.lua:101: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[2048];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 32; ++ci) {
         dp[ri * 32 + ci] = 0.0f;
       }
     }
-    // attention_bwd_dq.lua:102: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     for (int kk = 0; kk < 256; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
@@ -205,34 +202,34 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
         }
       }
     }
-    // attention_bwd_dq.lua:125: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 32;
-    // attention_bwd_dq.lua:126: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 32 < q0 + 64 - 1 + diag - wl));
-    // attention_bwd_dq.lua:128: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 64 - 1 + diag - window_left));
+    // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[64];
       for (int ri = 0; ri < 64; ++ri) {
         row[ri] = ri + (q0 + diag - j * 32);
       }
-      // attention_bwd_dq.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[64];
       for (int ri = 0; ri < 64; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:116: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[64];
       for (int ri = 0; ri < 64; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 32, (wr < 0 ? 32 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:117: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
       int col[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
@@ -240,20 +237,20 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
           s[ri * 32 + ci] = col[ri * 32 + ci] >= lo[ri] && col[ri * 32 + ci] < hi[ri] ? s[ri * 32 + ci] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           ds[ri * 32 + ci] = s[ri * 32 + ci] * (dp[ri * 32 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           ds_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(ds[ri * 32 + ci]));
@@ -267,26 +264,26 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
         }
       }
     } else {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds_2[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           ds_2[ri * 32 + ci] = s[ri * 32 + ci] * (dp[ri * 32 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           ds_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(ds_2[ri * 32 + ci]));
@@ -301,7 +298,7 @@ static void attention_bwd_dq_bf16_d256_block(int pid, int bh, const lt_bf16 *res
       }
     }
   }
-  // attention_bwd_dq.lua:130: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -334,6 +331,7 @@ int attention_bwd_dq_bf16_d256(const void *Q, const void *K, const void *V, cons
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return 1;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return 1;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;

@@ -39,6 +39,7 @@
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
  *          Hq % Hkv == 0 (attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dq.lua:76: windows below 2^30, as sizes)
  * Build: cc -O2 -std=c11 -c attention_bwd_dq_f16_d256.c
  */
 #ifndef LUATILE_ATTENTION_BWD_DQ_F16_D256_H

@@ -103,23 +103,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
   const int h_2 = bh % Hq;
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:78: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention_bwd_dq.lua:79: local q0 = qb * BM
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:80: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dq.lua:82: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention_bwd_dq.lua:83: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 32;
-  // attention_bwd_dq.lua:84: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
-  // attention_bwd_dq.lua:90: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 32;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1));
+  // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -138,7 +135,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       }
     }
   }
-  // attention_bwd_dq.lua:91: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -157,8 +154,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       }
     }
   }
-  // attention_bwd_dq.lua:93: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t23[8];
+  // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  float t26[8];
   float lse2[8];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -167,11 +164,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
     for (int ri = 0; ri < 8; ++ri) {
       const int gr = qb * 64 + ri * 2 + row0;
       const float *ptr = base + gr;
-      t23[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
-      lse2[ri] = t23[ri] * 1.442695f;
+      t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+      lse2[ri] = t26[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:94: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[8];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -183,7 +180,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:95: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -192,10 +189,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       dq[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dq.lua:96: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -214,7 +211,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         }
       }
     }
-    // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -233,7 +230,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         }
       }
     }
-    // attention_bwd_dq.lua:99: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[16];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
@@ -243,7 +240,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       }
     }
     lt_syncthreads();
-    // attention_bwd_dq.lua:100: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -269,7 +266,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         }
       }
     }
-    // attention_bwd_dq.lua:101: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[16];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
@@ -278,7 +275,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         dp[ri * 2 + ci] = 0.0f;
       }
     }
-    // attention_bwd_dq.lua:102: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } dOs_frag[1], Vs_frag;
@@ -304,13 +301,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         }
       }
     }
-    // attention_bwd_dq.lua:125: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 32;
-    // attention_bwd_dq.lua:126: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 32 < q0 + 64 - 1 + diag - wl));
-    // attention_bwd_dq.lua:128: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 64 - 1 + diag - window_left));
+    // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -318,25 +315,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         row[ri] = ri * 2 + row0 + (q0 + diag - j * 32);
       }
-      // attention_bwd_dq.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:116: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 32, (wr < 0 ? 32 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:117: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
       int col[16];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -346,7 +343,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           s[ri * 2 + ci] = col[ri * 2 + ci] >= lo[ri] && col[ri * 2 + ci] < hi[ri] ? s[ri * 2 + ci] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -354,7 +351,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds[16];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -363,7 +360,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           ds[ri * 2 + ci] = s[ri * 2 + ci] * (dp[ri * 2 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -398,7 +395,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
         }
       }
     } else {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -406,7 +403,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -414,7 +411,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - lse2[ri]);
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds_2[16];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -423,7 +420,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
           ds_2[ri * 2 + ci] = s[ri * 2 + ci] * (dp[ri * 2 + ci] - delta[ri]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -459,7 +456,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d128_kernel(const l
       }
     }
   }
-  // attention_bwd_dq.lua:130: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -494,6 +491,7 @@ extern "C" int attention_bwd_dq_bf16_d128(const void *Q, const void *K, const vo
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return hipErrorInvalidValue;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

@@ -115,23 +115,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
   const int h_2 = bh % Hq;
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:78: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention_bwd_dq.lua:79: local q0 = qb * BM
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:80: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:82: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention_bwd_dq.lua:83: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:84: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:90: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -150,7 +147,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:91: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -169,18 +166,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:93: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t23[1];
+  // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  float t26[1];
   float lse2[1];
   {
     const bool ok = b < B && h_2 < Hq;
     const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     const int gr = qb * 64 + row0;
     const float *ptr = base + gr;
-    t23[0] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
-    lse2[0] = t23[0] * 1.442695f;
+    t26[0] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+    lse2[0] = t26[0] * 1.442695f;
   }
-  // attention_bwd_dq.lua:94: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[1];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -189,7 +186,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
     const float *ptr = base + gr;
     delta[0] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
   }
-  // attention_bwd_dq.lua:95: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -198,10 +195,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       dq[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dq.lua:96: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -220,7 +217,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -239,7 +236,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:99: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -249,7 +246,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
     lt_syncthreads();
-    // attention_bwd_dq.lua:100: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
       union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -275,7 +272,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:101: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -284,7 +281,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         dp[ci * 4 + vi] = 0.0f;
       }
     }
-    // attention_bwd_dq.lua:102: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
       union { uint32_t u[2]; lt_bf16 h[4]; } dOs_frag[1], Vs_frag[2];
@@ -310,15 +307,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     }
-    // attention_bwd_dq.lua:125: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:126: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 64 < q0 + 64 - 1 + diag - wl));
-    // attention_bwd_dq.lua:128: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
+    // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:106: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:105: t = k:fragment("f32", { BM, BN })
       float t[32];
-      // attention_bwd_dq.lua:107: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:106: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -326,7 +323,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           t[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap));
         }
       }
-      // attention_bwd_dq.lua:108: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:107: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -334,16 +331,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ci * 4 + vi] = t[ci * 4 + vi] * (softcap * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[1];
       row[0] = row0 + (q0 + diag - j * 64);
-      // attention_bwd_dq.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[1];
-      lo[0] = wl < 0 ? 0 : row[0] - wl;
-      // attention_bwd_dq.lua:116: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      lo[0] = window_left < 0 ? 0 : row[0] - window_left;
+      // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[1];
-      hi[0] = lt_imin(Sk - j * 64, (wr < 0 ? 64 : row[0] + wr + 1));
-      // attention_bwd_dq.lua:117: local col = k:iota({ BM, BN }, 2)
+      hi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
+      // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -353,7 +350,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -361,7 +358,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - lse2[0]);
         }
       }
-      // attention_bwd_dq.lua:122: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:121: if v.softcap then ds = ds * (1 - t * t) end
       float ds[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -370,7 +367,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           ds[ci * 4 + vi] = s[ci * 4 + vi] * (dp[ci * 4 + vi] - delta[0]) * (1.0f - t[ci * 4 + vi] * t[ci * 4 + vi]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } ds_frag[1], Ks_frag[1];
@@ -397,9 +394,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
         }
       }
     } else {
-      // attention_bwd_dq.lua:106: t = k:fragment("f32", { BM, BN })
+      // attention_bwd_dq.lua:105: t = k:fragment("f32", { BM, BN })
       float t_2[32];
-      // attention_bwd_dq.lua:107: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
+      // attention_bwd_dq.lua:106: k:assign(t, tile.tanh(s * (p.scale / p.softcap)))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -407,7 +404,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           t_2[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap));
         }
       }
-      // attention_bwd_dq.lua:108: k:assign(s, t * (p.softcap * LOG2E))
+      // attention_bwd_dq.lua:107: k:assign(s, t * (p.softcap * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -415,7 +412,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ci * 4 + vi] = t_2[ci * 4 + vi] * (softcap * 1.442695f);
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -423,7 +420,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - lse2[0]);
         }
       }
-      // attention_bwd_dq.lua:122: if v.softcap then ds = ds * (1 - t * t) end
+      // attention_bwd_dq.lua:121: if v.softcap then ds = ds * (1 - t * t) end
       float ds_2[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -432,7 +429,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
           ds_2[ci * 4 + vi] = s[ci * 4 + vi] * (dp[ci * 4 + vi] - delta[0]) * (1.0f - t_2[ci * 4 + vi] * t_2[ci * 4 + vi]);
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } ds_2_frag[1], Ks_frag[1];
@@ -460,7 +457,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d32_softcap_kernel(
       }
     }
   }
-  // attention_bwd_dq.lua:130: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -502,6 +499,7 @@ extern "C" int attention_bwd_dq_bf16_d32_softcap(const void *Q, const void *K, c
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return hipErrorInvalidValue;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

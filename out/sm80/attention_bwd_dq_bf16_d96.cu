@@ -145,23 +145,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
   const int h_2 = bh % Hq;
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:78: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention_bwd_dq.lua:79: local q0 = qb * BM
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:80: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:82: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention_bwd_dq.lua:83: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:84: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:90: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -190,7 +187,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:91: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -219,8 +216,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:93: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t23[2];
+  // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  float t26[2];
   float lse2[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -229,11 +226,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
-      t23[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
-      lse2[ri] = t23[ri] * 1.442695f;
+      t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+      lse2[ri] = t26[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:94: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -245,7 +242,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:95: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -257,12 +254,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:96: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -290,7 +287,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -327,7 +324,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -355,7 +352,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -386,7 +383,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_bwd_dq.lua:99: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -398,7 +395,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
         }
       }
     }
-    // attention_bwd_dq.lua:100: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -449,7 +446,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
         }
       }
     }
-    // attention_bwd_dq.lua:101: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -461,7 +458,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
         }
       }
     }
-    // attention_bwd_dq.lua:102: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     uint32_t dOs_frag[2][1][4], Vs_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -512,13 +509,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
         }
       }
     }
-    // attention_bwd_dq.lua:125: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:126: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 64 < q0 + 64 - 1 + diag - wl));
-    // attention_bwd_dq.lua:128: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
+    // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -529,25 +526,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention_bwd_dq.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:116: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (wr < 0 ? 64 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:117: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -560,7 +557,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -571,7 +568,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -583,7 +580,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_frag[1][4];
@@ -617,7 +614,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
         }
       }
     } else {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -628,7 +625,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -639,7 +636,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -651,7 +648,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t ds_2_frag[1][4];
@@ -687,7 +684,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:130: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -731,6 +728,7 @@ extern "C" int attention_bwd_dq_bf16_d96(const void *Q, const void *K, const voi
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

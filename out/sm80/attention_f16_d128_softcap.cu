@@ -145,23 +145,20 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
   const int h_2 = bh % Hq;
   // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention.lua:109: local q0 = qb * BM
+  // attention.lua:108: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:110: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:112: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:113: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 128 - 1 + diag + wr;
-  // attention.lua:114: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:115: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:120: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -189,7 +186,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:121: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -201,24 +198,24 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:122: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:123: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:133: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -245,7 +242,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -281,7 +278,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -308,7 +305,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -338,7 +335,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention.lua:136: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -350,7 +347,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
         }
       }
     }
-    // attention.lua:137: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
       uint32_t Qs_frag[1][4];
@@ -380,13 +377,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
         }
       }
     }
-    // attention.lua:165: local kend = (j + 1) * BN
+    // attention.lua:164: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:166: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 128 < q0 + 128 - 1 + diag - wl));
-    // attention.lua:168: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:145: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -397,25 +394,25 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:150: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:151: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:152: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 128, (wr < 0 ? 128 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:153: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -428,36 +425,36 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t61[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t64[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t61[ri] = -INFINITY;
+        t64[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t61[ri] = fmaxf(t61[ri], s[ri * 32 + ci * 2 + vi]);
+            t64[ri] = fmaxf(t64[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t61[ei] = fmaxf(t61[ei], __shfl_xor_sync(0xffffffffu, t61[ei], 2));
-        t61[ei] = fmaxf(t61[ei], __shfl_xor_sync(0xffffffffu, t61[ei], 1));
+        t64[ei] = fmaxf(t64[ei], __shfl_xor_sync(0xffffffffu, t64[ei], 2));
+        t64[ei] = fmaxf(t64[ei], __shfl_xor_sync(0xffffffffu, t64[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t61[ri]);
+        m_new[ri] = fmaxf(m[ri], t64[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -468,35 +465,35 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t67[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t70[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t67[ri] = 0.0f;
+        t70[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t67[ri] = t67[ri] + s[ri * 32 + ci * 2 + vi];
+            t70[ri] = t70[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t67[ei] = t67[ei] + __shfl_xor_sync(0xffffffffu, t67[ei], 2);
-        t67[ei] = t67[ei] + __shfl_xor_sync(0xffffffffu, t67[ei], 1);
+        t70[ei] = t70[ei] + __shfl_xor_sync(0xffffffffu, t70[ei], 2);
+        t70[ei] = t70[ei] + __shfl_xor_sync(0xffffffffu, t70[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t67[ri];
+        l[ri] = l[ri] * alpha[ri] + t70[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -507,7 +504,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[1][4];
@@ -540,13 +537,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:145: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -557,36 +554,36 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t76[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t79[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t76[ri] = -INFINITY;
+        t79[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t76[ri] = fmaxf(t76[ri], s[ri * 32 + ci * 2 + vi]);
+            t79[ri] = fmaxf(t79[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t76[ei] = fmaxf(t76[ei], __shfl_xor_sync(0xffffffffu, t76[ei], 2));
-        t76[ei] = fmaxf(t76[ei], __shfl_xor_sync(0xffffffffu, t76[ei], 1));
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t76[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t79[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -597,35 +594,35 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t82[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t85[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t82[ri] = 0.0f;
+        t85[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t82[ri] = t82[ri] + s[ri * 32 + ci * 2 + vi];
+            t85[ri] = t85[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t82[ei] = t82[ei] + __shfl_xor_sync(0xffffffffu, t82[ei], 2);
-        t82[ei] = t82[ei] + __shfl_xor_sync(0xffffffffu, t82[ei], 1);
+        t85[ei] = t85[ei] + __shfl_xor_sync(0xffffffffu, t85[ei], 2);
+        t85[ei] = t85[ei] + __shfl_xor_sync(0xffffffffu, t85[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t82[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t85[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -636,7 +633,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[1][4];
@@ -669,7 +666,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
           }
         }
       }
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -677,13 +674,13 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:170: local seen = l:gt(0)
+  // attention.lua:169: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:171: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -727,7 +724,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_kernel(const _
       }
     }
   }
-  // attention.lua:172: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -757,6 +754,7 @@ extern "C" int attention_f16_d128_softcap(const void *Q, const void *K, const vo
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

@@ -247,23 +247,20 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   const int h_2 = bh % Hq;
   // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention.lua:109: local q0 = qb * BM
+  // attention.lua:108: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention.lua:110: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:112: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:113: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention.lua:114: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:115: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:120: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -291,7 +288,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
     }
   }
-  // attention.lua:121: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -303,26 +300,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
     }
   }
-  // attention.lua:122: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:123: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:131: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  // attention.lua:130: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
   const float c2 = scale * 1.442695f;
-  // attention.lua:133: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -349,7 +346,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -382,9 +379,9 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    // attention.lua:136: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
-    // attention.lua:137: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -397,7 +394,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -424,7 +421,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -453,33 +450,33 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
     }
     lt_cp_async_commit();
-    // attention.lua:165: local kend = (j + 1) * BN
+    // attention.lua:164: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:166: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 128 < q0 + 64 - 1 + diag - wl));
+    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:168: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:150: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:151: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:152: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 128, (wr < 0 ? 128 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:153: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -492,36 +489,36 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t69[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t72[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t69[ri] = -INFINITY;
+        t72[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t69[ri] = fmaxf(t69[ri], s[ri * 32 + ci * 2 + vi]);
+            t72[ri] = fmaxf(t72[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 2));
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 1));
+        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 2));
+        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t69[ri]);
+        m_new[ri] = fmaxf(m[ri], t72[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -532,35 +529,35 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t78[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t81[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t78[ri] = 0.0f;
+        t81[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t78[ri] = t78[ri] + s[ri * 32 + ci * 2 + vi];
+            t81[ri] = t81[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 2);
-        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 1);
+        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 2);
+        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t78[ri];
+        l[ri] = l[ri] * alpha[ri] + t81[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -571,7 +568,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -592,7 +589,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
@@ -600,36 +597,36 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t82[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t85[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t82[ri] = -INFINITY;
+        t85[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t82[ri] = fmaxf(t82[ri], s[ri * 32 + ci * 2 + vi]);
+            t85[ri] = fmaxf(t85[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 2));
-        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 1));
+        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 2));
+        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t82[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -640,35 +637,35 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t91[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t94[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t91[ri] = 0.0f;
+        t94[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t91[ri] = t91[ri] + s[ri * 32 + ci * 2 + vi];
+            t94[ri] = t94[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 2);
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 1);
+        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 2);
+        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t91[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t94[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -679,7 +676,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -700,7 +697,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -710,13 +707,13 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:170: local seen = l:gt(0)
+  // attention.lua:169: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:171: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -741,7 +738,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
     }
   }
-  // attention.lua:172: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -771,6 +768,7 @@ static int attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const v
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -817,23 +815,20 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
   const int h_2 = bh % Hq;
   // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention.lua:109: local q0 = qb * BM
+  // attention.lua:108: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention.lua:110: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:112: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:113: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention.lua:114: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:115: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:120: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -861,7 +856,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
       }
     }
   }
-  // attention.lua:121: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -873,26 +868,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
       }
     }
   }
-  // attention.lua:122: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:123: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:131: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  // attention.lua:130: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
   const float c2 = scale * 1.442695f;
-  // attention.lua:133: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -919,7 +914,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -952,9 +947,9 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    // attention.lua:136: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
-    // attention.lua:137: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -967,7 +962,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:134: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -994,7 +989,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:135: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -1023,33 +1018,33 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
       }
     }
     lt_cp_async_commit();
-    // attention.lua:165: local kend = (j + 1) * BN
+    // attention.lua:164: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention.lua:166: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 64 < q0 + 64 - 1 + diag - wl));
+    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:168: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:150: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention.lua:151: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:152: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (wr < 0 ? 64 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention.lua:153: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1062,36 +1057,36 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t69[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t72[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t69[ri] = -INFINITY;
+        t72[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t69[ri] = fmaxf(t69[ri], s[ri * 16 + ci * 2 + vi]);
+            t72[ri] = fmaxf(t72[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 2));
-        t69[ei] = fmaxf(t69[ei], __shfl_xor_sync(0xffffffffu, t69[ei], 1));
+        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 2));
+        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t69[ri]);
+        m_new[ri] = fmaxf(m[ri], t72[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1102,35 +1097,35 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t78[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t81[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t78[ri] = 0.0f;
+        t81[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t78[ri] = t78[ri] + s[ri * 16 + ci * 2 + vi];
+            t81[ri] = t81[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 2);
-        t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 1);
+        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 2);
+        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t78[ri];
+        l[ri] = l[ri] * alpha[ri] + t81[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1141,7 +1136,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1162,7 +1157,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
@@ -1170,36 +1165,36 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
-      // attention.lua:156: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t82[2];
+      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t85[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t82[ri] = -INFINITY;
+        t85[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t82[ri] = fmaxf(t82[ri], s[ri * 16 + ci * 2 + vi]);
+            t85[ri] = fmaxf(t85[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 2));
-        t82[ei] = fmaxf(t82[ei], __shfl_xor_sync(0xffffffffu, t82[ei], 1));
+        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 2));
+        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t82[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
       }
-      // attention.lua:157: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
       }
-      // attention.lua:158: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1210,35 +1205,35 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:159: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
       }
-      // attention.lua:160: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t91[2];
+      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t94[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t91[ri] = 0.0f;
+        t94[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t91[ri] = t91[ri] + s[ri * 16 + ci * 2 + vi];
+            t94[ri] = t94[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 2);
-        t91[ei] = t91[ei] + __shfl_xor_sync(0xffffffffu, t91[ei], 1);
+        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 2);
+        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t91[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t94[ri];
       }
-      // attention.lua:161: k:assign(o, o * alpha)
+      // attention.lua:160: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1249,7 +1244,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
           }
         }
       }
-      // attention.lua:162: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1270,7 +1265,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:163: k:assign(m, m_new)
+      // attention.lua:162: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -1280,13 +1275,13 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:170: local seen = l:gt(0)
+  // attention.lua:169: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:171: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1311,7 +1306,7 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_
       }
     }
   }
-  // attention.lua:172: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -1341,6 +1336,7 @@ static int attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(const void *Q, const 
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);

@@ -41,6 +41,7 @@
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
  *          Hq % Hkv == 0 (attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dq.lua:76: windows below 2^30, as sizes)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_bf16_d64.cu
  */
 #ifndef LUATILE_ATTENTION_BWD_DQ_BF16_D64_H

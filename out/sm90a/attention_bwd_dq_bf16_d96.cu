@@ -228,23 +228,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
   const int h_2 = bh % Hq;
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_bwd_dq.lua:78: local wl, wr = tile.min(p.window_left, p.Sk), tile.min(p.window_right, p.Sq)
-  const int wl = lt_imin(window_left, Sk);
-  const int wr = lt_imin(window_right, Sq);
-  // attention_bwd_dq.lua:79: local q0 = qb * BM
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
   const int q0 = qb * 64;
-  // attention_bwd_dq.lua:80: local diag = p.Sk - p.Sq
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
-  // attention_bwd_dq.lua:81: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dq.lua:82: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - wl;
-  const int hi_key = q0 + 64 - 1 + diag + wr;
-  // attention_bwd_dq.lua:83: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = wl < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention_bwd_dq.lua:84: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = wr < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention_bwd_dq.lua:90: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -273,7 +270,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:91: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+  // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -302,8 +299,8 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:93: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
-  float t23[2];
+  // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+  float t26[2];
   float lse2[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -312,11 +309,11 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
-      t23[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
-      lse2[ri] = t23[ri] * 1.442695f;
+      t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+      lse2[ri] = t26[ri] * 1.442695f;
     }
   }
-  // attention_bwd_dq.lua:94: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+  // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
   float delta[2];
   {
     const bool ok = b < B && h_2 < Hq;
@@ -328,7 +325,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
   }
-  // attention_bwd_dq.lua:95: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -340,12 +337,12 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
   }
-  // attention_bwd_dq.lua:96: k:pipelined(first, last, c.stages, function(j)
+  // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -373,7 +370,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -407,9 +404,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    // attention_bwd_dq.lua:99: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
-    // attention_bwd_dq.lua:100: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -422,7 +419,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention_bwd_dq.lua:97: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -450,7 +447,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:98: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -480,9 +477,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       }
     }
     lt_cp_async_commit();
-    // attention_bwd_dq.lua:101: local dp = k:fragment("f32", { BM, BN }, 0)
+    // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
     float dp[32];
-    // attention_bwd_dq.lua:102: k:gemm(dOs, Vs, dp, { transpose_b = true })
+    // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     /* dp starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(dp);
     lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
@@ -491,16 +488,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       lt_wgmma_m64n64k16_bf16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
-    // attention_bwd_dq.lua:125: local kend = (j + 1) * BN
+    // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention_bwd_dq.lua:126: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((wr >= 0 && kend > q0 + diag + wr + 1) || (wl >= 0 && j * 64 < q0 + 64 - 1 + diag - wl));
+    // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(dp);   /* read below, after the wait */
-    // attention_bwd_dq.lua:128: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -511,25 +508,25 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+      // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
       }
-      // attention_bwd_dq.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = wl < 0 ? 0 : row[ri] - wl;
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention_bwd_dq.lua:116: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (wr < 0 ? 64 : row[ri] + wr + 1));
+        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention_bwd_dq.lua:117: local col = k:iota({ BM, BN }, 2)
+      // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -542,7 +539,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -553,7 +550,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -565,7 +562,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       uint32_t ds_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -589,7 +586,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(dq);   /* read below, after the wait */
     } else {
-      // attention_bwd_dq.lua:110: k:assign(s, s * (p.scale * LOG2E))
+      // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -600,7 +597,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:120: k:assign(s, tile.exp2(s - lse2))   -- P
+      // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -611,7 +608,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:121: local ds = s * (dp - delta)
+      // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
       float ds_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -623,7 +620,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
           }
         }
       }
-      // attention_bwd_dq.lua:123: k:gemm(ds:cast(v.dtype), Ks, dq)
+      // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
       uint32_t ds_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -649,7 +646,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_bf16_d96_kernel(const __
     }
   }
   lt_cp_async_wait<0>();
-  // attention_bwd_dq.lua:130: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+  // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __nv_bfloat16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
@@ -693,6 +690,7 @@ extern "C" int attention_bwd_dq_bf16_d96(const void *Q, const void *K, const voi
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

@@ -449,8 +449,8 @@ static const Case cases[] = {
   {"full long keys", 1, 1, 1, 33, 300, -1, -1, GAPS, 16.0, 6},
   {"window (0,0)", 1, 1, 1, 70, 70, 0, 0, BHSD, 4.0, 3},
   {"causal", 1, 2, 1, 33, 47, -1, 0, ODD, 4.0, 3},
-  {"window (INT_MAX,INT_MAX) Sq>Sk", 1, 2, 1, 50, 30, INT_MAX, INT_MAX, BSHD, 4.0, 3},
-  {"window (INT_MAX,0)", 1, 2, 2, 40, 70, INT_MAX, 0, BHSD, 4.0, 3},
+  {"window (2^30-1,2^30-1) Sq>Sk", 1, 2, 1, 50, 30, 1073741823, 1073741823, BSHD, 4.0, 3},
+  {"window (2^30-1,0)", 1, 2, 2, 40, 70, 1073741823, 0, BHSD, 4.0, 3},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -773,6 +773,7 @@ static void run_bad_args(const Set *s, int with_pre) {
   for (int kind = K_FWD; kind <= K_POST; kind++) {
     int r1 = 0, r2 = 0;   /* a null pointer, a zero size */
     int r3 = -1, r4 = -1; /* Hkv > Hq (1 on 2), Hq not a multiple of Hkv (3 on 2); -1: not tried */
+    int r5 = 1;           /* the forward: a window of INT_MAX (windows are below 2^30, as sizes) */
     const char *name = NULL;
     if (kind == K_FWD && s->fwd) {
       name = s->fwd_name;
@@ -787,6 +788,9 @@ static void run_bad_args(const Set *s, int with_pre) {
         r3 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
         r4 = ((FwdFn)s->fwd)(x, x, x, y, g, 1, 3, 4, 2, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, -1, 0, NULL);
       }
+      r5 = s->cap ? ((FwdCapFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, 5, INT_MAX, 0,
+                                       NULL)
+                  : ((FwdFn)s->fwd)(x, x, x, y, g, 1, 1, 4, 1, 4, a, a, c, a, a, c, a, a, c, a, a, c, 1, INT_MAX, 0, NULL);
       /* scale (and softcap) must be > 0: the kernel folds them into its
       ** exponent, with the running max taken over the unscaled logits */
       static const float bad[] = {0.0f, -0.125f, NAN};
@@ -879,8 +883,10 @@ static void run_bad_args(const Set *s, int with_pre) {
     report(label, &r);
     if (r3 == -1) continue;
     Result rg = {0};
-    snprintf(label, sizeof label, "cpu %s rejects Hkv > Hq and Hq not a multiple of Hkv", name);
-    if (!(r3 && r4)) fail(&rg, "returned %d for Hq 1 on Hkv 2, %d for Hq 3 on Hkv 2", r3, r4);
+    snprintf(label, sizeof label, "cpu %s rejects Hkv > Hq, Hq not a multiple of Hkv%s", name,
+             kind == K_FWD ? " and a window of INT_MAX" : "");
+    if (!(r3 && r4 && r5))
+      fail(&rg, "returned %d for Hq 1 on Hkv 2, %d for Hq 3 on Hkv 2, %d for a window of INT_MAX", r3, r4, r5);
     report(label, &rg);
   }
   free(x), free(y), free(y2), free(f), free(g);

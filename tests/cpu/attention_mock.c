@@ -74,7 +74,9 @@ static int mock_fwd(int dt, int D, const void *Q, const void *K, const void *V, 
                     int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh,
                     int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos,
                     float scale, float cap, int wl, int wr) {
-  if (!Q || !K || !V || !O || !LSE || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || Hq % Hkv != 0 || !(scale > 0)) return 1;
+  if (!Q || !K || !V || !O || !LSE || B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || Hq % Hkv != 0 || !(scale > 0) ||
+      wl >= (1 << 30) || wr >= (1 << 30))
+    return 1;
   if (sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 ||
       sob < 0 || soh < 0 || sos < 0)
     return 1;
