@@ -1072,38 +1072,19 @@ static int bias_gelu_f16_N128(const void *X, const void *B, void *Y, int M, int 
   return (int)cudaGetLastError();
 }
 
-/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
-static int lt_bucket_distance(int n, int b)
-{
-  int l = 0;
-  while (l < 31 && (1 << l) < n) ++l;
-  return l > b ? l - b : b - l;
-}
-
-/* Runs the config tuned for the shape bucket nearest the call's sizes: the
-** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
+/* Runs the config tuned for the bucket of N: N rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
 extern "C" int bias_gelu_f16(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
-  const int d0 = lt_bucket_distance(N, 17);   /* N=131072 */
-  const int d1 = lt_bucket_distance(N, 16);   /* N=65536 */
-  const int d2 = lt_bucket_distance(N, 15);   /* N=32768 */
-  const int d3 = lt_bucket_distance(N, 14);   /* N=16384 */
-  const int d4 = lt_bucket_distance(N, 13);   /* N=8192 */
-  const int d5 = lt_bucket_distance(N, 12);   /* N=4096 */
-  const int d6 = lt_bucket_distance(N, 11);   /* N=2048 */
-  const int d7 = lt_bucket_distance(N, 10);   /* N=1024 */
-  const int d8 = lt_bucket_distance(N, 9);   /* N=512 */
-  const int d9 = lt_bucket_distance(N, 8);   /* N=256 */
-  const int d10 = lt_bucket_distance(N, 7);   /* N=128 */
-  if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9 && d0 <= d10) return bias_gelu_f16_N131072(X, B, Y, M, N, stream);
-  if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9 && d1 <= d10) return bias_gelu_f16_N65536(X, B, Y, M, N, stream);
-  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10) return bias_gelu_f16_N32768(X, B, Y, M, N, stream);
-  if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9 && d3 <= d10) return bias_gelu_f16_N16384(X, B, Y, M, N, stream);
-  if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9 && d4 <= d10) return bias_gelu_f16_N8192(X, B, Y, M, N, stream);
-  if (d5 <= d6 && d5 <= d7 && d5 <= d8 && d5 <= d9 && d5 <= d10) return bias_gelu_f16_N4096(X, B, Y, M, N, stream);
-  if (d6 <= d7 && d6 <= d8 && d6 <= d9 && d6 <= d10) return bias_gelu_f16_N2048(X, B, Y, M, N, stream);
-  if (d7 <= d8 && d7 <= d9 && d7 <= d10) return bias_gelu_f16_N1024(X, B, Y, M, N, stream);
-  if (d8 <= d9 && d8 <= d10) return bias_gelu_f16_N512(X, B, Y, M, N, stream);
-  if (d9 <= d10) return bias_gelu_f16_N256(X, B, Y, M, N, stream);
-  return bias_gelu_f16_N128(X, B, Y, M, N, stream);
+  if (N <= 128) return bias_gelu_f16_N128(X, B, Y, M, N, stream);
+  if (N <= 256) return bias_gelu_f16_N256(X, B, Y, M, N, stream);
+  if (N <= 512) return bias_gelu_f16_N512(X, B, Y, M, N, stream);
+  if (N <= 1024) return bias_gelu_f16_N1024(X, B, Y, M, N, stream);
+  if (N <= 2048) return bias_gelu_f16_N2048(X, B, Y, M, N, stream);
+  if (N <= 4096) return bias_gelu_f16_N4096(X, B, Y, M, N, stream);
+  if (N <= 8192) return bias_gelu_f16_N8192(X, B, Y, M, N, stream);
+  if (N <= 16384) return bias_gelu_f16_N16384(X, B, Y, M, N, stream);
+  if (N <= 32768) return bias_gelu_f16_N32768(X, B, Y, M, N, stream);
+  if (N <= 65536) return bias_gelu_f16_N65536(X, B, Y, M, N, stream);
+  return bias_gelu_f16_N131072(X, B, Y, M, N, stream);
 }

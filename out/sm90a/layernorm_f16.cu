@@ -3961,38 +3961,19 @@ static int layernorm_f16_C128(const void *X, const void *W, const void *B, void 
   return (int)cudaGetLastError();
 }
 
-/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
-static int lt_bucket_distance(int n, int b)
-{
-  int l = 0;
-  while (l < 31 && (1 << l) < n) ++l;
-  return l > b ? l - b : b - l;
-}
-
-/* Runs the config tuned for the shape bucket nearest the call's sizes: the
-** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
+/* Runs the config tuned for the bucket of C: C rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
 extern "C" int layernorm_f16(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
 {
-  const int d0 = lt_bucket_distance(C, 17);   /* C=131072 */
-  const int d1 = lt_bucket_distance(C, 16);   /* C=65536 */
-  const int d2 = lt_bucket_distance(C, 15);   /* C=32768 */
-  const int d3 = lt_bucket_distance(C, 14);   /* C=16384 */
-  const int d4 = lt_bucket_distance(C, 13);   /* C=8192 */
-  const int d5 = lt_bucket_distance(C, 12);   /* C=4096 */
-  const int d6 = lt_bucket_distance(C, 11);   /* C=2048 */
-  const int d7 = lt_bucket_distance(C, 10);   /* C=1024 */
-  const int d8 = lt_bucket_distance(C, 9);   /* C=512 */
-  const int d9 = lt_bucket_distance(C, 8);   /* C=256 */
-  const int d10 = lt_bucket_distance(C, 7);   /* C=128 */
-  if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9 && d0 <= d10) return layernorm_f16_C131072(X, W, B, Y, R, C, eps, stream);
-  if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9 && d1 <= d10) return layernorm_f16_C65536(X, W, B, Y, R, C, eps, stream);
-  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10) return layernorm_f16_C32768(X, W, B, Y, R, C, eps, stream);
-  if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9 && d3 <= d10) return layernorm_f16_C16384(X, W, B, Y, R, C, eps, stream);
-  if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9 && d4 <= d10) return layernorm_f16_C8192(X, W, B, Y, R, C, eps, stream);
-  if (d5 <= d6 && d5 <= d7 && d5 <= d8 && d5 <= d9 && d5 <= d10) return layernorm_f16_C4096(X, W, B, Y, R, C, eps, stream);
-  if (d6 <= d7 && d6 <= d8 && d6 <= d9 && d6 <= d10) return layernorm_f16_C2048(X, W, B, Y, R, C, eps, stream);
-  if (d7 <= d8 && d7 <= d9 && d7 <= d10) return layernorm_f16_C1024(X, W, B, Y, R, C, eps, stream);
-  if (d8 <= d9 && d8 <= d10) return layernorm_f16_C512(X, W, B, Y, R, C, eps, stream);
-  if (d9 <= d10) return layernorm_f16_C256(X, W, B, Y, R, C, eps, stream);
-  return layernorm_f16_C128(X, W, B, Y, R, C, eps, stream);
+  if (C <= 128) return layernorm_f16_C128(X, W, B, Y, R, C, eps, stream);
+  if (C <= 256) return layernorm_f16_C256(X, W, B, Y, R, C, eps, stream);
+  if (C <= 512) return layernorm_f16_C512(X, W, B, Y, R, C, eps, stream);
+  if (C <= 1024) return layernorm_f16_C1024(X, W, B, Y, R, C, eps, stream);
+  if (C <= 2048) return layernorm_f16_C2048(X, W, B, Y, R, C, eps, stream);
+  if (C <= 4096) return layernorm_f16_C4096(X, W, B, Y, R, C, eps, stream);
+  if (C <= 8192) return layernorm_f16_C8192(X, W, B, Y, R, C, eps, stream);
+  if (C <= 16384) return layernorm_f16_C16384(X, W, B, Y, R, C, eps, stream);
+  if (C <= 32768) return layernorm_f16_C32768(X, W, B, Y, R, C, eps, stream);
+  if (C <= 65536) return layernorm_f16_C65536(X, W, B, Y, R, C, eps, stream);
+  return layernorm_f16_C131072(X, W, B, Y, R, C, eps, stream);
 }
