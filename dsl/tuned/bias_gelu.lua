@@ -1,49 +1,11 @@
--- Tuned configs of kernel bias_gelu: for sm90a, one entry a row-length bucket
--- (bench/rowops_tune.py from a bench/rowops_grid.py sweep; bench/results/).
+-- Tuned configs of kernel bias_gelu: for sm90a on NVIDIA H200, one entry a row-length
+-- bucket, and the rule (device "any", for devices without entries), written by
+-- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).
 -- gen uses the entries whose target, device and variant match; the launcher
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
 return {
   kernel = "bias_gelu",
   entries = {
-    {
-      bucket = "N=128",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2783.6,
-      shape = "N=128",
-      target = "sm90a",
-      variant = "bias_gelu_bf16",
-    },
-    {
-      bucket = "N=256",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2779.3,
-      shape = "N=256",
-      target = "sm90a",
-      variant = "bias_gelu_bf16",
-    },
-    {
-      bucket = "N=512",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2790.7,
-      shape = "N=512",
-      target = "sm90a",
-      variant = "bias_gelu_bf16",
-    },
     {
       bucket = "N=1024",
       config = {
@@ -147,45 +109,6 @@ return {
       shape = "N=128256",
       target = "sm90a",
       variant = "bias_gelu_bf16",
-    },
-    {
-      bucket = "N=128",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2762.5,
-      shape = "N=128",
-      target = "sm90a",
-      variant = "bias_gelu_f16",
-    },
-    {
-      bucket = "N=256",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2775.2,
-      shape = "N=256",
-      target = "sm90a",
-      variant = "bias_gelu_f16",
-    },
-    {
-      bucket = "N=512",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 256,
-      },
-      device = "NVIDIA H200",
-      gbps = 2781.6,
-      shape = "N=512",
-      target = "sm90a",
-      variant = "bias_gelu_f16",
     },
     {
       bucket = "N=1024",
@@ -331,19 +254,6 @@ return {
       variant = "bias_gelu_f32",
     },
     {
-      bucket = "N=1024",
-      config = {
-        BM = 32,
-        BN = 128,
-        threads = 512,
-      },
-      device = "NVIDIA H200",
-      gbps = 4162.1,
-      shape = "N=1000",
-      target = "sm90a",
-      variant = "bias_gelu_f32",
-    },
-    {
       bucket = "N=2048",
       config = {
         BM = 32,
@@ -366,19 +276,6 @@ return {
       device = "NVIDIA H200",
       gbps = 4209.2,
       shape = "N=4096",
-      target = "sm90a",
-      variant = "bias_gelu_f32",
-    },
-    {
-      bucket = "N=8192",
-      config = {
-        BM = 16,
-        BN = 256,
-        threads = 512,
-      },
-      device = "NVIDIA H200",
-      gbps = 4220.2,
-      shape = "N=8192",
       target = "sm90a",
       variant = "bias_gelu_f32",
     },
@@ -431,6 +328,314 @@ return {
       device = "NVIDIA H200",
       gbps = 4212.3,
       shape = "N=128256",
+      target = "sm90a",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=2048",
+      config = {
+        BM = 2,
+        BN = 2048,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=2048",
+      config = {
+        BM = 2,
+        BN = 2048,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=2048",
+      config = {
+        BM = 2,
+        BN = 2048,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_bf16",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=2048",
+      config = {
+        BM = 2,
+        BN = 2048,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f16",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=128",
+      config = {
+        BM = 32,
+        BN = 128,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=256",
+      config = {
+        BM = 16,
+        BN = 256,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=512",
+      config = {
+        BM = 8,
+        BN = 512,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "bias_gelu_f32",
+    },
+    {
+      bucket = "N=1024",
+      config = {
+        BM = 4,
+        BN = 1024,
+        threads = 512,
+      },
+      device = "any",
       target = "sm90a",
       variant = "bias_gelu_f32",
     },

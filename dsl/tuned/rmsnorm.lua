@@ -1,5 +1,6 @@
--- Tuned configs of kernel rmsnorm: for sm90a, one entry a row-length bucket
--- (bench/rowops_tune.py from a bench/rowops_grid.py sweep; bench/results/).
+-- Tuned configs of kernel rmsnorm: for sm90a on NVIDIA H200, one entry a row-length
+-- bucket, and the rule (device "any", for devices without entries), written by
+-- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).
 -- gen uses the entries whose target, device and variant match; the launcher
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
 return {
@@ -431,6 +432,380 @@ return {
       device = "NVIDIA H200",
       gbps = 2713.8,
       shape = "C=128256",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=4096",
+      config = {
+        BC = 4096,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 8192,
+        RB = 1,
+        threads = 512,
+      },
+      device = "any",
+      target = "sm80",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=128",
+      config = {
+        BC = 128,
+        RB = 8,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=256",
+      config = {
+        BC = 256,
+        RB = 4,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=512",
+      config = {
+        BC = 512,
+        RB = 2,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=1024",
+      config = {
+        BC = 1024,
+        RB = 1,
+        threads = 64,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=2048",
+      config = {
+        BC = 2048,
+        RB = 1,
+        threads = 128,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=4096",
+      config = {
+        BC = 4096,
+        RB = 1,
+        threads = 256,
+      },
+      device = "any",
+      target = "sm90a",
+      variant = "rmsnorm_f32",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 8192,
+        RB = 1,
+        threads = 512,
+      },
+      device = "any",
       target = "sm90a",
       variant = "rmsnorm_f32",
     },

@@ -156,6 +156,26 @@ grep -qxF "int tvadd_f32(const void *X, void *Y, int N, void *stream);" disp/tva
 grep -q "tvadd_f32_N" disp/tvadd_f32.h && why+="the header names a bucket's launcher; "
 check gen_tuned_dispatch "$why"
 
+# the rule: entries of device "any" name no device to choose; a variant takes
+# them when the chosen device has no entry for it, or no device is chosen
+cat >rule.lua <<'EOF'
+return { kernel = "tvadd", entries = {
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+  { target = "sm80", device = "any", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 512 } },
+  { target = "sm80", device = "any", variant = "tvadd_f16", bucket = "N=64", config = { BLOCK = 64 } },
+  { target = "sm80", device = "any", variant = "tvadd_f16", bucket = "N=4096", config = { BLOCK = 2048 } },
+} }
+EOF
+want_list gen_tuned_rule_beside_a_device --target sm80 --tuned rule.lua -- \
+  "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: rule.lua, GPU A, N=1024)" \
+  "  tvadd_f16  for N=4096  config: BLOCK=2048 note=plain threads=128 unroll=false (rule: rule.lua, N=4096)" \
+  "  tvadd_f16  for N=64  config: BLOCK=64 note=plain threads=128 unroll=false (rule: rule.lua, N=64)"
+want_list gen_tuned_rule_for_another_device --target sm80 --tuned rule.lua --device "GPU C" -- \
+  "  tvadd_f32  config: BLOCK=512 note=plain threads=128 unroll=false (rule: rule.lua, N=1024)" \
+  "  tvadd_f16  for N=64  config: BLOCK=64 note=plain threads=128 unroll=false (rule: rule.lua, N=64)"
+want_list gen_tuned_rule_not_for_other_targets --target gfx90a --tuned rule.lua -- \
+  "  tvadd_f16  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: rule.lua has no entry for gfx90a)"
+
 # buckets of two sizes: a distance a bucket, the least sum wins (ties: the first)
 why=
 cat >"$W/k/kernels/tv2.lua" <<'EOF'
