@@ -11,6 +11,9 @@ VEC = {"bf16": 8, "f16": 8, "f32": 4}   # elements in a 16-byte access
 
 
 def row_configs(dt):
+    """softmax / RMSNorm / LayerNorm configs for dtype dt: BC from 128 to
+    32768, RB while a program holds at most 8192 elements, 1 to 4 vectors a
+    thread, 32 to 1024 threads."""
     v = VEC[dt]
     out = []
     bc = 128
@@ -27,6 +30,7 @@ def row_configs(dt):
 
 
 def main():
+    """Prints every candidate, one line each."""
     two_pass = "--two-pass" in sys.argv   # only the chunk widths a mid-length row takes in two passes
     for k in ("softmax", "rmsnorm", "layernorm"):
         for dt in VEC:

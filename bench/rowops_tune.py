@@ -19,7 +19,9 @@ config measured at each of the bucket's points is highest (so a shape
 anywhere in the bucket runs near its best).  Entries are keyed on the row
 length alone (bucket "C=4096", "N=4096" for bias_gelu's row; add's one
 entry covers every length): the launcher picks by the call's row length.
-usage: python3 bench/rowops_tune.py SWEEP.csv... DEVICE TARGET > table.txt
+usage: python3 bench/rowops_tune.py SWEEP.csv... [--exclude SPILLS.txt] DEVICE TARGET > table.txt
+       (SPILLS.txt: lines "OP DTYPE CONFIG ...", configs that spill registers,
+       never chosen)
        (rewrites dsl/tuned/{softmax,rmsnorm,layernorm,bias_gelu,add}.lua:
        DEVICE's entries for TARGET, the rule's for RULE_TARGETS, and the
        entries of other targets kept)"""
@@ -39,6 +41,7 @@ BUCKETS = [1 << k for k in range(7, 18)]
 
 
 def p2(c):
+    """c rounded up to a power of two (the bucket of a row length)."""
     return 1 << max(0, (c - 1).bit_length())
 
 
@@ -131,6 +134,8 @@ def run_ends(cfgs):
 
 
 def lua_entry(target, device, variant, bucket, cfg, pts):
+    """The lines of one tuned-file entry; pts (the measured points, or None
+    for the rule's) give the largest point's GB/s and shape, for people."""
     kv = sorted((k, int(v)) for k, v in (p.split("=") for p in cfg.split(",")))
     lines = ["    {", f'      bucket = "{bucket}",', "      config = {"]
     lines += [f"        {k} = {v}," for k, v in kv]
@@ -152,8 +157,15 @@ def other_entries(path, targets):
 
 
 def main():
-    *srcs, device, target = sys.argv[1:]
-    rows = [r for src in srcs for r in csv.DictReader(open(src))]
+    """Reads the sweeps, prints the table and rewrites the tuned files."""
+    args = sys.argv[1:]
+    bad = set()
+    if "--exclude" in args:
+        i = args.index("--exclude")
+        bad = {tuple(l.split()[:3]) for l in open(args[i + 1]) if l.strip() and not l.startswith("#")}
+        del args[i:i + 2]
+    *srcs, device, target = args
+    rows = [r for src in srcs for r in csv.DictReader(open(src)) if (r["op"], r["dtype"], r["config"]) not in bad]
     for r in rows:
         for k in ("C", "R"):
             r[k] = int(r[k])
