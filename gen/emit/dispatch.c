@@ -2,9 +2,38 @@
 ** dispatch.c: the shape-bucket dispatch.  A variant with tuned configs for
 ** several shape buckets (tuned.c) becomes one kernel and one static
 ** launcher per bucket in its file, and one extern launcher, printed here,
-** that runs the bucket nearest the call's sizes.
+** that runs the bucket nearest the call's sizes.  Buckets that all name
+** one size (a row length: "C=4096") make a chain of comparisons on it;
+** others, a distance per bucket summed over its sizes.
 */
 #include "emit/emit.h"
+
+/* The one size every bucket of ks[0..n-1] names alone (e.g. "C"), with
+** each bucket's log2 into log2s; NULL when a bucket names another or more. */
+static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, int *log2s) {
+  const char *key = NULL;
+  for (int i = 0; i < n; i++) {
+    const char *keys[LT_MAXRANK * 4];
+    int l[LT_MAXRANK * 4];
+    int nk = ltN_bucket_sizes(ks[0]->tuned, ks[i]->bucket, sizes, nsizes, keys, l);
+    if (nk != 1 || (key && strcmp(key, keys[0]) != 0)) return NULL;
+    key = keys[0];
+    log2s[i] = l[0];
+  }
+  return key;
+}
+
+/* The launcher's lines that run the nearest bucket of one size: buckets
+** b_i (log2s, largest first) take sizes up to 2^m, m the largest log2 of
+** a power of two that is nearer b_i than the next larger bucket (ties go
+** to the larger); the largest takes the rest.  args: the call's arguments. */
+static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const int *log2s, const char *args) {
+  for (int i = n - 1; i > 0; i--) {
+    int m = (log2s[i] + log2s[i - 1] + 1) / 2 - 1;   /* ceil((b_i + b_(i-1)) / 2) - 1 */
+    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, 1LL << m, ks[i]->name, args);
+  }
+  ltE_line(e, "return %s(%s);", ks[0]->name, args);
+}
 
 /* The launcher of a variant tuned for several shape buckets (ks[0..n-1],
 ** in ltN_buckets' order): runs the bucket whose sizes are nearest the
@@ -12,46 +41,58 @@
 ** the tuner's buckets do; ties go to the first.  ps are the parameters. */
 void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   Kernel *k = ks[0];
-  ltU_put(e->b, "\n");
-  ltE_line(e, "/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */");
-  ltE_line(e, "static int lt_bucket_distance(int n, int b)");
-  ltE_line(e, "{");
-  ltE_line(e, "  int l = 0;");
-  ltE_line(e, "  while (l < 31 && (1 << l) < n) ++l;");
-  ltE_line(e, "  return l > b ? l - b : b - l;");
-  ltE_line(e, "}");
-  ltU_put(e->b, "\n");
-  ltE_line(e, "/* Runs the config tuned for the shape bucket nearest the call's sizes: the");
-  ltE_line(e, "** least sum of lt_bucket_distance over the sizes it names (ties: the first). */");
-  ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->launcher, ps, np));
-  ltE_line(e, "{");
-  e->depth++;
-  Buf args = {0};
-  for (int i = 0; i < np; i++) ltU_printf(&args, "%s, ", ps[i]->name);
-  ltU_put(&args, "stream");
   const char *sizes[128];
   int nsizes = 0;
   for (int i = 0; i < np; i++)
     if (ps[i]->kind == SYM_SIZE) sizes[nsizes++] = ps[i]->name;
-  for (int i = 0; i < n; i++) {
-    const char *keys[LT_MAXRANK * 4];
-    int log2s[LT_MAXRANK * 4];
-    int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, log2s);
-    Buf d = {0};
-    for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], log2s[j]);
-    ltE_line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);
+  int log2s[64];
+  const char *key = n <= 64 ? one_size(ks, n, sizes, nsizes, log2s) : NULL;
+  Buf args = {0};
+  for (int i = 0; i < np; i++) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltU_put(&args, "stream");
+  ltU_put(e->b, "\n");
+  if (key) {
+    ltE_line(e, "/* Runs the config tuned for the bucket of %s: %s rounded up to a power of two,", key, key);
+    ltE_line(e, "** the nearest bucket's (ties: the larger). */");
+  } else {
+    ltE_line(e, "/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */");
+    ltE_line(e, "static int lt_bucket_distance(int n, int b)");
+    ltE_line(e, "{");
+    ltE_line(e, "  int l = 0;");
+    ltE_line(e, "  while (l < 31 && (1 << l) < n) ++l;");
+    ltE_line(e, "  return l > b ? l - b : b - l;");
+    ltE_line(e, "}");
+    ltU_put(e->b, "\n");
+    ltE_line(e, "/* Runs the config tuned for the shape bucket nearest the call's sizes: the");
+    ltE_line(e, "** least sum of lt_bucket_distance over the sizes it names (ties: the first). */");
   }
+  ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->launcher, ps, np));
+  ltE_line(e, "{");
+  e->depth++;
+  if (!key)
+    for (int i = 0; i < n; i++) {
+      const char *keys[LT_MAXRANK * 4];
+      int l[LT_MAXRANK * 4];
+      int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, l);
+      Buf d = {0};
+      for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], l[j]);
+      ltE_line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);
+    }
   if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
     ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
     ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
     for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args.p);
   }
-  for (int i = 0; i < n - 1; i++) {
-    Buf c = {0};
-    for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
-    ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args.p);
+  if (key) {
+    one_size_chain(e, ks, n, key, log2s, args.p);
+  } else {
+    for (int i = 0; i < n - 1; i++) {
+      Buf c = {0};
+      for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
+      ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args.p);
+    }
+    ltE_line(e, "return %s(%s);", ks[n - 1]->name, args.p);
   }
-  ltE_line(e, "return %s(%s);", ks[n - 1]->name, args.p);
   e->depth--;
   ltE_line(e, "}");
 }

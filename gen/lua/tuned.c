@@ -16,7 +16,10 @@
 **
 ** For the target of the run, one device is chosen (--device, else the only
 ** device the target's entries name), and for each variant one entry of that
-** device (--shape's bucket, else the largest bucket).  variants.c lays the
+** device (--shape's bucket, else the largest bucket).  Entries whose device
+** is "any" are a rule (a model fitted to measurements, for any device):
+** they name no device to choose, and a variant takes them when the chosen
+** device has no entry for it, or when no device is chosen.  variants.c lays the
 ** entry's config over the kernel's config; -D still wins.  ltN_pick says
 ** where a variant's config came from, for --list, --explain and the
 ** generated file's header comment.
@@ -677,13 +680,16 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
   }
 }
 
+#define RULE "any"   /* the device of a rule's entries */
+
 /* Chooses the device for the run's target: --device, else the only device
-** the target's entries name; sets no_device when there is none. */
+** the target's entries name (a rule's "any" is none); sets no_device when
+** there is none. */
 static void choose_device(void) {
   const char *seen[64];
   int n = 0, more = 0;
   for (int i = 0; i < nentries; i++) {
-    if (strcmp(entries[i].target, target->name) != 0) continue;
+    if (strcmp(entries[i].target, target->name) != 0 || strcmp(entries[i].device, RULE) == 0) continue;
     if (opts.device && strcmp(entries[i].device, opts.device) != 0) continue;
     int j = 0;
     while (j < n && strcmp(seen[j], entries[i].device) != 0) j++;
@@ -747,9 +753,19 @@ const char *ltN_summary(void) {
                  nentries == 1 ? "y" : "ies", n ? ": " : "", n ? b.p : "");
 }
 
-/* Is entry e one of variant's for the run's target and chosen device? */
-static int ours(const Entry *e, const char *variant) {
-  return strcmp(e->target, target->name) == 0 && strcmp(e->device, device) == 0 && strcmp(e->variant, variant) == 0;
+/* Is entry e one of variant's for the run's target and device dev? */
+static int ours(const Entry *e, const char *variant, const char *dev) {
+  return strcmp(e->target, target->name) == 0 && strcmp(e->device, dev) == 0 && strcmp(e->variant, variant) == 0;
+}
+
+/* The device whose entries variant takes: the chosen device when it has
+** one for variant, else the rule's "any" when it has one, else NULL. */
+static const char *entries_of(const char *variant) {
+  const char *devs[2] = {device, RULE};
+  for (int d = 0; d < 2; d++)
+    for (int i = 0; devs[d] && i < nentries; i++)
+      if (ours(&entries[i], variant, devs[d])) return devs[d];
+  return NULL;
 }
 
 /* Does entry a come before b: the larger bucket, then the first text? */
@@ -759,41 +775,45 @@ static int before(const Entry *a, const Entry *b) {
 
 /* The tuned config of a variant for the run's target: sets *vals / *n to
 ** the chosen entry's values (n = 0: none) and returns where the config
-** comes from: "tuned: FILE, DEVICE, BUCKET", "kernel defaults" or
-** "kernel defaults: why no entry applies".  The entry is bucket's when
+** comes from: "tuned: FILE, DEVICE, BUCKET", "rule: FILE, BUCKET" (the
+** "any" entries), "kernel defaults" or "kernel defaults: why no entry
+** applies".  The entry is bucket's when
 ** bucket is not NULL, else --shape's; without either, the largest
 ** bucket's (ties: the first bucket text in byte order). */
 const char *ltN_pick(const char *variant, const char *bucket, const TunedValue **vals, int *n) {
   *vals = NULL;
   *n = 0;
   if (!tpath || !target) return "kernel defaults";
-  if (!device) return ltU_fmt("kernel defaults: %s", no_device);
+  const char *dev = entries_of(variant);
+  if (!dev && !device) return ltU_fmt("kernel defaults: %s", no_device);
   const char *want = bucket ? bucket : want_bucket;
   const Entry *best = NULL;
-  for (int i = 0; i < nentries; i++) {
+  for (int i = 0; dev && i < nentries; i++) {
     const Entry *e = &entries[i];
-    if (ours(e, variant) && (want ? strcmp(e->bucket, want) == 0 : !best || before(e, best))) best = e;
+    if (ours(e, variant, dev) && (want ? strcmp(e->bucket, want) == 0 : !best || before(e, best))) best = e;
   }
   if (!best)
     return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
-                   clean(device), want ? ", bucket " : "", want ? want : "");
+                   clean(dev ? dev : device), want ? ", bucket " : "", want ? want : "");
   *vals = best->vals;
   *n = best->nvals;
+  if (strcmp(dev, RULE) == 0) return ltU_fmt("rule: %s, %s", shown, best->bucket);
   return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), best->bucket);
 }
 
-/* The buckets of a variant's entries for the run's target and device, in
+/* The buckets of a variant's entries for the run's target and device (or the rule's), in
 ** the order ltN_pick prefers them (largest first, then by text), into out
 ** (at most max); returns how many.  None under --shape: it asks for one
 ** bucket.  gen writes one kernel per bucket when there are several, and a
 ** launcher that picks one by the call's sizes (emit/dispatch.c). */
 int ltN_buckets(const char *variant, const char **out, int max) {
-  if (!tpath || !target || !device || want_bucket) return 0;
+  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
+  if (!dev) return 0;
   const Entry *es[64];
   int n = 0;
   for (int i = 0; i < nentries && n < max && n < 64; i++) {
     const Entry *e = &entries[i];
-    if (!ours(e, variant)) continue;
+    if (!ours(e, variant, dev)) continue;
     int j = n++;
     for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
     es[j] = e;
@@ -817,7 +837,8 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
     if (found) continue;
     int line = 0;
     for (int j = 0; j < nentries; j++)
-      if (ours(&entries[j], variant) && strcmp(entries[j].bucket, bucket) == 0) line = entries[j].line;
+      if (ours(&entries[j], variant, entries_of(variant)) && strcmp(entries[j].bucket, bucket) == 0)
+        line = entries[j].line;
     Buf b = {0};
     for (int j = 0; j < nsizes; j++) ltU_printf(&b, "%s%s", j ? ", " : "", sizes[j]);
     tuned_error(line, "bucket %s names %s, which is not a size of %s (its sizes: %s); a bucket names sizes only",

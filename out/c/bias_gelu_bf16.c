@@ -4,7 +4,7 @@
  *
  * Fused Y = gelu(X + B) with B broadcast over the rows of X [M, N].
  *
- * Config: BM=8 BN=512 threads=256.
+ * Config: BM=8 BN=512 threads=256 (kernel defaults: dsl/tuned/bias_gelu.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c bias_gelu_bf16.c
  */
 #include <math.h>

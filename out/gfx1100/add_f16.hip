@@ -4,7 +4,7 @@
  *
  * Elementwise Z = X + Y over vectors of any length.
  *
- * Config: BLOCK=4096 threads=256.
+ * Config: BLOCK=4096 threads=256 (kernel defaults: dsl/tuned/add.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c add_f16.hip
  */
 #include <hip/hip_runtime.h>

@@ -4,7 +4,7 @@
  *
  * Elementwise Z = X + Y over vectors of any length.
  *
- * Config: BLOCK=4096 threads=256.
+ * Config: BLOCK=4096 threads=256 (kernel defaults: dsl/tuned/add.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c add_bf16.hip
  */
 #include <hip/hip_runtime.h>

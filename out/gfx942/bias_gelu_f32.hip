@@ -4,7 +4,7 @@
  *
  * Fused Y = gelu(X + B) with B broadcast over the rows of X [M, N].
  *
- * Config: BM=8 BN=512 threads=256.
+ * Config: BM=8 BN=512 threads=256 (kernel defaults: dsl/tuned/bias_gelu.lua has no entry for gfx942).
  * Build: hipcc -O3 --offload-arch=gfx942 -c bias_gelu_f32.hip
  */
 #include <hip/hip_runtime.h>

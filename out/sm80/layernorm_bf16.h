@@ -16,6 +16,7 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Runs the config tuned for the shape bucket nearest the sizes (6 buckets; see the source).
  * Build: nvcc -O3 -arch=sm_80 -c layernorm_bf16.cu
  */
 #ifndef LUATILE_LAYERNORM_BF16_H

@@ -4,7 +4,13 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=1 threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for sm80).
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   C=4096: BC=2048 RB=1 threads=256 (rule: dsl/tuned/layernorm.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 threads=128 (rule: dsl/tuned/layernorm.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 threads=64 (rule: dsl/tuned/layernorm.lua, C=1024)
+ *   C=512: BC=512 RB=1 threads=32 (rule: dsl/tuned/layernorm.lua, C=512)
+ *   C=256: BC=256 RB=2 threads=32 (rule: dsl/tuned/layernorm.lua, C=256)
+ *   C=128: BC=128 RB=4 threads=32 (rule: dsl/tuned/layernorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c layernorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -41,17 +47,17 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (128 threads) of layernorm_f32. */
-__global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+/* One block (256 threads) of layernorm_f32_C4096. */
+__global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t14_red[1][4];
-  __shared__ float t36_red[1][4];
-  __shared__ float t43_red[1][4];
+  __shared__ float t10_red[1][8];
+  __shared__ float t14_red[1][8];
+  __shared__ float t36_red[1][8];
+  __shared__ float t43_red[1][8];
   // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 1024 - 1) / 1024;
+  const int nchunks = (C + 2048 - 1) / 2048;
   // layernorm.lua:40: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
@@ -61,7 +67,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       const float *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
+        const int gc = (ci * 256 + tid) * 4;
         const float *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -82,7 +88,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       const float *base = W;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
+        const int gc = (ci * 256 + tid) * 4;
         const float *ptr = base + gc;
         if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -103,7 +109,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       const float *base = B;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
+        const int gc = (ci * 256 + tid) * 4;
         const float *ptr = base + gc;
         if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -139,7 +145,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
     // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
@@ -149,7 +155,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        col[ci * 4 + vi] = (ci * 128 + tid) * 4 + vi;
+        col[ci * 4 + vi] = (ci * 256 + tid) * 4 + vi;
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
@@ -174,7 +180,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     __syncthreads();
     t14[0] = t14_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
     // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
@@ -183,7 +189,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       float *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
+        const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -206,7 +212,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       const float *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
+        const int gc = (ci * 256 + tid) * 4;
         const float *ptr = base + gc;
         if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -248,7 +254,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         const float *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 1024 + (ci * 128 + tid) * 4;
+          const int gc = j * 2048 + (ci * 256 + tid) * 4;
           const float *ptr = base + gc;
           if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -270,7 +276,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          col_2[ci * 4 + vi] = (ci * 128 + tid) * 4 + vi + j * 1024;
+          col_2[ci * 4 + vi] = (ci * 256 + tid) * 4 + vi + j * 2048;
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
@@ -297,7 +303,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int ci = 0; ci < 2; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        n[ci * 4 + vi] = (float)((C - ((ci * 128 + tid) * 4 + vi) - 1) / 1024 + 1);
+        n[ci * 4 + vi] = (float)((C - ((ci * 256 + tid) * 4 + vi) - 1) / 2048 + 1);
       }
     }
     // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
@@ -321,7 +327,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     __syncthreads();
     t36[0] = t36_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
     // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
@@ -354,7 +360,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     __syncthreads();
     t43[0] = t43_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
     // layernorm.lua:74: k:serial(0, nchunks, function(j)
@@ -366,7 +372,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         const float *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           const float *ptr = base + gc;
           if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -387,7 +393,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         const float *base = W;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           const float *ptr = base + gc;
           if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -408,7 +414,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         const float *base = B;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           const float *ptr = base + gc;
           if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -429,7 +435,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         float *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
           if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -448,8 +454,8 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
   }
 }
 
-/* Checks the arguments, then runs layernorm_f32 over its grid on `stream`. */
-extern "C" int layernorm_f32(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+/* Checks the arguments, then runs layernorm_f32_C4096 over its grid on `stream` (the config tuned for C=4096). */
+static int layernorm_f32_C4096(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
 {
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
@@ -458,6 +464,2117 @@ extern "C" int layernorm_f32(const void *X, const void *W, const void *B, void *
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  layernorm_f32_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  layernorm_f32_C4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
   return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of layernorm_f32_C2048. */
+__global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t14_red[1][4];
+  __shared__ float t36_red[1][4];
+  __shared__ float t43_red[1][4];
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[16];
+    {
+      const float *base = B;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        col[ci * 4 + vi] = (ci * 128 + tid) * 4 + vi;
+        d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
+      }
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[0] = t14[0] + d[ci * 4 + vi] * d[ci * 4 + vi];
+      }
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s1[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s2[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[16];
+      float d_2[16];
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col_2[ci * 4 + vi] = (ci * 128 + tid) * 4 + vi + j * 2048;
+          d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
+        }
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
+        }
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s2[ci * 4 + vi] = s2[ci * 4 + vi] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
+        }
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        n[ci * 4 + vi] = (float)((C - ((ci * 128 + tid) * 4 + vi) - 1) / 2048 + 1);
+      }
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t36[0] = t36[0] + n[ci * 4 + vi] * s[ci * 4 + vi] + s1[ci * 4 + vi];
+      }
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
+      }
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t43[0] = t43[0] + ssd[ci * 4 + vi];
+      }
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[16];
+      {
+        const float *base = B;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f32_C2048 over its grid on `stream` (the config tuned for C=2048). */
+static int layernorm_f32_C2048(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_f32_C2048_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of layernorm_f32_C1024. */
+__global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][2];
+  __shared__ float t14_red[1][2];
+  __shared__ float t36_red[1][2];
+  __shared__ float t43_red[1][2];
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[16];
+    {
+      const float *base = B;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        col[ci * 4 + vi] = (ci * 64 + tid) * 4 + vi;
+        d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
+      }
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[0] = t14[0] + d[ci * 4 + vi] * d[ci * 4 + vi];
+      }
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s1[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s2[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[16];
+      float d_2[16];
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col_2[ci * 4 + vi] = (ci * 64 + tid) * 4 + vi + j * 1024;
+          d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
+        }
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
+        }
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s2[ci * 4 + vi] = s2[ci * 4 + vi] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
+        }
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        n[ci * 4 + vi] = (float)((C - ((ci * 64 + tid) * 4 + vi) - 1) / 1024 + 1);
+      }
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t36[0] = t36[0] + n[ci * 4 + vi] * s[ci * 4 + vi] + s1[ci * 4 + vi];
+      }
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
+      }
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t43[0] = t43[0] + ssd[ci * 4 + vi];
+      }
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[16];
+      {
+        const float *base = B;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f32_C1024 over its grid on `stream` (the config tuned for C=1024). */
+static int layernorm_f32_C1024(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_f32_C1024_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (32 threads) of layernorm_f32_C512. */
+__global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[16];
+    {
+      const float *base = B;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        col[ci * 4 + vi] = (ci * 32 + tid) * 4 + vi;
+        d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
+      }
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[0] = t14[0] + d[ci * 4 + vi] * d[ci * 4 + vi];
+      }
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s1[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s2[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[16];
+      float d_2[16];
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col_2[ci * 4 + vi] = (ci * 32 + tid) * 4 + vi + j * 512;
+          d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
+        }
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
+        }
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s2[ci * 4 + vi] = s2[ci * 4 + vi] + d_2[ci * 4 + vi] * d_2[ci * 4 + vi];
+        }
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        n[ci * 4 + vi] = (float)((C - ((ci * 32 + tid) * 4 + vi) - 1) / 512 + 1);
+      }
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t36[0] = t36[0] + n[ci * 4 + vi] * s[ci * 4 + vi] + s1[ci * 4 + vi];
+      }
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
+      }
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t43[0] = t43[0] + ssd[ci * 4 + vi];
+      }
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[16];
+      {
+        const float *base = B;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f32_C512 over its grid on `stream` (the config tuned for C=512). */
+static int layernorm_f32_C512(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_f32_C512_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (32 threads) of layernorm_f32_C256. */
+__global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const float *base = B;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t10[ri] = t10[ri] + x[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
+    float mean[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      mean[ri] = t10[ri] / (float)C;
+    }
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col[ri * 8 + ci * 4 + vi] = (ci * 32 + tid) * 4 + vi;
+          d[ri * 8 + ci * 4 + vi] = col[ri * 8 + ci * 4 + vi] < C ? x[ri * 8 + ci * 4 + vi] - mean[ri] : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t14[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t14[ri] = t14[ri] + d[ri * 8 + ci * 4 + vi] * d[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+    }
+    float rstd[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+    }
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      float *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 32 + tid) * 4;
+          float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi] + b[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = d[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi] + b[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s1[ri * 8 + ci * 4 + vi] = 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s2[ri * 8 + ci * 4 + vi] = 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 256 + (ci * 32 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[16];
+      float d_2[16];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            col_2[ri * 8 + ci * 4 + vi] = (ci * 32 + tid) * 4 + vi + j * 256;
+            d_2[ri * 8 + ci * 4 + vi] = col_2[ri * 8 + ci * 4 + vi] < C ? x_2[ri * 8 + ci * 4 + vi] - s[ri * 8 + ci * 4 + vi] : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s1[ri * 8 + ci * 4 + vi] = s1[ri * 8 + ci * 4 + vi] + d_2[ri * 8 + ci * 4 + vi];
+          }
+        }
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s2[ri * 8 + ci * 4 + vi] = s2[ri * 8 + ci * 4 + vi] + d_2[ri * 8 + ci * 4 + vi] * d_2[ri * 8 + ci * 4 + vi];
+          }
+        }
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          n[ri * 8 + ci * 4 + vi] = (float)((C - ((ci * 32 + tid) * 4 + vi) - 1) / 256 + 1);
+        }
+      }
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t36[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t36[ri] = t36[ri] + n[ri * 8 + ci * 4 + vi] * s[ri * 8 + ci * 4 + vi] + s1[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 16);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 8);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 4);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 2);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 1);
+    }
+    float mean_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      mean_2[ri] = t36[ri] / (float)C;
+    }
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          ssd[ri * 8 + ci * 4 + vi] = s2[ri * 8 + ci * 4 + vi] + (s[ri * 8 + ci * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 8 + ci * 4 + vi] + n[ri * 8 + ci * 4 + vi] * (s[ri * 8 + ci * 4 + vi] - mean_2[ri]));
+        }
+      }
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t43[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t43[ri] = t43[ri] + ssd[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 16);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 8);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 4);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 2);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 1);
+    }
+    float rstd_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
+    }
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const float *base = B;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        float *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+            float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 8 + ci * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+              ((uint4 *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                if (gr < R && gc + vi < C) ptr[vi] = (x_3[ri * 8 + ci * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f32_C256 over its grid on `stream` (the config tuned for C=256). */
+static int layernorm_f32_C256(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_f32_C256_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (32 threads) of layernorm_f32_C128. */
+__global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 128 - 1) / 128;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[4];
+    {
+      const float *base = W;
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[4];
+    {
+      const float *base = B;
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[ri] = t10[ri] + x[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
+    float mean[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      mean[ri] = t10[ri] / (float)C;
+    }
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[16];
+    float d[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        col[ri * 4 + vi] = tid * 4 + vi;
+        d[ri * 4 + vi] = col[ri * 4 + vi] < C ? x[ri * 4 + vi] - mean[ri] : 0.0f;
+      }
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t14[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[ri] = t14[ri] + d[ri * 4 + vi] * d[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+      t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+    }
+    float rstd[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+    }
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      float *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
+          }
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s1[ri * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s2[ri * 4 + vi] = 0.0f;
+      }
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[16];
+      float d_2[16];
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col_2[ri * 4 + vi] = tid * 4 + vi + j * 128;
+          d_2[ri * 4 + vi] = col_2[ri * 4 + vi] < C ? x_2[ri * 4 + vi] - s[ri * 4 + vi] : 0.0f;
+        }
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s1[ri * 4 + vi] = s1[ri * 4 + vi] + d_2[ri * 4 + vi];
+        }
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s2[ri * 4 + vi] = s2[ri * 4 + vi] + d_2[ri * 4 + vi] * d_2[ri * 4 + vi];
+        }
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        n[ri * 4 + vi] = (float)((C - (tid * 4 + vi) - 1) / 128 + 1);
+      }
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t36[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t36[ri] = t36[ri] + n[ri * 4 + vi] * s[ri * 4 + vi] + s1[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 16);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 8);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 4);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 2);
+      t36[ei] = t36[ei] + __shfl_xor_sync(0xffffffffu, t36[ei], 1);
+    }
+    float mean_2[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      mean_2[ri] = t36[ri] / (float)C;
+    }
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ssd[ri * 4 + vi] = s2[ri * 4 + vi] + (s[ri * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 4 + vi] + n[ri * 4 + vi] * (s[ri * 4 + vi] - mean_2[ri]));
+      }
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t43[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t43[ri] = t43[ri] + ssd[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 16);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 8);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 4);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 2);
+      t43[ei] = t43[ei] + __shfl_xor_sync(0xffffffffu, t43[ei], 1);
+    }
+    float rstd_2[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
+    }
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[4];
+      {
+        const float *base = W;
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[4];
+      {
+        const float *base = B;
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        float *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 128 + tid * 4;
+          float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f32_C128 over its grid on `stream` (the config tuned for C=128). */
+static int layernorm_f32_C128(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  layernorm_f32_C128_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (const float *)B, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the config tuned for the bucket of C: C rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
+extern "C" int layernorm_f32(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (C <= 128) return layernorm_f32_C128(X, W, B, Y, R, C, eps, stream);
+  if (C <= 256) return layernorm_f32_C256(X, W, B, Y, R, C, eps, stream);
+  if (C <= 512) return layernorm_f32_C512(X, W, B, Y, R, C, eps, stream);
+  if (C <= 1024) return layernorm_f32_C1024(X, W, B, Y, R, C, eps, stream);
+  if (C <= 2048) return layernorm_f32_C2048(X, W, B, Y, R, C, eps, stream);
+  return layernorm_f32_C4096(X, W, B, Y, R, C, eps, stream);
 }

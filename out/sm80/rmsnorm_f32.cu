@@ -4,7 +4,14 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=2 threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for sm80).
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   C=8192: BC=8192 RB=1 threads=512 (rule: dsl/tuned/rmsnorm.lua, C=8192)
+ *   C=4096: BC=4096 RB=1 threads=256 (rule: dsl/tuned/rmsnorm.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 threads=128 (rule: dsl/tuned/rmsnorm.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 threads=64 (rule: dsl/tuned/rmsnorm.lua, C=1024)
+ *   C=512: BC=512 RB=2 threads=64 (rule: dsl/tuned/rmsnorm.lua, C=512)
+ *   C=256: BC=256 RB=4 threads=64 (rule: dsl/tuned/rmsnorm.lua, C=256)
+ *   C=128: BC=128 RB=8 threads=64 (rule: dsl/tuned/rmsnorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c rmsnorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -41,24 +48,1302 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (256 threads) of rmsnorm_f32. */
-__global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+/* One block (512 threads) of rmsnorm_f32_C8192. */
+__global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[2][8];
-  __shared__ float t18_red[2][8];
+  __shared__ float t10_red[1][16];
+  __shared__ float t18_red[1][16];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi] * x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ss[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t18[0] = t18[0] + ss[ci * 4 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C8192 over its grid on `stream` (the config tuned for C=8192). */
+static int rmsnorm_f32_C8192(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C8192_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of rmsnorm_f32_C4096. */
+__global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi] * x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ss[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t18[0] = t18[0] + ss[ci * 4 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C4096 over its grid on `stream` (the config tuned for C=4096). */
+static int rmsnorm_f32_C4096(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of rmsnorm_f32_C2048. */
+__global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t18_red[1][4];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi] * x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ss[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t18[0] = t18[0] + ss[ci * 4 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C2048 over its grid on `stream` (the config tuned for C=2048). */
+static int rmsnorm_f32_C2048(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C2048_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of rmsnorm_f32_C1024. */
+__global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][2];
+  __shared__ float t18_red[1][2];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const float *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[0] = t10[0] + x[ci * 4 + vi] * x[ci * 4 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      float *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ss[ci * 4 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t18[0] = t18[0] + ss[ci * 4 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const float *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        float *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C1024 over its grid on `stream` (the config tuned for C=1024). */
+static int rmsnorm_f32_C1024(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C1024_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of rmsnorm_f32_C512. */
+__global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[2][2];
+  __shared__ float t18_red[2][2];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
     {
       const float *base = X;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const float *base = W;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t10[ri] = t10[ri] + x[ri * 8 + ci * 4 + vi] * x[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
+    if (tid % 32 == 0) {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t10_red[ri][tid / 32] = t10[ri];
+      }
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = t10_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 2; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+    }
+    float rstd[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
+    }
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      float *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 64 + tid) * 4;
+          float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = x[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          ss[ri * 8 + ci * 4 + vi] = 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
+            }
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t18[ri] = t18[ri] + ss[ri * 8 + ci * 4 + vi];
+        }
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 2);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 1);
+    }
+    if (tid % 32 == 0) {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t18_red[ri][tid / 32] = t18[ri];
+      }
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = t18_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 2; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
+    }
+    float rstd_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
+    }
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const float *base = W;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        float *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 8 + ci * 4 + vi] * rstd_2[ri] * w_2[ci * 4 + vi];
+              ((uint4 *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                if (gr < R && gc + vi < C) ptr[vi] = x_3[ri * 8 + ci * 4 + vi] * rstd_2[ri] * w_2[ci * 4 + vi];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C512 over its grid on `stream` (the config tuned for C=512). */
+static int rmsnorm_f32_C512(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C512_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of rmsnorm_f32_C256. */
+__global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[4][2];
+  __shared__ float t18_red[4][2];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         const float *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
@@ -93,9 +1378,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       }
     }
     // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t10[2];
+    float t10[4];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       t10[ri] = 0.0f;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
@@ -103,7 +1388,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       }
     }
     #pragma unroll
-    for (int ei = 0; ei < 2; ++ei) {
+    for (int ei = 0; ei < 4; ++ei) {
       t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
       t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
       t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
@@ -112,28 +1397,28 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     }
     if (tid % 32 == 0) {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t10_red[ri][tid / 32] = t10[ri];
       }
     }
     __syncthreads();
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       t10[ri] = t10_red[ri][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+      for (int wi = 1; wi < 2; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
     }
-    float rstd[2];
+    float rstd[4];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
     // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
@@ -151,9 +1436,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    float ss[16];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
         ss[ri * 4 + vi] = 0.0f;
@@ -162,13 +1447,13 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[8];
+      float x_2[16];
       {
         const float *base = X;
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 1024 + tid * 4;
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 256 + tid * 4;
           const float *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -189,9 +1474,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       }
     }
     // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
-    float t18[2];
+    float t18[4];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       t18[ri] = 0.0f;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
@@ -199,7 +1484,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       }
     }
     #pragma unroll
-    for (int ei = 0; ei < 2; ++ei) {
+    for (int ei = 0; ei < 4; ++ei) {
       t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
       t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
       t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
@@ -208,32 +1493,32 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     }
     if (tid % 32 == 0) {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ri = 0; ri < 4; ++ri) {
         t18_red[ri][tid / 32] = t18[ri];
       }
     }
     __syncthreads();
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       t18[ri] = t18_red[ri][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
+      for (int wi = 1; wi < 2; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
     }
-    float rstd_2[2];
+    float rstd_2[4];
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[8];
+      float x_3[16];
       {
         const float *base = X;
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 1024 + tid * 4;
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 256 + tid * 4;
           const float *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -252,7 +1537,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 1024 + tid * 4;
+        const int gc = j_2 * 256 + tid * 4;
         const float *ptr = base + gc;
         if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
@@ -270,9 +1555,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       {
         float *base = Y;
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 1024 + tid * 4;
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
@@ -291,16 +1576,267 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
   }
 }
 
-/* Checks the arguments, then runs rmsnorm_f32 over its grid on `stream`. */
-extern "C" int rmsnorm_f32(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+/* Checks the arguments, then runs rmsnorm_f32_C256 over its grid on `stream` (the config tuned for C=256). */
+static int rmsnorm_f32_C256(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
 {
   if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
+  const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_f32_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  rmsnorm_f32_C256_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
   return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of rmsnorm_f32_C128. */
+__global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int rb = blockIdx.x;
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 128 - 1) / 128;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const float *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 8 + ri * 2 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[4];
+    {
+      const float *base = W;
+      const int gc = tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t10[ri] = t10[ri] + x[ri * 4 + vi] * x[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
+    float rstd[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
+    }
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      float *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 8 + ri * 2 + ty;
+        const int gc = tx * 4;
+        float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        ss[ri * 4 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      t18[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t18[ri] = t18[ri] + ss[ri * 4 + vi];
+      }
+    }
+    #pragma unroll
+    for (int ei = 0; ei < 4; ++ei) {
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 2);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 1);
+    }
+    float rstd_2[4];
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
+    }
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[16];
+      {
+        const float *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[4];
+      {
+        const float *base = W;
+        const int gc = j_2 * 128 + tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        float *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f32_C128 over its grid on `stream` (the config tuned for C=128). */
+static int rmsnorm_f32_C128(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)W % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 8 - 1) / 8;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  rmsnorm_f32_C128_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)W, (float *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the config tuned for the bucket of C: C rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
+extern "C" int rmsnorm_f32(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (C <= 128) return rmsnorm_f32_C128(X, W, Y, R, C, eps, stream);
+  if (C <= 256) return rmsnorm_f32_C256(X, W, Y, R, C, eps, stream);
+  if (C <= 512) return rmsnorm_f32_C512(X, W, Y, R, C, eps, stream);
+  if (C <= 1024) return rmsnorm_f32_C1024(X, W, Y, R, C, eps, stream);
+  if (C <= 2048) return rmsnorm_f32_C2048(X, W, Y, R, C, eps, stream);
+  if (C <= 4096) return rmsnorm_f32_C4096(X, W, Y, R, C, eps, stream);
+  return rmsnorm_f32_C8192(X, W, Y, R, C, eps, stream);
 }

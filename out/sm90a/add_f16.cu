@@ -4,7 +4,7 @@
  *
  * Elementwise Z = X + Y over vectors of any length.
  *
- * Config: BLOCK=4096 threads=256.
+ * Config: BLOCK=2048 threads=128 (tuned: dsl/tuned/add.lua, NVIDIA H200, N=134217728).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c add_f16.cu
  */
 #include <cuda_runtime.h>
@@ -41,8 +41,8 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (256 threads) of add_f16. */
-__global__ void __launch_bounds__(256) add_f16_kernel(const __half *__restrict__ X, const __half *__restrict__ Y, __half *__restrict__ Z, int N)
+/* One block (128 threads) of add_f16. */
+__global__ void __launch_bounds__(128) add_f16_kernel(const __half *__restrict__ X, const __half *__restrict__ Y, __half *__restrict__ Z, int N)
 {
   const int tid = threadIdx.x;
   const int i = blockIdx.x;
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(256) add_f16_kernel(const __half *__restrict__
     const __half *base = X;
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 8;
+      const int gc = i * 2048 + (ci * 128 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(256) add_f16_kernel(const __half *__restrict__
     const __half *base = Y;
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 8;
+      const int gc = i * 2048 + (ci * 128 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(256) add_f16_kernel(const __half *__restrict__
     __half *base = Z;
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 8;
+      const int gc = i * 2048 + (ci * 128 + tid) * 8;
       __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -117,9 +117,9 @@ extern "C" int add_f16(const void *X, const void *Y, void *Z, int N, void *strea
   if (N <= 0) return cudaErrorInvalidValue;
   if (N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Z % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  add_f16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)Y, (__half *)Z, N);
+  add_f16_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)Y, (__half *)Z, N);
   return (int)cudaGetLastError();
 }

@@ -4,7 +4,7 @@
  *
  * Elementwise Z = X + Y over vectors of any length.
  *
- * Config: BLOCK=4096 threads=256.
+ * Config: BLOCK=8192 threads=1024 (tuned: dsl/tuned/add.lua, NVIDIA H200, N=134217728).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c add_f32.cu
  */
 #include <cuda_runtime.h>
@@ -41,18 +41,18 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (256 threads) of add_f32. */
-__global__ void __launch_bounds__(256) add_f32_kernel(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ Z, int N)
+/* One block (1024 threads) of add_f32. */
+__global__ void __launch_bounds__(1024) add_f32_kernel(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ Z, int N)
 {
   const int tid = threadIdx.x;
   const int i = blockIdx.x;
   // add.lua:21: local x = k:load(p.X:tile({ i }, { c.BLOCK }))
-  float x[16];
+  float x[8];
   {
     const float *base = X;
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 4;
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = i * 8192 + (ci * 1024 + tid) * 4;
       const float *ptr = base + gc;
       if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
@@ -68,12 +68,12 @@ __global__ void __launch_bounds__(256) add_f32_kernel(const float *__restrict__ 
     }
   }
   // add.lua:22: local y = k:load(p.Y:tile({ i }, { c.BLOCK }))
-  float y[16];
+  float y[8];
   {
     const float *base = Y;
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 4;
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = i * 8192 + (ci * 1024 + tid) * 4;
       const float *ptr = base + gc;
       if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
@@ -92,8 +92,8 @@ __global__ void __launch_bounds__(256) add_f32_kernel(const float *__restrict__ 
   {
     float *base = Z;
     #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      const int gc = i * 4096 + (ci * 256 + tid) * 4;
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = i * 8192 + (ci * 1024 + tid) * 4;
       float *ptr = base + gc;
       if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
@@ -117,9 +117,9 @@ extern "C" int add_f32(const void *X, const void *Y, void *Z, int N, void *strea
   if (N <= 0) return cudaErrorInvalidValue;
   if (N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)Y % 4 != 0 || (uintptr_t)Z % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_x = ((int64_t)N + 8192 - 1) / 8192;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  add_f32_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)Y, (float *)Z, N);
+  add_f32_kernel<<<grid, dim3(1024), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)Y, (float *)Z, N);
   return (int)cudaGetLastError();
 }

@@ -4,7 +4,15 @@
  *
  * Fused Y = gelu(X + B) with B broadcast over the rows of X [M, N].
  *
- * Config: BM=8 BN=512 threads=256.
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   N=131072: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=131072)
+ *   N=65536: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
+ *   N=32768: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
+ *   N=16384: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
+ *   N=8192: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=8192)
+ *   N=4096: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
+ *   N=2048: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=2048)
+ *   N=1024: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_gelu_f16.cu
  */
 #include <cuda_runtime.h>
@@ -41,12 +49,372 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (256 threads) of bias_gelu_f16. */
-__global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+/* One block (256 threads) of bias_gelu_f16_N131072. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 64;
-  const int ty = tid / 64;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N131072 over its grid on `stream` (the config tuned for N=131072). */
+static int bias_gelu_f16_N131072(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (512 threads) of bias_gelu_f16_N65536. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const __half *base = X;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    h_2[vi] = x[vi] + b[vi];
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    __half *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      ((uint4 *)ptr)[0] = h.v[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N65536 over its grid on `stream` (the config tuned for N=65536). */
+static int bias_gelu_f16_N65536(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
+  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N32768. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N32768 over its grid on `stream` (the config tuned for N=32768). */
+static int bias_gelu_f16_N32768(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N16384. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N16384 over its grid on `stream` (the config tuned for N=16384). */
+static int bias_gelu_f16_N16384(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N8192. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
   // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
@@ -55,8 +423,8 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const __half *__rest
     const __half *base = X;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 8 + ri * 4 + ty;
-      const int gc = bn * 512 + tx * 8;
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -75,7 +443,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const __half *__rest
   float b[8];
   {
     const __half *base = B;
-    const int gc = bn * 512 + tx * 8;
+    const int gc = bn * 2048 + tid * 8;
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
@@ -103,8 +471,8 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const __half *__rest
     __half *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 8 + ri * 4 + ty;
-      const int gc = bn * 512 + tx * 8;
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
       __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -121,17 +489,311 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const __half *__rest
   }
 }
 
-/* Checks the arguments, then runs bias_gelu_f16 over its grid on `stream`. */
-extern "C" int bias_gelu_f16(const void *X, const void *B, void *Y, int M, int N, void *stream)
+/* Checks the arguments, then runs bias_gelu_f16_N8192 over its grid on `stream` (the config tuned for N=8192). */
+static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
   if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 512 - 1) / 512;
-  const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
+  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
+  const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  bias_gelu_f16_N8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N4096. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N4096 over its grid on `stream` (the config tuned for N=4096). */
+static int bias_gelu_f16_N4096(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N2048. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N2048 over its grid on `stream` (the config tuned for N=2048). */
+static int bias_gelu_f16_N2048(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
+  const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_f16_N1024. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N1024 over its grid on `stream` (the config tuned for N=1024). */
+static int bias_gelu_f16_N1024(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_gelu_f16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the config tuned for the bucket of N: N rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
+extern "C" int bias_gelu_f16(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (N <= 1024) return bias_gelu_f16_N1024(X, B, Y, M, N, stream);
+  if (N <= 2048) return bias_gelu_f16_N2048(X, B, Y, M, N, stream);
+  if (N <= 4096) return bias_gelu_f16_N4096(X, B, Y, M, N, stream);
+  if (N <= 8192) return bias_gelu_f16_N8192(X, B, Y, M, N, stream);
+  if (N <= 16384) return bias_gelu_f16_N16384(X, B, Y, M, N, stream);
+  if (N <= 32768) return bias_gelu_f16_N32768(X, B, Y, M, N, stream);
+  if (N <= 65536) return bias_gelu_f16_N65536(X, B, Y, M, N, stream);
+  return bias_gelu_f16_N131072(X, B, Y, M, N, stream);
 }

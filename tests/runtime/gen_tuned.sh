@@ -142,18 +142,68 @@ for b in N65536:512 N1024:256 N16:128; do
   sed -n "/^\/\* One block (128 threads) of tvadd_f32_$n\. \*\//,/^}/p" $src >"got_$n"
   [ "$(wc -l <"want_$n")" -gt 10 ] && cmp -s "want_$n" "got_$n" || why+="the $n kernel is not the BLOCK=$blk code; "
 done
-for l in "  const int d0 = lt_bucket_distance(N, 16);   /* N=65536 */" \
-         "  const int d1 = lt_bucket_distance(N, 10);   /* N=1024 */" \
-         "  const int d2 = lt_bucket_distance(N, 4);   /* N=16 */" \
-         "  if (d0 <= d1 && d0 <= d2) return tvadd_f32_N65536(X, Y, N, stream);" \
-         "  if (d1 <= d2) return tvadd_f32_N1024(X, Y, N, stream);" \
-         "  return tvadd_f32_N16(X, Y, N, stream);" \
+# buckets of one size: a chain on it, each bucket up to the power of two
+# halfway (in log2) to the next larger, ties to the larger: 2^4 and 2^10
+# part at 2^6 (2^7 is 3 steps from both), 2^10 and 2^16 at 2^12
+for l in "  if (N <= 64) return tvadd_f32_N16(X, Y, N, stream);" \
+         "  if (N <= 4096) return tvadd_f32_N1024(X, Y, N, stream);" \
+         "  return tvadd_f32_N65536(X, Y, N, stream);" \
          'extern "C" int tvadd_f32(const void *X, void *Y, int N, void *stream)'; do
   grep -qxF -- "$l" $src || why+="no line '$l'; "
 done
+grep -q "lt_bucket_distance" $src && why+="a distance function for buckets of one size; "
 grep -qxF "int tvadd_f32(const void *X, void *Y, int N, void *stream);" disp/tvadd_f32.h || why+="header prototype; "
 grep -q "tvadd_f32_N" disp/tvadd_f32.h && why+="the header names a bucket's launcher; "
 check gen_tuned_dispatch "$why"
+
+# the rule: entries of device "any" name no device to choose; a variant takes
+# them when the chosen device has no entry for it, or no device is chosen
+cat >rule.lua <<'EOF'
+return { kernel = "tvadd", entries = {
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+  { target = "sm80", device = "any", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 512 } },
+  { target = "sm80", device = "any", variant = "tvadd_f16", bucket = "N=64", config = { BLOCK = 64 } },
+  { target = "sm80", device = "any", variant = "tvadd_f16", bucket = "N=4096", config = { BLOCK = 2048 } },
+} }
+EOF
+want_list gen_tuned_rule_beside_a_device --target sm80 --tuned rule.lua -- \
+  "  tvadd_f32  config: BLOCK=256 note=plain threads=128 unroll=false (tuned: rule.lua, GPU A, N=1024)" \
+  "  tvadd_f16  for N=4096  config: BLOCK=2048 note=plain threads=128 unroll=false (rule: rule.lua, N=4096)" \
+  "  tvadd_f16  for N=64  config: BLOCK=64 note=plain threads=128 unroll=false (rule: rule.lua, N=64)"
+want_list gen_tuned_rule_for_another_device --target sm80 --tuned rule.lua --device "GPU C" -- \
+  "  tvadd_f32  config: BLOCK=512 note=plain threads=128 unroll=false (rule: rule.lua, N=1024)" \
+  "  tvadd_f16  for N=64  config: BLOCK=64 note=plain threads=128 unroll=false (rule: rule.lua, N=64)"
+want_list gen_tuned_rule_not_for_other_targets --target gfx90a --tuned rule.lua -- \
+  "  tvadd_f16  config: BLOCK=1024 note=plain threads=128 unroll=false (kernel defaults: rule.lua has no entry for gfx90a)"
+
+# buckets of two sizes: a distance a bucket, the least sum wins (ties: the first)
+why=
+cat >"$W/k/kernels/tv2.lua" <<'EOF'
+local tile = require "tile"
+return tile.kernel {
+  name = "tv2",
+  config = { BR = 4, threads = 128 },
+  params = function() return { X = tile.tensor("f32", { "R", "C" }), Y = tile.tensor("f32", { "R", "C" }) } end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.R, c.BR))
+    k:store(p.Y:tile({ i, 0 }, { c.BR, 64 }), k:load(p.X:tile({ i, 0 }, { c.BR, 64 })))
+  end,
+}
+EOF
+cat >tv2tuned.lua <<'EOF'
+return { kernel = "tv2", entries = {
+  { target = "sm80", device = "GPU A", variant = "tv2", bucket = "C=64,R=4096", config = { BR = 8 } },
+  { target = "sm80", device = "GPU A", variant = "tv2", bucket = "C=64,R=16", config = { BR = 2 } },
+} }
+EOF
+"$gen" k/kernels/tv2.lua --target sm80 --tuned tv2tuned.lua -o tv2 2>tv2.err || why+="gen failed: $(cat tv2.err); "
+for l in "  const int d0 = lt_bucket_distance(C, 6) + lt_bucket_distance(R, 12);   /* C=64,R=4096 */" \
+         "  const int d1 = lt_bucket_distance(C, 6) + lt_bucket_distance(R, 4);   /* C=64,R=16 */" \
+         "  if (d0 <= d1) return tv2_C64_R4096(X, Y, R, C, stream);" \
+         "  return tv2_C64_R16(X, Y, R, C, stream);"; do
+  grep -qxF -- "$l" tv2/tv2.cu 2>/dev/null || why+="no line '$l'; "
+done
+check gen_tuned_dispatch_two_sizes "$why"
 
 # on the c target the dispatching launcher runs: each bucket's kernel
 # copies X to Y, at sizes around both buckets (built with the C compiler here)
