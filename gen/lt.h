@@ -152,6 +152,7 @@ typedef struct View {
   Expr *origin[LT_MAXRANK];
   int ext[LT_MAXRANK];
   int rdim, cdim;       /* tensor dims that map to tile rows / cols (-1: none) */
+  int scalar;           /* X:at(indices): one element; k:load of it gives a uniform scalar */
   int line;
 } View;
 

@@ -334,6 +334,24 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   ltE_line(e, "}");
 }
 
+/* The load of a one-element view (X:at) into scalar dst, the same in every
+** thread: the element where each index is inside its dim, else other. */
+void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other) {
+  const Sym *t = v->t;
+  const char *ok = NULL, *off = NULL;
+  for (int d = 0; d < t->trank; d++) {
+    const char *o = ltE_itext(e, v->origin[d]);
+    long long oc, n;
+    int known_in = ltI_const_int(v->origin[d], &oc) && ltI_const_int(t->dims[d], &n) && oc >= 0 && oc < n;
+    if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
+    if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
+    if (strcmp(o, "0")) off = ltE_sum(off, mul64(e, o, t->strides[d]));
+  }
+  const char *x = ltE_to_compute(e, t->dt, ltU_fmt("%s[%s]", t->name, ltE_or0(off)));
+  if (ok) x = ltU_fmt("%s ? %s : %s", ok, x, ltE_itext(e, other));
+  ltE_line(e, "const %s %s = %s;", ltE_ctype(dst->dt), dst->name, x);
+}
+
 /* A shared tile into registers (S_SLOAD), or a value into a shared tile
 ** (S_SSTORE), element by element. */
 void ltL_shared_rw(E *e, Stmt *s) {

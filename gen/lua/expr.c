@@ -446,6 +446,29 @@ static int make_view(lua_State *l, int tiles) {
   return 1;
 }
 
+/* X:at(indices): the view of the one element at (i, j, ...), every extent
+** 1; k:load of it gives a scalar (a value every thread of the block holds),
+** so a block table's entry or a sequence's length read from memory can be a
+** view offset, a loop bound or a mask's limit. */
+static int tensor_at(lua_State *l) {
+  Handle *h = ltF_handle(1);
+  if (!h || h->kind != H_TENSOR) return ltF_error("at is called on a tensor: X:at({b, j})");
+  if (!lua_istable(l, 2) || !lua_isnone(l, 3))
+    return ltF_error("%s:at takes one table, the element's indices, e.g. %s:at({b, j})", h->s->name, h->s->name);
+  lua_Integer n = ltF_len(2);
+  if (n != h->s->trank)
+    return ltF_error("rank mismatch: %s has %d dims, but at got %lld indices", h->s->name, h->s->trank, (long long)n);
+  lua_createtable(l, (int)n, 0);
+  for (int i = 1; i <= n; i++) {
+    lua_pushinteger(l, 1);
+    lua_seti(l, 3, i);
+  }
+  make_view(l, 0);
+  Handle *v = ltF_handle(-1);
+  v->v->scalar = 1;
+  return 1;
+}
+
 /* X:tile(indices, extents): the view of tile (i, j, ...) of extents' size. */
 static int tensor_tile(lua_State *l) { return make_view(l, 1); }
 
@@ -490,6 +513,7 @@ static int m_index(lua_State *l) {
   } else if (h->kind == H_TENSOR) {
     if (strcmp(key, "tile") == 0) { lua_pushcfunction(l, tensor_tile); return 1; }
     if (strcmp(key, "view") == 0) { lua_pushcfunction(l, tensor_view); return 1; }
+    if (strcmp(key, "at") == 0) { lua_pushcfunction(l, tensor_at); return 1; }
     if (strcmp(key, "dtype") == 0) { lua_pushstring(l, ltI_dtypes[h->s->dt].name); return 1; }
     if (strcmp(key, "rank") == 0) { lua_pushinteger(l, h->s->trank); return 1; }
     if (strcmp(key, "shape") == 0) {

@@ -222,7 +222,8 @@ static int k_iota(lua_State *l) {
 /* ------------------------------------------------------------------ */
 /* memory: loads, stores, copies                                       */
 
-/* k:load(view [, other]): a new tile; elements outside the tensor = other. */
+/* k:load(view [, other]): a new tile; elements outside the tensor = other.
+** Of a one-element view made by X:at, a scalar. */
 static int k_load(lua_State *l) {
   (void)l;
   ltF_name_locals();
@@ -230,7 +231,7 @@ static int k_load(lua_State *l) {
   Stmt *st = ltF_add_stmt(S_LOAD);
   Sym *s = ltI_sym(K, SYM_LET, v->t->dt, st->line);
   ltI_view_shape(v, s->shape);
-  s->rank = v->t->trank == 1 ? 1 : 2;
+  s->rank = v->scalar ? 0 : v->t->trank == 1 ? 1 : 2;   /* X:at: a scalar */
   s->home = ltF_cur_block();
   st->dst = s;
   st->view = v;
