@@ -327,6 +327,14 @@ int ltI_nonneg(const Expr *e) {
   }
 }
 
+/* Is an offset of view v a tile (row r of the view at the indices its
+** element r gives: a gather, or a scatter for a store)? */
+int ltI_view_gathers(const View *v) {
+  for (int d = 0; d < v->t->trank; d++)
+    if (v->origin[d]->rank) return 1;
+  return 0;
+}
+
 /* The [rows, cols] of view v as a tile: [1, cols] when it has no row dim. */
 void ltI_view_shape(const View *v, int shape[2]) {
   shape[0] = v->rdim >= 0 ? v->ext[v->rdim] : 1;
@@ -389,6 +397,7 @@ static void count_block(Block *b) {
     count_expr(s->step);
     if (s->view)
       for (int i = 0; i < s->view->t->trank; i++) count_expr(s->view->origin[i]);
+    if (s->view) count_expr(s->view->mask);
     count_block(&s->body);
     count_block(&s->orelse);
   }

@@ -146,6 +146,8 @@ struct Expr {
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
 };
 
+enum { CACHE_NONE, CACHE_STREAM, CACHE_KEEP };
+
 /* A window of a global tensor: origin (element offsets per dim) and extent. */
 typedef struct View {
   Sym *t;
@@ -153,6 +155,10 @@ typedef struct View {
   int ext[LT_MAXRANK];
   int rdim, cdim;       /* tensor dims that map to tile rows / cols (-1: none) */
   int scalar;           /* X:at(indices): one element; k:load of it gives a uniform scalar */
+  Expr *mask;           /* k:load / k:store's { mask = m }: a bool tile (or scalar) broadcast to the view; the
+                           elements where it is false are not read (other) or not written */
+  int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
+                           CACHE_KEEP (reused across programs: L2 evict-last) */
   int line;
 } View;
 
@@ -322,6 +328,7 @@ int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
+int ltI_view_gathers(const View *v);             /* an offset is a tile: rows gathered (or scattered) by index */
 void ltI_count_uses(Kernel *k);
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];
@@ -455,6 +462,8 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
+extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */
+extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */

@@ -159,9 +159,17 @@ static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emul
   }
 }
 
+/* Does a load or store of block b (or of the blocks in it) take a cache
+** hint (View.cache)? */
+static int hinted(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if ((s->view && s->view->cache) || hinted(&s->body) || hinted(&s->orelse)) return 1;
+  return 0;
+}
+
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
-** helpers any of them uses.
+** helpers any of them uses, and the cache-hint helpers where one takes a hint.
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
@@ -173,7 +181,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
                    wg.p ? "\n" : "", wg.p ? wg.p : "");
   }
-  const char *cuda = "", *amd = "", *tma = "";   /* the helpers some kernel of the file uses */
+  const char *cuda = "", *amd = "", *tma = "", *hint = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -186,7 +194,8 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
     if (k->ws) tma = ltX_cuda_tma;
+    if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd);
+  return ltU_fmt("%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, hint);
 }

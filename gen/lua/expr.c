@@ -406,6 +406,30 @@ static int expr_method(lua_State *l) {
 /* ------------------------------------------------------------------ */
 /* tensors and views                                                   */
 
+/* The offset of dim i (of n) of view v at the stack's top when it is a
+** tile: an i32 [R, 1] column (R: the view's rows) giving each row's index
+** in that dim, a dim before the last (a gather, lower/copy.c); NULL when
+** it is not a tile. */
+static Expr *gather_offset(int i, lua_Integer n, const View *v, int tiles) {
+  Handle *h = ltF_handle(-1);
+  if (!h || h->kind != H_EXPR || h->e->rank == 0) return NULL;
+  Expr *o = h->e;
+  const char *fn = tiles ? "tile" : "view";
+  if (tiles)
+    ltF_error("%s:tile takes scalar indices; gather rows by a tile of indices with %s:view({ rows, 0 }, ...)",
+              v->t->name, v->t->name);
+  if (i == n - 1)
+    ltF_error("the last dim's offset of %s:%s must be a scalar; a tile of offsets gathers rows (a dim before the "
+              "last)", v->t->name, fn);
+  if (o->dt != DT_I32) ltF_error("a view's row offsets must be i32, not %s", ltI_dtypes[o->dt].name);
+  int R = n >= 2 ? v->ext[n - 2] : 1;
+  if (i < n - 2 && v->ext[i] != 1) R = -1;   /* (reported by make_view: only the last two dims are wide) */
+  if (R > 0 && (o->shape[0] != R || o->shape[1] != 1 || o->rank != 2))
+    ltF_error("a view's row offsets are an i32 [%d, 1] tile (one per row of the view), not %s", R,
+              o->rank == 1 ? ltU_fmt("[%d]", o->shape[1]) : ltU_fmt("[%d, %d]", o->shape[0], o->shape[1]));
+  return o;
+}
+
 /* Builds a view from origins (element offsets) and extents at idx+1, idx+2. */
 static int make_view(lua_State *l, int tiles) {
   Handle *h = ltF_handle(1);
@@ -426,8 +450,11 @@ static int make_view(lua_State *l, int tiles) {
     lua_geti(l, 3, i + 1);
     v->ext[i] = ltF_arg_extent(-1, "a view extent");
     lua_pop(l, 1);
+  }
+  for (int i = 0; i < n; i++) {
     lua_geti(l, 2, i + 1);
-    Expr *o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
+    Expr *o = gather_offset(i, n, v, tiles);
+    if (!o) o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
     lua_pop(l, 1);
     if (tiles && v->ext[i] != 1) o = ltI_binary(B_MUL, o, ltI_const(v->ext[i], DT_I32, 0, v->line), v->line);
     ltF_check_scope(o);
