@@ -327,6 +327,109 @@ int ltI_nonneg(const Expr *e) {
   }
 }
 
+/* Bounds [*lo, *hi] of the value of i32 expression e, computed without
+** wrapping, for every value the launcher accepts: sizes 1 to LT_MAX_SIZE,
+** program ids below their grid's extent, loop indices below their loop's
+** end; a value read from memory, a scalar parameter or a tile may be any
+** i32.  Interval arithmetic in 64 bits, each bound kept within 2^62; a
+** bound outside the i32 range means that int arithmetic could wrap there. */
+void ltI_range(const Expr *e, long long *lo, long long *hi) {
+  const long long LIM = (long long)1 << 62;
+  *lo = INT32_MIN, *hi = INT32_MAX;
+  if (e->rank || e->depth > 200) return;
+  long long a0, a1, b0, b1;
+  switch (e->kind) {
+  case E_CONST:
+    *lo = *hi = (long long)e->cval;
+    return;
+  case E_SYM: {
+    const Sym *s = e->sym;
+    if (s->kind == SYM_SIZE) *lo = 1, *hi = LT_MAX_SIZE;
+    else if ((s->kind == SYM_PID || s->kind == SYM_LOOP) && s->extent) {
+      ltI_range(s->extent, &a0, &a1);
+      *lo = s->kind == SYM_PID || s->nonneg ? 0 : INT32_MIN, *hi = a1 - 1 < 0 ? 0 : a1 - 1;
+      if (*hi > INT32_MAX) *hi = INT32_MAX;
+    } else if (s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val) {
+      ltI_range(s->def->val, lo, hi);
+    } else if (s->nonneg) {
+      *lo = 0;
+    }
+    return;
+  }
+  case E_BINARY:
+    ltI_range(e->a, &a0, &a1);
+    ltI_range(e->b, &b0, &b1);
+    switch (e->op) {
+    case B_ADD: *lo = a0 + b0, *hi = a1 + b1; break;
+    case B_SUB: *lo = a0 - b1, *hi = a1 - b0; break;
+    case B_MUL: {
+      double p[4] = {(double)a0 * b0, (double)a0 * b1, (double)a1 * b0, (double)a1 * b1};
+      double l = p[0], h = p[0];
+      for (int i = 1; i < 4; i++) l = p[i] < l ? p[i] : l, h = p[i] > h ? p[i] : h;
+      *lo = l < -(double)LIM ? -LIM : (long long)l, *hi = h > (double)LIM ? LIM : (long long)h;
+      break;
+    }
+    case B_IDIV:
+      if (b0 < 1) return;   /* (a divisor that may be 0 or negative: any i32) */
+      *lo = a0 < 0 ? a0 : a0 / b1, *hi = a1 < 0 ? a1 / b1 : a1 / b0;
+      break;
+    case B_MOD:
+      if (b0 < 1) return;
+      *lo = a0 < 0 ? -(b1 - 1) : 0, *hi = b1 - 1;
+      break;
+    case B_MAX: *lo = a0 > b0 ? a0 : b0, *hi = a1 > b1 ? a1 : b1; break;
+    case B_MIN: *lo = a0 < b0 ? a0 : b0, *hi = a1 < b1 ? a1 : b1; break;
+    default: return;
+    }
+    if (*lo < -LIM) *lo = -LIM;
+    if (*hi > LIM) *hi = LIM;
+    return;
+  case E_SELECT:
+    ltI_range(e->a, &a0, &a1);
+    ltI_range(e->b, &b0, &b1);
+    *lo = a0 < b0 ? a0 : b0, *hi = a1 > b1 ? a1 : b1;
+    return;
+  default:
+    return;
+  }
+}
+
+/* Is i32 scalar e made only of sizes, program ids, loop indices and
+** constants within LT_MAX_SIZE?  gen's int index math on those stays in
+** int (the launcher bounds sizes below 2^30, and a tile adds at most 2^24). */
+static int tame(const Expr *e) {
+  if (e->rank || e->depth > 200) return 0;
+  switch (e->kind) {
+  case E_CONST: return fabs(e->cval) <= LT_MAX_SIZE;
+  case E_SYM: {
+    const Sym *s = e->sym;
+    if (s->kind == SYM_SIZE || s->kind == SYM_PID || s->kind == SYM_LOOP) return 1;
+    return s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val && tame(s->def->val);
+  }
+  case E_UNARY: return e->op == U_NEG && tame(e->a);
+  case E_BINARY: return tame(e->a) && tame(e->b);
+  case E_SELECT: return tame(e->a) && tame(e->b);
+  default: return 0;
+  }
+}
+
+/* Can index math in int on i32 expression e, and e + add (0 <= add <=
+** 2^24), not overflow for any value the launcher accepts?  Yes when e is
+** tame; else when its bounds (ltI_range) and those of its parts are i32.
+** A value read from memory or a scalar parameter in an offset then makes
+** the emitter compute the offset in int64. */
+int ltI_fits_int(const Expr *e, long long add) {
+  if (tame(e)) return 1;
+  long long lo, hi;
+  ltI_range(e, &lo, &hi);
+  if (lo < INT32_MIN || hi + add > INT32_MAX) return 0;
+  if (e->kind == E_BINARY || e->kind == E_SELECT) return ltI_fits_int(e->a, 0) && ltI_fits_int(e->b, 0);
+  if (e->kind == E_UNARY) return ltI_fits_int(e->a, 0);
+  if (e->kind == E_SYM && e->sym->kind == SYM_LET && e->sym->def && e->sym->def->kind == S_LET && e->sym->def->val)
+    return ltI_fits_int(e->sym->def->val, 0);
+  return 1;
+}
+
 /* Is an offset of view v a tile (row r of the view at the indices its
 ** element r gives: a gather, or a scatter for a store)? */
 int ltI_view_gathers(const View *v) {

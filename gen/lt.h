@@ -105,7 +105,7 @@ struct Sym {
   int loaded, stored;
   /* grid axis (SYM_PID) */
   int axis;
-  Expr *extent;
+  Expr *extent;         /* SYM_PID: the grid's extent; SYM_LOOP: the loop's end (ltI_range) */
   /* shared tiles */
   int smem_offset, smem_bytes;
   int scratch;          /* compiler-made reduction scratch */
@@ -328,7 +328,9 @@ int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
-int ltI_view_gathers(const View *v);             /* an offset is a tile: rows gathered (or scattered) by index */
+int ltI_view_gathers(const View *v);
+void ltI_range(const Expr *e, long long *lo, long long *hi);   /* bounds of an i32 scalar's value (ir.c) */
+int ltI_fits_int(const Expr *e, long long add);   /* e and e + add (>= 0) stay inside int32 */             /* an offset is a tile: rows gathered (or scattered) by index */
 void ltI_count_uses(Kernel *k);
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];

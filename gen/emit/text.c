@@ -283,7 +283,8 @@ static void const_text(Buf *o, double v, Dtype dt) {
 /* Symbol s: its name, and for a tile its element in context c. */
 static void sym_text(E *e, Buf *o, const Sym *s, const Ctx *c) {
   if (s->rank == 0) {
-    ltU_printf(o, e->wide && s->kind == SYM_SIZE ? "(int64_t)%s" : "%s", s->name);
+    ltU_printf(o, (e->wide && s->kind == SYM_SIZE) || (e->wide_idx && s->dt == DT_I32) ? "(int64_t)%s" : "%s",
+               s->name);
     return;
   }
   ltU_printf(o, "%s[%s]", s->name, ltE_reg_index(c, s->shape));

@@ -20,6 +20,20 @@ static const char *mul64(E *e, const char *idx, const Expr *stride) {
   return ltU_fmt("(int64_t)%s * %s", strpbrk(idx, "+-*") ? ltU_fmt("(%s)", idx) : idx, ltE_itext(e, stride));
 }
 
+/* Text of i32 index expression o, to which up to `add` is added after:
+** in int64 (its scalars cast) where int math on it could overflow for some
+** value the launcher accepts (ltI_fits_int); *wide (may be NULL) says which. */
+static const char *otext(E *e, const Expr *o, int add, int *wide) {
+  int w = !ltI_fits_int(o, add);
+  if (wide) *wide = w;
+  if (!w) return ltE_itext(e, o);
+  if (o->kind == E_CONST) return ltU_fmt("(int64_t)%s", ltE_itext(e, o));
+  e->wide_idx = 1;
+  const char *s = ltE_itext(e, o);
+  e->wide_idx = 0;
+  return s;
+}
+
 /* a && b, either NULL for true. */
 static const char *all_of(const char *a, const char *b) {
   if (!a) return b;
@@ -32,7 +46,7 @@ static const char *all_of(const char *a, const char *b) {
 static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *dim) {
   long long o, d;
   if (ltI_const_int(origin, &o) && ltI_const_int(dim, &d) && o + ext <= d) return NULL;
-  return ltU_fmt("%s + %d <= %s", ltE_itext(e, origin), ext, ltE_itext(e, dim));
+  return ltU_fmt("%s + %d <= %s", otext(e, origin, ext, NULL), ext, ltE_itext(e, dim));
 }
 
 /* Does view v run past its tensor's last column at a constant origin, the
@@ -194,7 +208,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   for (int d = 0; d < t->trank; d++) {
     int varies = (d == v->rdim || d == v->cdim) && v->ext[d] > 1;
     if (varies || v->origin[d]->rank) continue;   /* (a gathered dim: tested a row, below) */
-    const char *o = ltE_itext(e, v->origin[d]);
+    const char *o = otext(e, v->origin[d], 0, NULL);
     int known_in =
         v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
     if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
@@ -228,9 +242,10 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     ptr_off = ltE_sum(ptr_off, mul64(e, g, t->strides[d]));
   }
   if (v->rdim >= 0 && v->ext[v->rdim] > 1 && !v->origin[v->rdim]->rank) {
-    const char *gr = ltE_sum(ltE_itext(e, v->origin[v->rdim]), ltE_tile_row(&c));
+    int wide = 0;
+    const char *gr = ltE_sum(otext(e, v->origin[v->rdim], v->ext[v->rdim] - 1, &wide), ltE_tile_row(&c));
     if (v->origin[v->rdim]->kind == E_CONST && v->origin[v->rdim]->cval == 0) gr = ltE_or0(ltE_tile_row(&c));
-    ltE_line(e, "const int gr = %s;", gr);
+    ltE_line(e, "const %s gr = %s;", wide ? "int64_t" : "int", gr);
     const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
     if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
     rowc = all_of(rowc, rc);
@@ -240,8 +255,10 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   const char *gc = NULL;
   if (vcols) {
     const Expr *co = v->origin[v->cdim];
-    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : ltE_itext(e, co), ltE_tile_col(&c));
-    ltE_line(e, "const int gc = %s;", ltE_or0(gc));
+    int wide = 0;
+    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : otext(e, co, v->ext[v->cdim] - 1, &wide),
+                 ltE_tile_col(&c));
+    ltE_line(e, "const %s gc = %s;", wide ? "int64_t" : "int", ltE_or0(gc));
     ptr_off = ltE_sum(ptr_off, mul64(e, "gc", t->strides[v->cdim]));
   }
   ltE_line(e, "%s%s *ptr = base%s;", store ? "" : "const ", tn, ptr_off ? ltU_fmt(" + %s", ptr_off) : "");
@@ -403,7 +420,7 @@ void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other) {
   const Sym *t = v->t;
   const char *ok = NULL, *off = NULL;
   for (int d = 0; d < t->trank; d++) {
-    const char *o = ltE_itext(e, v->origin[d]);
+    const char *o = otext(e, v->origin[d], 0, NULL);
     long long oc, n;
     int known_in = ltI_const_int(v->origin[d], &oc) && ltI_const_int(t->dims[d], &n) && oc >= 0 && oc < n;
     if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));

@@ -495,6 +495,7 @@ static int k_serial(lua_State *l) {
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
+  v->extent = st->hi;
   const char *pn = param_name(fn);
   if (pn) ltF_set_name(v, pn, 1);
   st->var = v;
@@ -536,6 +537,7 @@ static int k_pipelined(lua_State *l) {
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
+  v->extent = st->hi;
   const char *pn = param_name(top);
   if (pn) ltF_set_name(v, pn, 1);
   st->var = v;

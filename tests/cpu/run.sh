@@ -75,6 +75,15 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# view offsets that int math would overflow: tests/cpu/offsets.lua under UBSan and ASan
+if ! build/gen tests/cpu/offsets.lua --target c -o $b/offsets >$b/offsets_gen.log 2>&1; then
+  echo "FAIL cpu offsets: gen: $(head -c 300 $b/offsets_gen.log)"
+elif cc -std=c11 -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all -Wall -Werror -I$b/offsets tests/cpu/offsets.c \
+     $b/offsets/offsets.c -lm -o $b/offsets/run 2>$b/offsets_build.log; then
+  $b/offsets/run 2>$b/offsets.log || echo "FAIL cpu offsets: crashed or a sanitizer report: $(grep -m1 -E 'runtime error|ERROR' $b/offsets.log | cut -c1-300)"
+else
+  echo "FAIL cpu offsets build: $(grep -m1 error $b/offsets_build.log | cut -c1-300)"
+fi
 # the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
 sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
 if ! grep -q '^}' $b/hip_bf16.inc; then
