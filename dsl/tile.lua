@@ -14,7 +14,7 @@ for _, name in ipairs { "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "erf", "a
                         "sin", "cos", "sigmoid", "floor" } do
   tile[name] = function(x) return core.unary(name, x) end
 end
-for _, name in ipairs { "lt", "le", "gt", "ge", "eq", "ne", "both", "either", "pow" } do
+for _, name in ipairs { "lt", "le", "gt", "ge", "eq", "ne", "both", "either", "pow", "rand", "randint" } do
   tile[name] = function(a, b) return core.binary(name, a, b) end
 end
 tile.where = core.where            -- where(cond, a, b)

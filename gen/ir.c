@@ -41,7 +41,7 @@ const char *const ltI_binop_names[B_COUNT] = {
   [B_MOD] = "%", [B_MAX] = "max", [B_MIN] = "min", [B_LT] = "lt", [B_LE] = "le",
   [B_GT] = "gt", [B_GE] = "ge", [B_EQ] = "eq", [B_NE] = "ne", [B_AND] = "both",
   [B_OR] = "either", [B_POW] = "pow", [B_BAND] = "&", [B_BOR] = "|", [B_BXOR] = "~", [B_SHL] = "<<",
-  [B_SHR] = ">>",
+  [B_SHR] = ">>", [B_RAND] = "rand", [B_RANDINT] = "randint",
 };
 
 /* Returns the dtype named s ("f32", "bf16", ...) or -1. */
@@ -311,10 +311,31 @@ static Expr *shift(BinOp op, Expr *a, Expr *b, int line) {
   return e;
 }
 
+/* tile.rand(seed, offset) and tile.randint: seed a uniform integer (a
+** scalar parameter, a number), offset an integer value whose shape the
+** result takes; f32 in [0, 1) or u32 (the stream: templates/bits.h). */
+static Expr *rand_op(BinOp op, Expr *seed, Expr *off, int line) {
+  const char *name = ltI_binop_names[op];
+  if (seed->rank) ltU_error(line, "%s's seed is a scalar (the same for every element), not a tile", name);
+  if (seed->weak) seed = settle(seed, seed->cval < 0 || seed->cval > 2147483647.0 ? DT_I64 : DT_I32, line);
+  if (off->weak) off = settle(off, DT_I32, line);
+  if (!ltI_is_int(seed->dt) || !ltI_is_int(off->dt))
+    ltU_error(line, "%s takes an integer seed and integer offsets, not %s and %s", name, ltI_dtypes[seed->dt].name,
+              ltI_dtypes[off->dt].name);
+  Expr *e = expr(E_BINARY, op == B_RAND ? DT_F32 : DT_U32, line);
+  e->op = op;
+  e->a = seed;
+  e->b = off;
+  broadcast(e, seed, off, name);
+  set_depth(e);
+  return e;
+}
+
 /* A binary operation with broadcasting; constants fold. */
 Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
   const char *name = ltI_binop_names[op];
   if (op == B_SHL || op == B_SHR) return shift(op, a, b, line);
+  if (op == B_RAND || op == B_RANDINT) return rand_op(op, a, b, line);
   unify(&a, &b, name, line);
   Dtype dt = a->weak ? b->dt : a->dt;
   int is_cmp = op >= B_LT && op <= B_NE;

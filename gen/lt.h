@@ -134,7 +134,9 @@ typedef enum {
 typedef enum {
   B_ADD, B_SUB, B_MUL, B_DIV, B_IDIV, B_MOD, B_MAX, B_MIN,
   B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR,
-  B_POW, B_BAND, B_BOR, B_BXOR, B_SHL, B_SHR, B_COUNT
+  B_POW, B_BAND, B_BOR, B_BXOR, B_SHL, B_SHR,
+  B_RAND, B_RANDINT,    /* tile.rand(seed, offset), tile.randint: a seed, an offset tile (templates/bits.h) */
+  B_COUNT
 } BinOp;
 
 struct Expr {

@@ -164,7 +164,7 @@ static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emul
 ** max, min and abs, a shift through a function, tile.rand? */
 static int expr_bits(const Expr *x) {
   if (!x) return 0;
-  if (x->dt == DT_I64 || x->dt == DT_U32 || (x->kind == E_BINARY && (x->op == B_SHL || x->op == B_SHR))) return 1;
+  if (x->dt == DT_I64 || x->dt == DT_U32 || (x->kind == E_BINARY && x->op >= B_SHL)) return 1;
   return expr_bits(x->a) || expr_bits(x->b) || expr_bits(x->c);
 }
 

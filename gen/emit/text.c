@@ -308,7 +308,9 @@ static int prec(const Expr *x) {
   if (x->kind == E_UNARY && (x->op == U_NEG || x->op == U_NOT)) return 14;
   if (x->kind == E_UNARY && x->op == U_BNOT) return 14;
   if (x->kind == E_UNARY && x->op == U_SIGMOID) return 13;   /* 1.0f / (1.0f + expf(-x)) */
-  if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN || x->op == B_POW || helper_shift(x)) return 15;
+  if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN || x->op == B_POW || x->op >= B_RAND ||
+      helper_shift(x))
+    return 15;
   switch (x->op) {
   case B_SHL: case B_SHR: return 11;
   case B_BAND: return 8;
@@ -400,10 +402,11 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
       return;
     }
-    if (x->op == B_MAX || x->op == B_MIN || x->op == B_POW || helper_shift(x)) {
+    if (x->op == B_MAX || x->op == B_MIN || x->op == B_POW || x->op >= B_RAND || helper_shift(x)) {
       const char *fn = ct == DT_I32 ? (x->op == B_MAX ? "lt_imax" : "lt_imin") : (x->op == B_MAX ? "fmaxf" : "fminf");
       if (ct == DT_I64 || ct == DT_U32) fn = ltU_fmt("lt_%s_%s", x->op == B_MAX ? "max" : "min", ltI_dtypes[ct].name);
       if (x->op == B_POW) fn = "powf";
+      if (x->op >= B_RAND) fn = x->op == B_RAND ? "lt_rand" : "lt_randint";
       if (x->op == B_SHL || x->op == B_SHR) fn = ltU_fmt("lt_%s_%s", x->op == B_SHL ? "shl" : "shr", ltI_dtypes[x->dt].name);
       ltU_printf(o, "%s(", fn);
       expr(e, o, x->a, c);
@@ -431,7 +434,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       left_paren |= x->a->kind == E_BINARY && x->a->op == B_AND;
       right_paren |= x->b->kind == E_BINARY && x->b->op == B_AND;
     }
-    if (x->op >= B_BAND) {
+    if (x->op >= B_BAND && x->op <= B_SHR) {
       /* bit operations and shifts beside other operators: parentheses, as
       ** -Wparentheses asks (a + b << 2, a & b == c read wrongly) */
       left_paren |= pa != p && pa <= 13;

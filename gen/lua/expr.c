@@ -358,7 +358,7 @@ static int m_forbidden(lua_State *l) {
 static const struct { const char *name; BinOp op; } binop_names[] = {
   {"add", B_ADD}, {"sub", B_SUB}, {"mul", B_MUL}, {"div", B_DIV}, {"max", B_MAX}, {"min", B_MIN},
   {"lt", B_LT}, {"le", B_LE}, {"gt", B_GT}, {"ge", B_GE}, {"eq", B_EQ}, {"ne", B_NE},
-  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {NULL, 0},
+  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {"rand", B_RAND}, {"randint", B_RANDINT}, {NULL, 0},
 };
 
 /* The unary operations by their DSL names (tile.exp, x:abs(), ...). */

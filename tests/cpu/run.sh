@@ -75,6 +75,12 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# the Philox4x32-10 of templates/bits.h against its published answers
+if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
+  $b/philox || echo "FAIL cpu philox: crashed (status $?)"
+else
+  echo "FAIL cpu philox build: $(grep -m1 error $b/philox_build.log | cut -c1-300)"
+fi
 # the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
 sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
 if ! grep -q '^}' $b/hip_bf16.inc; then

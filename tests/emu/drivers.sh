@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/emu/drivers.sh: kernels checked by a C driver of their own, run as
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
-# the number types (docs/examples/types.lua, rand.lua) with their drivers in
+# the number types (docs/examples/types.lua, random_bits.lua) with their drivers in
 # tests/docs/drivers/, and each driver's outputs (the ones it writes to
 # $LT_DUMP) the same bytes as the c target's.  Built with AddressSanitizer
 # and UBSan's bounds checks when the compiler has them.
@@ -16,7 +16,7 @@ mkdir -p $b
 san="-fsanitize=address,bounds -fno-sanitize-recover=all"
 echo 'int main(void) { return 0; }' > $b/san.cpp
 $CXX $san $b/san.cpp -o $b/san 2>/dev/null && $b/san || san=""
-for name in types rand; do
+for name in types random_bits; do
   src=docs/examples/$name.lua drv=tests/docs/drivers/$name.c
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
   for t in c $targets; do
