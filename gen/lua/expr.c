@@ -358,7 +358,13 @@ static int m_forbidden(lua_State *l) {
 static const struct { const char *name; BinOp op; } binop_names[] = {
   {"add", B_ADD}, {"sub", B_SUB}, {"mul", B_MUL}, {"div", B_DIV}, {"max", B_MAX}, {"min", B_MIN},
   {"lt", B_LT}, {"le", B_LE}, {"gt", B_GT}, {"ge", B_GE}, {"eq", B_EQ}, {"ne", B_NE},
-  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {"rand", B_RAND}, {"randint", B_RANDINT}, {NULL, 0},
+  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {NULL, 0},
+};
+
+/* Binary operations that are functions of tile only, no methods of values:
+** tile.rand(seed, offset) is no method of the seed. */
+static const struct { const char *name; BinOp op; } tile_binops[] = {
+  {"rand", B_RAND}, {"randint", B_RANDINT}, {NULL, 0},
 };
 
 /* The unary operations by their DSL names (tile.exp, x:abs(), ...). */
@@ -375,6 +381,8 @@ static int c_binary(lua_State *l) {
   lua_remove(l, 1);
   for (int i = 0; binop_names[i].name; i++)
     if (strcmp(binop_names[i].name, n) == 0) return l_binop(binop_names[i].op);
+  for (int i = 0; tile_binops[i].name; i++)
+    if (strcmp(tile_binops[i].name, n) == 0) return l_binop(tile_binops[i].op);
   return ltF_error("unknown operation '%s'", n);
 }
 
