@@ -75,6 +75,15 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# bias_dropout_add: its own driver (mask, kept fraction, scale; dropout.c)
+bdas=$(ls $b/bias_dropout_add_*.o 2>/dev/null)
+if [ -z "$bdas" ]; then
+  echo "FAIL cpu bias_dropout_add: no out/c/bias_dropout_add_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/dropout.c $bdas -lm -o $b/dropout 2>$b/dropout_build.log; then
+  $b/dropout || echo "FAIL cpu dropout: crashed (status $?)"
+else
+  echo "FAIL cpu dropout build: $(grep -m1 error $b/dropout_build.log | cut -c1-300)"
+fi
 # the Philox4x32-10 of templates/bits.h against its published answers
 if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
   $b/philox || echo "FAIL cpu philox: crashed (status $?)"
