@@ -52,7 +52,7 @@ extern const char *ltU_file;                /* kernel file, as given */
 
 /* ---- ir.c: data types ---- */
 
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_BOOL, DT_COUNT } Dtype;
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
 
 typedef struct DtypeInfo {
   const char *name;   /* DSL spelling */
@@ -63,6 +63,9 @@ typedef struct DtypeInfo {
 extern const DtypeInfo ltI_dtypes[DT_COUNT];
 int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
 Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
+int ltI_is_int(Dtype t);                    /* i32, i64, u32 */
+void ltI_int_range(Dtype t, double *lo, double *hi);   /* the values an integer dtype holds (i64: +-2^53, exact in a double) */
+void ltI_check_fits(double v, Dtype t, int line);      /* an error at line when constant v is not a value of t */
 
 /* ---- ir.c: symbols, expressions, statements ---- */
 
@@ -124,12 +127,16 @@ struct Sym {
 typedef enum { E_CONST, E_SYM, E_UNARY, E_BINARY, E_SELECT, E_CAST, E_IOTA } ExprKind;
 
 typedef enum {
-  U_NEG, U_NOT, U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_COUNT
+  U_NEG, U_NOT, U_BNOT, U_SIGMOID,   /* printed as operators, the rest through Target.unop_f32 */
+  U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_SIN, U_COS, U_FLOOR, U_COUNT
 } UnOp;
 
 typedef enum {
   B_ADD, B_SUB, B_MUL, B_DIV, B_IDIV, B_MOD, B_MAX, B_MIN,
-  B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR, B_COUNT
+  B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR,
+  B_POW, B_BAND, B_BOR, B_BXOR, B_SHL, B_SHR,
+  B_RAND, B_RANDINT,    /* tile.rand(seed, offset), tile.randint: a seed, an offset tile (templates/bits.h) */
+  B_COUNT
 } BinOp;
 
 struct Expr {
@@ -320,6 +327,8 @@ Expr *ltI_unary(UnOp op, Expr *a, int line);
 Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line);
 Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line);
 Expr *ltI_cast(Expr *a, Dtype dt, int line);
+Expr *ltI_round(Expr *a, Dtype dt, int line);   /* x:cast(dt): rounds to f16 / bf16 even from a value of dt */
+int ltI_exact(const Expr *e);                   /* e holds a value of its dtype exactly (no rounding left to do) */
 Stmt *ltI_stmt(StmtKind kind, int line);
 void ltI_append(Block *b, Stmt *s);
 void ltI_fix_last(Block *b);
@@ -468,6 +477,7 @@ extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores w
 extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
+extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

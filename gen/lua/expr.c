@@ -323,6 +323,22 @@ static int m_idiv(lua_State *l) { (void)l; return l_binop(B_IDIV); }
 /* a % b on values (__mod). */
 static int m_mod(lua_State *l) { (void)l; return l_binop(B_MOD); }
 
+/* a ^ b on values (__pow): pow(a, b) on floats. */
+static int m_pow(lua_State *l) { (void)l; return l_binop(B_POW); }
+/* a & b, a | b, a ~ b (xor), a << b, a >> b on integer values. */
+static int m_band(lua_State *l) { (void)l; return l_binop(B_BAND); }
+static int m_bor(lua_State *l) { (void)l; return l_binop(B_BOR); }
+static int m_bxor(lua_State *l) { (void)l; return l_binop(B_BXOR); }
+static int m_shl(lua_State *l) { (void)l; return l_binop(B_SHL); }
+static int m_shr(lua_State *l) { (void)l; return l_binop(B_SHR); }
+
+/* ~a on an integer value (__bnot). */
+static int m_bnot(lua_State *l) {
+  (void)l;
+  ltF_push_value(ltI_unary(U_BNOT, ltF_arg_expr(1, "an operand"), ltF_line()));
+  return 1;
+}
+
 /* -a on a value (__unm). */
 static int m_unm(lua_State *l) {
   (void)l;
@@ -342,13 +358,20 @@ static int m_forbidden(lua_State *l) {
 static const struct { const char *name; BinOp op; } binop_names[] = {
   {"add", B_ADD}, {"sub", B_SUB}, {"mul", B_MUL}, {"div", B_DIV}, {"max", B_MAX}, {"min", B_MIN},
   {"lt", B_LT}, {"le", B_LE}, {"gt", B_GT}, {"ge", B_GE}, {"eq", B_EQ}, {"ne", B_NE},
-  {"both", B_AND}, {"either", B_OR}, {NULL, 0},
+  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {NULL, 0},
+};
+
+/* Binary operations that are functions of tile only, no methods of values:
+** tile.rand(seed, offset) is no method of the seed. */
+static const struct { const char *name; BinOp op; } tile_binops[] = {
+  {"rand", B_RAND}, {"randint", B_RANDINT}, {NULL, 0},
 };
 
 /* The unary operations by their DSL names (tile.exp, x:abs(), ...). */
 static const struct { const char *name; UnOp op; } unop_names[] = {
   {"exp", U_EXP}, {"exp2", U_EXP2}, {"log", U_LOG}, {"sqrt", U_SQRT}, {"rsqrt", U_RSQRT},
-  {"tanh", U_TANH}, {"erf", U_ERF}, {"abs", U_ABS}, {"negate", U_NOT}, {NULL, 0},
+  {"tanh", U_TANH}, {"erf", U_ERF}, {"abs", U_ABS}, {"negate", U_NOT}, {"sin", U_SIN}, {"cos", U_COS},
+  {"sigmoid", U_SIGMOID}, {"floor", U_FLOOR}, {NULL, 0},
 };
 
 /* core.binary(name, a, b): the binary operation called name (binop_names);
@@ -358,6 +381,8 @@ static int c_binary(lua_State *l) {
   lua_remove(l, 1);
   for (int i = 0; binop_names[i].name; i++)
     if (strcmp(binop_names[i].name, n) == 0) return l_binop(binop_names[i].op);
+  for (int i = 0; tile_binops[i].name; i++)
+    if (strcmp(tile_binops[i].name, n) == 0) return l_binop(tile_binops[i].op);
   return ltF_error("unknown operation '%s'", n);
 }
 
@@ -382,11 +407,14 @@ static int c_where(lua_State *l) {
   return 1;
 }
 
-/* core.cast(x, dtype), also x:cast(dtype): x converted to dtype. */
+/* core.cast(x, dtype), also x:cast(dtype): x converted to dtype; to f16
+** or bf16 rounded, even from a value of that dtype (ltI_round). */
 static int c_cast(lua_State *l) {
   (void)l;
   Expr *e = ltF_arg_expr(1, "cast's operand");
-  ltF_push_value(ltI_cast(e, ltF_arg_dtype(2), ltF_line()));
+  Dtype dt = ltF_arg_dtype(2);
+  int line = ltF_line();
+  ltF_push_value(e->dt == dt ? ltI_round(e, dt, line) : ltI_cast(e, dt, line));
   return 1;
 }
 
@@ -581,7 +609,9 @@ void ltF_open_values(void) {
   luaL_newmetatable(L, VAL_MT);
   static const luaL_Reg mt[] = {
     {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div}, {"__idiv", m_idiv},
-    {"__mod", m_mod}, {"__unm", m_unm}, {"__lt", m_forbidden}, {"__le", m_forbidden},
+    {"__mod", m_mod}, {"__unm", m_unm}, {"__pow", m_pow}, {"__band", m_band}, {"__bor", m_bor},
+    {"__bxor", m_bxor}, {"__shl", m_shl}, {"__shr", m_shr}, {"__bnot", m_bnot},
+    {"__lt", m_forbidden}, {"__le", m_forbidden},
     {"__eq", m_forbidden}, {"__index", m_index}, {"__newindex", m_newindex},
     {"__tostring", m_tostring}, {NULL, NULL},
   };

@@ -443,6 +443,8 @@ static int reduce(lua_State *l, BinOp op) {
   Expr *x = ltF_arg_expr(2, "the reduced value");
   if (!x->rank) return ltF_error("reductions take a tile, not a scalar");
   if (x->dt == DT_BOOL) return ltF_error("reductions take numbers, not bools");
+  if (x->dt == DT_I64 || x->dt == DT_U32)
+    return ltF_error("reductions take f32, f16, bf16 or i32 values, not %s", ltI_dtypes[x->dt].name);
   lua_Integer axis = luaL_optinteger(l, 3, x->rank);
   if (axis < 1 || axis > x->rank)
     return ltF_error("reduction axis must be %s for a %d-dim tile, not %d", x->rank == 2 ? "1 or 2" : "1", x->rank,

@@ -84,6 +84,21 @@ elif cc -std=c11 -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all -
 else
   echo "FAIL cpu offsets build: $(grep -m1 error $b/offsets_build.log | cut -c1-300)"
 fi
+# bias_dropout_add: its own driver (mask, kept fraction, scale; dropout.c)
+bdas=$(ls $b/bias_dropout_add_*.o 2>/dev/null)
+if [ -z "$bdas" ]; then
+  echo "FAIL cpu bias_dropout_add: no out/c/bias_dropout_add_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/dropout.c $bdas -lm -o $b/dropout 2>$b/dropout_build.log; then
+  $b/dropout || echo "FAIL cpu dropout: crashed (status $?)"
+else
+  echo "FAIL cpu dropout build: $(grep -m1 error $b/dropout_build.log | cut -c1-300)"
+fi
+# the Philox4x32-10 of templates/bits.h against its published answers
+if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
+  $b/philox || echo "FAIL cpu philox: crashed (status $?)"
+else
+  echo "FAIL cpu philox build: $(grep -m1 error $b/philox_build.log | cut -c1-300)"
+fi
 # the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
 sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
 if ! grep -q '^}' $b/hip_bf16.inc; then

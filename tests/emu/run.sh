@@ -20,6 +20,8 @@
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
+#   4. tests/emu/drivers.sh: docs examples with C drivers of their own, each
+#      target's outputs the same bytes as the c target's.
 # The kernels and unit tests are built with clang's SanitizerCoverage
 # load/store tracing when the compiler has it, so that the emulator sees
 # every plain load and store of shared memory (unwritten reads, races);
@@ -433,4 +435,6 @@ while IFS='|' read -r name t v detector words where find repl nth env; do
     echo "FAIL emu mutant $name: $detector did not report it with \"$words\" ($t $v; $(grep -c '^PASS' $m.out) cases passed; stderr: $(head -c 200 $m.err | tr '\n' ' '))"
   fi
 done < $b/mut/list
+# 4. the kernels with drivers of their own (the number types' docs examples)
+bash tests/emu/drivers.sh
 exit 0
