@@ -555,6 +555,7 @@ static int tame(const Expr *e) {
 ** A value read from memory or a scalar parameter in an offset then makes
 ** the emitter compute the offset in int64. */
 int ltI_fits_int(const Expr *e, long long add) {
+  if (e->dt != DT_I32) return 0;   /* an i64 offset: int64 math */
   if (tame(e)) return 1;
   long long lo, hi;
   ltI_range(e, &lo, &hi);

@@ -2,8 +2,9 @@
 --
 -- Y[i, :] = W[I[i], :] (a gather, an embedding lookup), Z[J[i], :] = Y[i, :]
 -- (a scatter) and G[I[i], :] += Y[i, :] (a scatter-add).  The indices are
--- loaded as a [BM, 1] column (I and J are declared { "N", 1 }); an index
--- outside W, Z or G reads zeros, and its store or add is dropped.
+-- loaded as a [BM, 1] column (I and J are declared { "N", 1 }; I holds
+-- i64 indices, as PyTorch's are, J i32 ones); an index outside W, Z or G
+-- reads zeros, and its store or add is dropped.
 local tile = require "tile"
 
 return tile.kernel {
@@ -13,7 +14,7 @@ return tile.kernel {
   params = function(v, c)
     return {
       W = tile.tensor("f32", { "V", c.D }),
-      I = tile.tensor("i32", { "N", 1 }),
+      I = tile.tensor("i64", { "N", 1 }),
       J = tile.tensor("i32", { "N", 1 }),
       Y = tile.tensor("f32", { "N", c.D }),
       Z = tile.tensor("f32", { "M", c.D }),
@@ -22,7 +23,7 @@ return tile.kernel {
   end,
   body = function(k, p, c)
     local bm = k:grid(tile.cdiv(p.N, c.BM))
-    local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)    -- [BM, 1] i32
+    local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)    -- [BM, 1] i64
     local y = k:load(p.W:view({ ids, 0 }, { c.BM, c.D }))       -- row r: W[ids[r], :]
     k:store(p.Y:tile({ bm, 0 }, { c.BM, c.D }), y)
     local to = k:load(p.J:tile({ bm, 0 }, { c.BM, 1 }), -1)

@@ -236,7 +236,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     if (!v->origin[d]->rank) continue;
     check_rows(v, v->origin[d], l, "row offsets");
     const char *g = d == v->rdim ? "gr" : ltU_fmt("g%d", d), *dim = ltE_itext(e, t->dims[d]);
-    ltE_line(e, "const int %s = %s;", g, ltE_etext(e, v->origin[d], &c));
+    ltE_line(e, "const %s %s = %s;", v->origin[d]->dt == DT_I64 ? "int64_t" : "int", g, ltE_etext(e, v->origin[d], &c));
     if (e->emu) ltE_line(e, "lt_emu_index(%s, %s, \"%s:%d\");", g, dim, e->base, v->line);
     rowc = all_of(rowc, ltU_fmt("%s >= 0 && %s < %s", g, g, dim));
     ptr_off = ltE_sum(ptr_off, mul64(e, g, t->strides[d]));

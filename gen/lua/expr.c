@@ -449,7 +449,8 @@ static Expr *gather_offset(int i, lua_Integer n, const View *v, int tiles) {
   if (i == n - 1)
     ltF_error("the last dim's offset of %s:%s must be a scalar; a tile of offsets gathers rows (a dim before the "
               "last)", v->t->name, fn);
-  if (o->dt != DT_I32) ltF_error("a view's row offsets must be i32, not %s", ltI_dtypes[o->dt].name);
+  if (o->dt != DT_I32 && o->dt != DT_I64)
+    ltF_error("a view's row offsets must be i32 or i64, not %s", ltI_dtypes[o->dt].name);
   int R = n >= 2 ? v->ext[n - 2] : 1;
   if (i < n - 2 && v->ext[i] != 1) R = -1;   /* (reported by make_view: only the last two dims are wide) */
   if (R > 0 && (o->shape[0] != R || o->shape[1] != 1 || o->rank != 2))
@@ -482,6 +483,8 @@ static int make_view(lua_State *l, int tiles) {
   for (int i = 0; i < n; i++) {
     lua_geti(l, 2, i + 1);
     Expr *o = gather_offset(i, n, v, tiles);
+    Handle *h = o ? NULL : ltF_handle(-1);
+    if (!o && !tiles && h && h->kind == H_EXPR && h->e->rank == 0 && h->e->dt == DT_I64) o = h->e;   /* int64 math */
     if (!o) o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
     lua_pop(l, 1);
     if (tiles && v->ext[i] != 1) o = ltI_binary(B_MUL, o, ltI_const(v->ext[i], DT_I32, 0, v->line), v->line);

@@ -1,4 +1,4 @@
--- expect: tests/negative/gather_f32.lua:13: error: a view's row offsets must be i32, not f32
+-- expect: tests/negative/gather_f32.lua:13: error: a view's row offsets must be i32 or i64, not f32
 local tile = require "tile"
 return tile.kernel {
   name = "gather_f32",

@@ -1,5 +1,6 @@
 /* gather.c: drives docs/examples/gather.lua (c target): indices inside,
-** negative and past the end; J a permutation (the scatter's rows are each
+** negative, past the end and past 2^32 (an i64 index must not wrap to a row
+** inside); J a permutation (the scatter's rows are each
 ** written once) with some rows sent outside Z; G starts non-zero. */
 #include "common.h"
 #include "gather.h"
@@ -9,7 +10,8 @@ enum { D = 64 };
 static void run(int V, int N, int M) {
   double *w;
   void *W = buf_random(F32, (size_t)V * D, -2, 2, &w);
-  void *I = buf_new(I32, N), *J = buf_new(I32, N);
+  int64_t *I = lt_alloc(sizeof *I * N);
+  void *J = buf_new(I32, N);
   void *Y = buf_new(F32, (size_t)N * D + 8), *Z = buf_new(F32, (size_t)M * D + 8), *G = buf_new(F32, (size_t)V * D + 8);
   double *ry = malloc(sizeof *ry * N * D), *rz = malloc(sizeof *rz * M * D), *rg = malloc(sizeof *rg * V * D);
   int *perm = malloc(sizeof *perm * (N > M ? N : M));
@@ -17,7 +19,7 @@ static void run(int V, int N, int M) {
   for (int i = (N > M ? N : M) - 1; i > 0; i--) { int j = irand(0, i), t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
   for (int i = 0; i < N; i++) {
     int u = irand(0, 9);
-    ((int *)I)[i] = u == 0 ? -irand(1, 5) : u == 1 ? V + irand(0, 5) : irand(0, V - 1);
+    I[i] = u == 0 ? -irand(1, 5) : u == 1 ? V + irand(0, 5) : u == 2 ? (int64_t)V + ((int64_t)1 << 32) : irand(0, V - 1);
     ((int *)J)[i] = irand(0, 9) == 0 ? -1 : perm[i];   /* >= M when N > M: dropped */
   }
   buf_poison(F32, Y, (size_t)N * D + 8);
@@ -26,7 +28,8 @@ static void run(int V, int N, int M) {
   for (size_t i = 0; i < (size_t)V * D; i++) rg[i] = (double)(i % 7);
   for (size_t i = 0; i < (size_t)M * D; i++) rz[i] = NAN;   /* rows no index names keep their poison */
   for (int i = 0; i < N; i++) {
-    int r = ((int *)I)[i], to = ((int *)J)[i];
+    int64_t r = I[i];
+    int to = ((int *)J)[i];
     for (int d = 0; d < D; d++) {
       double y = r >= 0 && r < V ? w[(size_t)r * D + d] : 0;
       ry[(size_t)i * D + d] = y;
