@@ -10,10 +10,11 @@ tile.scalar = core.scalar          -- tile.scalar(dtype): a launcher argument
 tile.kernel = core.kernel          -- tile.kernel { name, variants, config, params, body }
 
 -- elementwise math on values (tiles or scalars)
-for _, name in ipairs { "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "erf", "abs", "negate" } do
+for _, name in ipairs { "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "erf", "abs", "negate",
+                        "sin", "cos", "sigmoid", "floor" } do
   tile[name] = function(x) return core.unary(name, x) end
 end
-for _, name in ipairs { "lt", "le", "gt", "ge", "eq", "ne", "both", "either" } do
+for _, name in ipairs { "lt", "le", "gt", "ge", "eq", "ne", "both", "either", "pow", "rand", "randint" } do
   tile[name] = function(a, b) return core.binary(name, a, b) end
 end
 tile.where = core.where            -- where(cond, a, b)

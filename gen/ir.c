@@ -7,7 +7,10 @@
 **     scalar (rank 0) goes with any shape;
 **   - a bare Lua number is "weak" and takes the type of the other operand;
 **   - otherwise both sides must have the same dtype, except that a uniform
-**     i32 scalar (a size, a loop index) meets a float operand as that float;
+**     i32 scalar (a size, a loop index) meets a float or i64 operand as that
+**     type;
+**   - every integer constant fits its dtype (ltI_check_fits), or the line
+**     that made it is an error;
 **   - f16 and bf16 values are computed in f32 and rounded when stored.
 */
 #include <math.h>
@@ -21,20 +24,24 @@ const DtypeInfo ltI_dtypes[DT_COUNT] = {
   [DT_F16] = {"f16", 2, 1},
   [DT_BF16] = {"bf16", 2, 1},
   [DT_I32] = {"i32", 4, 0},
+  [DT_I64] = {"i64", 8, 0},
+  [DT_U32] = {"u32", 4, 0},
   [DT_BOOL] = {"bool", 1, 0},
 };
 
 const char *const ltI_unop_names[U_COUNT] = {
   [U_NEG] = "-", [U_NOT] = "negate", [U_EXP] = "exp", [U_EXP2] = "exp2",
   [U_LOG] = "log", [U_SQRT] = "sqrt", [U_RSQRT] = "rsqrt", [U_TANH] = "tanh",
-  [U_ERF] = "erf", [U_ABS] = "abs",
+  [U_ERF] = "erf", [U_ABS] = "abs", [U_SIN] = "sin", [U_COS] = "cos", [U_SIGMOID] = "sigmoid",
+  [U_FLOOR] = "floor", [U_BNOT] = "~",
 };
 
 const char *const ltI_binop_names[B_COUNT] = {
   [B_ADD] = "+", [B_SUB] = "-", [B_MUL] = "*", [B_DIV] = "/", [B_IDIV] = "//",
   [B_MOD] = "%", [B_MAX] = "max", [B_MIN] = "min", [B_LT] = "lt", [B_LE] = "le",
   [B_GT] = "gt", [B_GE] = "ge", [B_EQ] = "eq", [B_NE] = "ne", [B_AND] = "both",
-  [B_OR] = "either",
+  [B_OR] = "either", [B_POW] = "pow", [B_BAND] = "&", [B_BOR] = "|", [B_BXOR] = "~", [B_SHL] = "<<",
+  [B_SHR] = ">>", [B_RAND] = "rand", [B_RANDINT] = "randint",
 };
 
 /* Returns the dtype named s ("f32", "bf16", ...) or -1. */
@@ -47,6 +54,30 @@ int ltI_dtype_from_name(const char *s) {
 /* The type arithmetic on t is carried out in. */
 Dtype ltI_compute_type(Dtype t) {
   return (t == DT_F16 || t == DT_BF16) ? DT_F32 : t;
+}
+
+/* Is t an integer dtype (i32, i64, u32)? */
+int ltI_is_int(Dtype t) {
+  return t == DT_I32 || t == DT_I64 || t == DT_U32;
+}
+
+/* The least and greatest value of integer dtype t.  i64 stops at 2^53:
+** gen holds constants in a double, which is exact only that far. */
+void ltI_int_range(Dtype t, double *lo, double *hi) {
+  *lo = t == DT_U32 ? 0 : t == DT_I64 ? -9007199254740992.0 : -2147483648.0;
+  *hi = t == DT_U32 ? 4294967295.0 : t == DT_I64 ? 9007199254740992.0 : 2147483647.0;
+}
+
+/* Reports at line a constant v that is not a value of integer dtype t: a
+** fraction, or out of t's range (no check for the other dtypes). */
+void ltI_check_fits(double v, Dtype t, int line) {
+  if (!ltI_is_int(t)) return;
+  const char *n = ltI_dtypes[t].name;
+  if (v != floor(v)) ltU_error(line, "the number %.17g cannot be an %s value; write an integer", v, n);
+  double lo, hi;
+  ltI_int_range(t, &lo, &hi);
+  const char *range = t == DT_U32 ? "0 to 2^32 - 1" : t == DT_I64 ? "-2^53 to 2^53, exact in a double" : "-2^31 to 2^31 - 1";
+  if (v < lo || v > hi) ltU_error(line, "the number %.17g is out of the %s range (%s)", v, n, range);
 }
 
 /* Makes a symbol and records it in the kernel, in creation order. */
@@ -94,8 +125,10 @@ static void set_depth(Expr *e) {
                        "names", LT_MAX_DEPTH);
 }
 
-/* A constant; weak when it came from a bare Lua number. */
+/* A constant; weak when it came from a bare Lua number.  A constant of an
+** integer dtype must be one of its values (ltI_check_fits). */
 Expr *ltI_const(double v, Dtype dt, int weak, int line) {
+  if (!weak) ltI_check_fits(v, dt, line);
   Expr *e = expr(E_CONST, dt, line);
   e->cval = v;
   e->weak = weak;
@@ -147,11 +180,9 @@ static void broadcast(Expr *e, const Expr *a, const Expr *b, const char *op) {
 
 /* Converts a weak constant to the type of its partner. */
 static Expr *settle(Expr *c, Dtype dt, int line) {
-  if (!ltI_dtypes[dt].is_float && dt != DT_BOOL && c->cval != floor(c->cval))
+  if (ltI_is_int(dt) && c->cval != floor(c->cval))
     ltU_error(line, "the number %g cannot be an %s operand; write an integer",
               c->cval, ltI_dtypes[dt].name);
-  if (dt == DT_I32 && (c->cval < INT32_MIN || c->cval > INT32_MAX))
-    ltU_error(line, "the number %.17g is out of the i32 range (-2^31 to 2^31 - 1)", c->cval);
   return ltI_const(c->cval, dt, 0, line);
 }
 
@@ -162,15 +193,16 @@ static void unify(Expr **pa, Expr **pb, const char *op, int line) {
   if (a->weak) { *pa = settle(a, b->dt, line); return; }
   if (b->weak) { *pb = settle(b, a->dt, line); return; }
   if (a->dt == b->dt) return;
-  if (a->rank == 0 && a->dt == DT_I32 && ltI_dtypes[b->dt].is_float) {
+  if (a->rank == 0 && a->dt == DT_I32 && (ltI_dtypes[b->dt].is_float || b->dt == DT_I64)) {
     *pa = ltI_cast(a, b->dt, line);
     return;
   }
-  if (b->rank == 0 && b->dt == DT_I32 && ltI_dtypes[a->dt].is_float) {
+  if (b->rank == 0 && b->dt == DT_I32 && (ltI_dtypes[a->dt].is_float || a->dt == DT_I64)) {
     *pb = ltI_cast(b, a->dt, line);
     return;
   }
   Dtype wide = a->dt == DT_F32 || b->dt == DT_F32 ? DT_F32 : b->dt;   /* suggest the cast that loses nothing */
+  if (ltI_is_int(a->dt) && ltI_is_int(b->dt)) wide = a->dt == DT_I64 || b->dt == DT_I64 ? DT_I64 : b->dt;
   ltU_error(line, "dtype mismatch in %s: %s and %s; cast one side with :cast(\"%s\")",
             op, ltI_dtypes[a->dt].name, ltI_dtypes[b->dt].name, ltI_dtypes[wide].name);
 }
@@ -193,17 +225,24 @@ static double fold(BinOp op, double x, double y, int is_int) {
   case B_NE: return x != y;
   case B_AND: return x && y;
   case B_OR: return x || y;
-  default: return 0;
+  case B_POW: return pow(x, y);
+  default: return 0;   /* bit operations do not fold (ltI_binary) */
   }
 }
 
-/* A unary operation; math functions need a float operand. */
+/* A unary operation; math functions need a float operand, ~ an integer
+** one, - and abs a signed one. */
 Expr *ltI_unary(UnOp op, Expr *a, int line) {
   Dtype dt = a->dt;
   if (op == U_NOT) {
     if (dt != DT_BOOL) ltU_error(line, "negate needs a bool operand (a comparison), not %s", ltI_dtypes[dt].name);
+  } else if (op == U_BNOT) {
+    if (a->weak || !ltI_is_int(dt))
+      ltU_error(line, "~ needs an i32, i64 or u32 value, not %s", a->weak ? "a Lua number" : ltI_dtypes[dt].name);
   } else if (op == U_NEG || op == U_ABS) {
     if (dt == DT_BOOL) ltU_error(line, "%s needs a number, not a bool", ltI_unop_names[op]);
+    if (dt == DT_U32 && !a->weak)
+      ltU_error(line, "%s needs a signed number, not u32; cast it with :cast(\"i64\")", ltI_unop_names[op]);
   } else {
     if (a->weak) dt = DT_F32;
     else if (!ltI_dtypes[dt].is_float)
@@ -247,12 +286,62 @@ static Expr *simplify(Expr *e) {
   return e;
 }
 
+/* a << b or a >> b: a an integer value (a Lua number takes b's dtype), b
+** an integer value of any of the integer dtypes or a Lua number from 0 to
+** the width of a's dtype less 1.  Arithmetic shift right for i32 and i64,
+** logical for u32 (emit/text.c prints counts known only at run time
+** through helpers that give 0 or the sign past the width). */
+static Expr *shift(BinOp op, Expr *a, Expr *b, int line) {
+  const char *name = ltI_binop_names[op];
+  if (a->weak && b->weak) ltU_error(line, "%s of two Lua numbers: compute it in Lua", name);
+  if (a->weak) a = settle(a, b->dt, line);
+  if (!ltI_is_int(a->dt) || (!b->weak && !ltI_is_int(b->dt)))
+    ltU_error(line, "%s needs i32, i64 or u32 operands, not %s", name, ltI_dtypes[ltI_is_int(a->dt) ? b->dt : a->dt].name);
+  int width = 8 * ltI_dtypes[a->dt].bytes;
+  if (b->kind == E_CONST && (b->cval != floor(b->cval) || b->cval < 0 || b->cval >= width))
+    ltU_error(line, "%s shifts a %d-bit %s value by %.17g; a constant count is from 0 to %d", name, width,
+              ltI_dtypes[a->dt].name, b->cval, width - 1);
+  if (b->weak) b = ltI_const(b->cval, DT_I32, 0, line);
+  Expr *e = expr(E_BINARY, a->dt, line);
+  e->op = op;
+  e->a = a;
+  e->b = b;
+  broadcast(e, a, b, name);
+  set_depth(e);
+  return e;
+}
+
+/* tile.rand(seed, offset) and tile.randint: seed a uniform integer (a
+** scalar parameter, a number), offset an integer value whose shape the
+** result takes; f32 in [0, 1) or u32 (the stream: templates/bits.h). */
+static Expr *rand_op(BinOp op, Expr *seed, Expr *off, int line) {
+  const char *name = ltI_binop_names[op];
+  if (seed->rank) ltU_error(line, "%s's seed is a scalar (the same for every element), not a tile", name);
+  if (seed->weak) seed = settle(seed, seed->cval < 0 || seed->cval > 2147483647.0 ? DT_I64 : DT_I32, line);
+  if (off->weak) off = settle(off, DT_I32, line);
+  if (!ltI_is_int(seed->dt) || !ltI_is_int(off->dt))
+    ltU_error(line, "%s takes an integer seed and integer offsets, not %s and %s", name, ltI_dtypes[seed->dt].name,
+              ltI_dtypes[off->dt].name);
+  Expr *e = expr(E_BINARY, op == B_RAND ? DT_F32 : DT_U32, line);
+  e->op = op;
+  e->a = seed;
+  e->b = off;
+  broadcast(e, seed, off, name);
+  set_depth(e);
+  return e;
+}
+
 /* A binary operation with broadcasting; constants fold. */
 Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
   const char *name = ltI_binop_names[op];
+  if (op == B_SHL || op == B_SHR) return shift(op, a, b, line);
+  if (op == B_RAND || op == B_RANDINT) return rand_op(op, a, b, line);
   unify(&a, &b, name, line);
   Dtype dt = a->weak ? b->dt : a->dt;
   int is_cmp = op >= B_LT && op <= B_NE;
+  if ((op == B_BAND || op == B_BOR || op == B_BXOR) && !ltI_is_int(dt))
+    ltU_error(line, "%s needs i32, i64 or u32 operands, not %s%s", name, ltI_dtypes[dt].name,
+              dt == DT_BOOL ? " (for bools: both, either)" : "");
   if (op == B_AND || op == B_OR) {
     if (a->dt != DT_BOOL || b->dt != DT_BOOL)
       ltU_error(line, "%s needs bool operands (comparisons)", name);
@@ -261,15 +350,19 @@ Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
   }
   if ((op == B_IDIV || op == B_MOD) && ltI_dtypes[dt].is_float && !(a->weak && b->weak))
     ltU_error(line, "%s needs integer operands; use / for floats", name);
+  if (op == B_POW && (a->weak ? !b->weak && !ltI_dtypes[b->dt].is_float : !ltI_dtypes[a->dt].is_float))
+    ltU_error(line, "pow needs float operands, not %s; cast with :cast(\"f32\")", ltI_dtypes[dt].name);
   if ((op == B_DIV || op == B_IDIV || op == B_MOD) && b->kind == E_CONST && b->cval == 0 &&
       (a->kind == E_CONST || !ltI_dtypes[dt].is_float))
     ltU_error(line, "%sdivision by the constant 0", ltI_dtypes[dt].is_float ? "" : ltU_fmt("%s ", ltI_dtypes[dt].name));
-  if (a->kind == E_CONST && b->kind == E_CONST) {
+  if (a->kind == E_CONST && b->kind == E_CONST && op < B_BAND) {
     int is_int = !ltI_dtypes[dt].is_float;
     double v = fold(op, a->cval, b->cval, is_int);
-    if (dt == DT_I32 && !is_cmp && !(a->weak && b->weak) && (v < INT32_MIN || v > INT32_MAX))
-      ltU_error(line, "i32 arithmetic on constants overflows: %.17g %s %.17g is %.17g, out of the i32 range", a->cval,
-                name, b->cval, v);
+    double lo, hi;
+    ltI_int_range(dt, &lo, &hi);
+    if (ltI_is_int(dt) && !is_cmp && !(a->weak && b->weak) && (v < lo || v > hi))
+      ltU_error(line, "%s arithmetic on constants overflows: %.17g %s %.17g is %.17g, out of the %s range",
+                ltI_dtypes[dt].name, a->cval, name, b->cval, v, ltI_dtypes[dt].name);
     return ltI_const(v, is_cmp ? DT_BOOL : dt, a->weak && b->weak && !is_cmp, line);
   }
   Expr *e = expr(E_BINARY, is_cmp ? DT_BOOL : dt, line);
@@ -298,10 +391,29 @@ Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line) {
   return e;
 }
 
-/* Converts a value to dtype dt (rounding to nearest for narrower floats). */
+/* Converts a value to dtype dt (rounding to nearest for narrower floats).
+** A constant converted to an integer dtype folds, and must fit it. */
 Expr *ltI_cast(Expr *a, Dtype dt, int line) {
   if (a->weak) return settle(a, dt, line);
   if (a->dt == dt) return a;
+  if (a->kind == E_CONST && ltI_is_int(dt)) {
+    double v = ltI_dtypes[a->dt].is_float ? trunc(a->cval) : a->cval;
+    double lo, hi;
+    ltI_int_range(dt, &lo, &hi);
+    if (v < lo || v > hi || isnan(v))
+      ltU_error(line, "the %s constant %.17g cast to %s is out of the %s range", ltI_dtypes[a->dt].name, a->cval,
+                ltI_dtypes[dt].name, ltI_dtypes[dt].name);
+    return ltI_const(v, dt, 0, line);
+  }
+  return ltI_round(a, dt, line);
+}
+
+/* a converted to dt, always: for f16 and bf16 (and fp8) rounded to the
+** type even when a already has it (x:cast("bf16") on a bf16 value holding
+** an f32 sum), except where a is known to hold a value of dt already. */
+Expr *ltI_round(Expr *a, Dtype dt, int line) {
+  if (a->weak) return settle(a, dt, line);
+  if (a->dt == dt && (!(dt == DT_F16 || dt == DT_BF16) || ltI_exact(a))) return a;
   Expr *e = expr(E_CAST, dt, line);
   e->a = a;
   e->rank = a->rank;
@@ -309,6 +421,30 @@ Expr *ltI_cast(Expr *a, Dtype dt, int line) {
   e->shape[1] = a->shape[1];
   set_depth(e);
   return e;
+}
+
+/* Does e hold a value of its dtype exactly, so that rounding it to that
+** dtype would change nothing?  Always for f32 and the integers; for f16
+** and bf16 a value loaded from a tensor or read from a fragment of its
+** dtype (assignments round), a cast, small whole constants, and -, abs,
+** max, min and where of such values.  Anything else: no (gen rounds). */
+int ltI_exact(const Expr *e) {
+  if (e->dt != DT_F16 && e->dt != DT_BF16) return 1;
+  switch (e->kind) {
+  case E_CONST: return e->cval == 0 || isinf(e->cval) || (e->cval == floor(e->cval) && fabs(e->cval) <= 256);
+  case E_CAST: return 1;
+  case E_SELECT: return ltI_exact(e->a) && ltI_exact(e->b);
+  case E_UNARY: return (e->op == U_NEG || e->op == U_ABS) && ltI_exact(e->a);
+  case E_BINARY: return (e->op == B_MAX || e->op == B_MIN) && ltI_exact(e->a) && ltI_exact(e->b);
+  case E_SYM: {
+    const Sym *s = e->sym;
+    if (s->kind == SYM_FRAG) return 1;
+    if (s->kind != SYM_LET || !s->def) return 0;
+    if (s->def->kind == S_LOAD) return !s->def->other || ltI_exact(s->def->other);
+    return s->def->kind == S_LET && s->def->val && ltI_exact(s->def->val);
+  }
+  default: return 0;
+  }
 }
 
 /* True if the uniform value e is known never to be negative. */
@@ -325,6 +461,118 @@ int ltI_nonneg(const Expr *e) {
     }
   default: return 0;
   }
+}
+
+/* Bounds [*lo, *hi] of the value of i32 expression e, computed without
+** wrapping, for every value the launcher accepts: sizes 1 to LT_MAX_SIZE,
+** program ids below their grid's extent, loop indices below their loop's
+** end; a value read from memory, a scalar parameter or a tile may be any
+** i32.  Interval arithmetic in 64 bits, each bound kept within 2^62; a
+** bound outside the i32 range means that int arithmetic could wrap there. */
+void ltI_range(const Expr *e, long long *lo, long long *hi) {
+  const long long LIM = (long long)1 << 62;
+  *lo = INT32_MIN, *hi = INT32_MAX;
+  if (e->rank || e->depth > 200) return;
+  long long a0, a1, b0, b1;
+  switch (e->kind) {
+  case E_CONST:
+    *lo = *hi = (long long)e->cval;
+    return;
+  case E_SYM: {
+    const Sym *s = e->sym;
+    if (s->kind == SYM_SIZE) *lo = 1, *hi = LT_MAX_SIZE;
+    else if ((s->kind == SYM_PID || s->kind == SYM_LOOP) && s->extent) {
+      ltI_range(s->extent, &a0, &a1);
+      *lo = s->kind == SYM_PID || s->nonneg ? 0 : INT32_MIN, *hi = a1 - 1 < 0 ? 0 : a1 - 1;
+      if (*hi > INT32_MAX) *hi = INT32_MAX;
+    } else if (s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val) {
+      ltI_range(s->def->val, lo, hi);
+    } else if (s->nonneg) {
+      *lo = 0;
+    }
+    return;
+  }
+  case E_BINARY:
+    ltI_range(e->a, &a0, &a1);
+    ltI_range(e->b, &b0, &b1);
+    switch (e->op) {
+    case B_ADD: *lo = a0 + b0, *hi = a1 + b1; break;
+    case B_SUB: *lo = a0 - b1, *hi = a1 - b0; break;
+    case B_MUL: {
+      double p[4] = {(double)a0 * b0, (double)a0 * b1, (double)a1 * b0, (double)a1 * b1};
+      double l = p[0], h = p[0];
+      for (int i = 1; i < 4; i++) l = p[i] < l ? p[i] : l, h = p[i] > h ? p[i] : h;
+      *lo = l < -(double)LIM ? -LIM : (long long)l, *hi = h > (double)LIM ? LIM : (long long)h;
+      break;
+    }
+    case B_IDIV:
+      if (b0 < 1) return;   /* (a divisor that may be 0 or negative: any i32) */
+      *lo = a0 < 0 ? a0 : a0 / b1, *hi = a1 < 0 ? a1 / b1 : a1 / b0;
+      break;
+    case B_MOD:
+      if (b0 < 1) return;
+      *lo = a0 < 0 ? -(b1 - 1) : 0, *hi = b1 - 1;
+      break;
+    case B_MAX: *lo = a0 > b0 ? a0 : b0, *hi = a1 > b1 ? a1 : b1; break;
+    case B_MIN: *lo = a0 < b0 ? a0 : b0, *hi = a1 < b1 ? a1 : b1; break;
+    default: return;
+    }
+    if (*lo < -LIM) *lo = -LIM;
+    if (*hi > LIM) *hi = LIM;
+    return;
+  case E_SELECT:
+    ltI_range(e->a, &a0, &a1);
+    ltI_range(e->b, &b0, &b1);
+    *lo = a0 < b0 ? a0 : b0, *hi = a1 > b1 ? a1 : b1;
+    return;
+  default:
+    return;
+  }
+}
+
+/* Is i32 scalar e made only of sizes, program ids, loop indices and
+** constants within LT_MAX_SIZE?  gen's int index math on those stays in
+** int (the launcher bounds sizes below 2^30, and a tile adds at most 2^24). */
+static int tame(const Expr *e) {
+  if (e->rank || e->depth > 200) return 0;
+  switch (e->kind) {
+  case E_CONST: return fabs(e->cval) <= LT_MAX_SIZE;
+  case E_SYM: {
+    const Sym *s = e->sym;
+    if (s->kind == SYM_SIZE || s->kind == SYM_PID || s->kind == SYM_LOOP) return 1;
+    return s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val && tame(s->def->val);
+  }
+  case E_UNARY: return e->op == U_NEG && tame(e->a);
+  case E_BINARY: return tame(e->a) && tame(e->b);
+  case E_SELECT: return tame(e->a) && tame(e->b);
+  default: return 0;
+  }
+}
+
+/* Can index math in int on i32 expression e, and e + add (0 <= add <=
+** 2^24), not overflow for any value the launcher accepts?  Yes when e is
+** tame; else when its bounds (ltI_range) and those of its parts are i32.
+** A value read from memory or a scalar parameter in an offset then makes
+** the emitter compute the offset in int64. */
+int ltI_fits_int(const Expr *e, long long add) {
+  if (e->dt != DT_I32) return 0;   /* an i64 offset: int64 math */
+  if (tame(e)) return 1;
+  long long lo, hi;
+  ltI_range(e, &lo, &hi);
+  if (lo < INT32_MIN || hi + add > INT32_MAX) return 0;
+  if (e->kind == E_BINARY || e->kind == E_SELECT) return ltI_fits_int(e->a, 0) && ltI_fits_int(e->b, 0);
+  if (e->kind == E_UNARY) return ltI_fits_int(e->a, 0);
+  if (e->kind == E_SYM && e->sym->kind == SYM_LET && e->sym->def && e->sym->def->kind == S_LET && e->sym->def->val)
+    return ltI_fits_int(e->sym->def->val, 0);
+  return 1;
+}
+
+/* Is an offset of view v a tile (row r of the view at the indices its
+** element r gives: a gather, or a scatter for a store)? */
+int ltI_view_gathers(const View *v) {
+  for (int d = 0; d < v->t->trank; d++)
+    if (v->origin[d]->rank) return 1;
+  return 0;
 }
 
 /* The [rows, cols] of view v as a tile: [1, cols] when it has no row dim. */
@@ -389,6 +637,7 @@ static void count_block(Block *b) {
     count_expr(s->step);
     if (s->view)
       for (int i = 0; i < s->view->t->trank; i++) count_expr(s->view->origin[i]);
+    if (s->view) count_expr(s->view->mask);
     count_block(&s->body);
     count_block(&s->orelse);
   }

@@ -53,7 +53,7 @@ extern const char *ltU_file;                /* kernel file, as given */
 
 /* ---- ir.c: data types ---- */
 
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_BOOL, DT_COUNT } Dtype;
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
 
 typedef struct DtypeInfo {
   const char *name;   /* DSL spelling */
@@ -64,6 +64,9 @@ typedef struct DtypeInfo {
 extern const DtypeInfo ltI_dtypes[DT_COUNT];
 int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
 Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
+int ltI_is_int(Dtype t);                    /* i32, i64, u32 */
+void ltI_int_range(Dtype t, double *lo, double *hi);   /* the values an integer dtype holds (i64: +-2^53, exact in a double) */
+void ltI_check_fits(double v, Dtype t, int line);      /* an error at line when constant v is not a value of t */
 
 /* ---- ir.c: symbols, expressions, statements ---- */
 
@@ -106,7 +109,7 @@ struct Sym {
   int loaded, stored;
   /* grid axis (SYM_PID) */
   int axis;
-  Expr *extent;
+  Expr *extent;         /* SYM_PID: the grid's extent; SYM_LOOP: the loop's end (ltI_range) */
   /* shared tiles */
   int smem_offset, smem_bytes;
   int scratch;          /* compiler-made reduction scratch */
@@ -125,12 +128,16 @@ struct Sym {
 typedef enum { E_CONST, E_SYM, E_UNARY, E_BINARY, E_SELECT, E_CAST, E_IOTA } ExprKind;
 
 typedef enum {
-  U_NEG, U_NOT, U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_COUNT
+  U_NEG, U_NOT, U_BNOT, U_SIGMOID,   /* printed as operators, the rest through Target.unop_f32 */
+  U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_SIN, U_COS, U_FLOOR, U_COUNT
 } UnOp;
 
 typedef enum {
   B_ADD, B_SUB, B_MUL, B_DIV, B_IDIV, B_MOD, B_MAX, B_MIN,
-  B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR, B_COUNT
+  B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR,
+  B_POW, B_BAND, B_BOR, B_BXOR, B_SHL, B_SHR,
+  B_RAND, B_RANDINT,    /* tile.rand(seed, offset), tile.randint: a seed, an offset tile (templates/bits.h) */
+  B_COUNT
 } BinOp;
 
 struct Expr {
@@ -147,12 +154,19 @@ struct Expr {
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
 };
 
+enum { CACHE_NONE, CACHE_STREAM, CACHE_KEEP };
+
 /* A window of a global tensor: origin (element offsets per dim) and extent. */
 typedef struct View {
   Sym *t;
   Expr *origin[LT_MAXRANK];
   int ext[LT_MAXRANK];
   int rdim, cdim;       /* tensor dims that map to tile rows / cols (-1: none) */
+  int scalar;           /* X:at(indices): one element; k:load of it gives a uniform scalar */
+  Expr *mask;           /* k:load / k:store's { mask = m }: a bool tile (or scalar) broadcast to the view; the
+                           elements where it is false are not read (other) or not written */
+  int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
+                           CACHE_KEEP (reused across programs: L2 evict-last) */
   int line;
 } View;
 
@@ -324,6 +338,8 @@ Expr *ltI_unary(UnOp op, Expr *a, int line);
 Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line);
 Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line);
 Expr *ltI_cast(Expr *a, Dtype dt, int line);
+Expr *ltI_round(Expr *a, Dtype dt, int line);   /* x:cast(dt): rounds to f16 / bf16 even from a value of dt */
+int ltI_exact(const Expr *e);                   /* e holds a value of its dtype exactly (no rounding left to do) */
 Stmt *ltI_stmt(StmtKind kind, int line);
 void ltI_append(Block *b, Stmt *s);
 void ltI_fix_last(Block *b);
@@ -332,6 +348,9 @@ int ltI_nonneg(const Expr *e);
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
+int ltI_view_gathers(const View *v);
+void ltI_range(const Expr *e, long long *lo, long long *hi);   /* bounds of an i32 scalar's value (ir.c) */
+int ltI_fits_int(const Expr *e, long long add);   /* e and e + add (>= 0) stay inside int32 */             /* an offset is a tile: rows gathered (or scattered) by index */
 void ltI_count_uses(Kernel *k);
 Expr *ltI_host_expr(Expr *e);                     /* e over launcher arguments only, or NULL */
 extern const char *const ltI_unop_names[U_COUNT];
@@ -466,8 +485,11 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
+extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */
+extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
+extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

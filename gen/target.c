@@ -12,17 +12,18 @@
 
 #define F32_MATH(exp2, rsqrt)                                                   \
   {[U_EXP] = "expf", [U_EXP2] = exp2, [U_LOG] = "logf", [U_SQRT] = "sqrtf", \
-   [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf"}
+   [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf",      \
+   [U_SIN] = "sinf", [U_COS] = "cosf", [U_FLOOR] = "floorf"}
 
 #define CUDA_COMMON                                                              \
   .lang = LANG_CUDA, .ext = ".cu", .warp = 32, .max_threads = 1024,              \
   .smem_static = 48 * 1024, .vec_bytes = 16,                                     \
   .type_names = {[DT_F32] = "float", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", \
-                 [DT_I32] = "int", [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "__half2float(%s)",                     \
-             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "__float2half_rn(%s)",                \
-               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor_sync(0xffffffffu, %s, %d)", .barrier = "__syncthreads();", \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "cudaErrorInvalidValue", .err_misaligned = "cudaErrorMisalignedAddress", \
@@ -32,11 +33,11 @@
   .lang = LANG_HIP, .ext = ".hip", .max_threads = 1024, .int_row_strides = 1,    \
   .smem_static = 64 * 1024, .smem_max = 64 * 1024, .vec_bytes = 16,              \
   .type_names = {[DT_F32] = "float", [DT_F16] = "_Float16", [DT_BF16] = "lt_bf16", \
-                 [DT_I32] = "int", [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "(float)%s",                            \
-             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "(_Float16)(%s)",                     \
-               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor(%s, %d)", .barrier = "lt_syncthreads();",               \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "hipErrorInvalidValue", .err_misaligned = "hipErrorInvalidValue", \
@@ -85,11 +86,11 @@ static const Target c = {
   .build_hint = "cc -O2 -std=c11 -c",
   .warp = 1, .max_threads = 1, .mma = MMA_FMA, .smem_static = 1 << 30, .smem_max = 1 << 30, .vec_bytes = 0,
   .type_names = {[DT_F32] = "float", [DT_F16] = "lt_f16", [DT_BF16] = "lt_bf16",
-                 [DT_I32] = "int", [DT_BOOL] = "bool"},
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f16_to_f32(%s)", [DT_BF16] = "lt_bf16_to_f32(%s)",
-             [DT_I32] = "%s", [DT_BOOL] = "%s"},
+             [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f32_to_f16(%s)", [DT_BF16] = "lt_f32_to_bf16(%s)",
-               [DT_I32] = "%s", [DT_BOOL] = "%s"},
+               [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
   .unop_f32 = F32_MATH("exp2f", "lt_rsqrtf"),
   .err_invalid = "1", .err_misaligned = "1", .err_config = "1", .err_last = "0",
 };
@@ -159,21 +160,50 @@ static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emul
   }
 }
 
+/* Does a load or store of block b (or of the blocks in it) take a cache
+** hint (View.cache)? */
+static int hinted(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if ((s->view && s->view->cache) || hinted(&s->body) || hinted(&s->orelse)) return 1;
+  return 0;
+}
+
+/* Does expression x print a helper of templates/bits.h: i64 and u32
+** max, min and abs, a shift through a function, tile.rand? */
+static int expr_bits(const Expr *x) {
+  if (!x) return 0;
+  if (x->dt == DT_I64 || x->dt == DT_U32 || (x->kind == E_BINARY && x->op >= B_SHL)) return 1;
+  return expr_bits(x->a) || expr_bits(x->b) || expr_bits(x->c);
+}
+
+/* Does a statement of block bl use templates/bits.h? */
+static int block_bits(const Block *bl) {
+  for (const Stmt *s = bl->first; s; s = s->next)
+    if (expr_bits(s->val) || expr_bits(s->other) || block_bits(&s->body) || block_bits(&s->orelse) ||
+        (s->view && (expr_bits(s->view->mask) || expr_bits(s->view->origin[0]) || expr_bits(s->view->origin[1]) ||
+                     expr_bits(s->view->origin[2]) || expr_bits(s->view->origin[3]))))
+      return 1;
+  return 0;
+}
+
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
-** helpers any of them uses.
+** helpers any of them uses, and the cache-hint helpers where one takes a hint.
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
   Buf wg = {0};
   uint64_t seen[2][2] = {{0, 0}, {0, 0}};
+  const char *bits = "";
+  for (int j = 0; j < n; j++)
+    if (block_bits(&ks[j]->body)) bits = ltX_bits;
   if (emulate) {
     for (int j = 0; j < n; j++)
       if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
-    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
-                   wg.p ? "\n" : "", wg.p ? wg.p : "");
+    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
+                   wg.p ? "\n" : "", wg.p ? wg.p : "", bits);
   }
-  const char *cuda = "", *amd = "", *tma = "";   /* the helpers some kernel of the file uses */
+  const char *cuda = "", *amd = "", *tma = "", *hint = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -186,7 +216,8 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
     if (k->ws) tma = ltX_cuda_tma;
+    if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd);
+  return ltU_fmt("%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, bits, hint);
 }

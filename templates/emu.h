@@ -522,6 +522,7 @@ struct State {
 
 thread_local State *g;
 thread_local int last_error;   /* cudaGetLastError / hipGetLastError */
+thread_local int index_reports;  /* row indices outside their tensor this launch met (index()) */
 thread_local int last_traced;  /* whether the last launch traced plain accesses (traced()) */
 thread_local char last_msg[2048];
 
@@ -1810,6 +1811,7 @@ LT_EMU_FN int launch(const char *name, const char *file, int line, int warp, int
   st.invoke = &run_closure<decltype(call)>, st.invoke_arg = &call;
   st.probe_hits = -1;
   st.outer_trace = lt_emu_trace;
+  index_reports = 0;
   g = &st;
   int err = setup(&st, (const void *)kern, warp, smem_max);
   last_traced = st.traced;
@@ -1832,6 +1834,24 @@ LT_EMU_FN void check_vector(const void *a, const void *b, size_t bytes) {
          "this line)", s->cur->tid, bytes, bad, bytes);
 }
 
+/* A gathered or scattered row's index g outside [0, n) (a view whose row
+** offsets are a tile, gen's lower/copy.c): the access is masked (a load
+** gives its other value, a store is dropped), as documented; reported once
+** a launch on stderr, "file.lua:LINE: warning: lt_emu: ...", and counted
+** (index_outside()). */
+LT_EMU_FN void index(long long i, long long n, const char *where) {
+  if (i >= 0 && i < n) return;
+  State *s = g;
+  if (index_reports++ == 0)
+    fprintf(stderr, "%s: warning: lt_emu: %s, block (%u,%u,%u), thread %d: row index %lld is outside [0, %lld): "
+            "masked (a load reads its other value, a store is dropped)\n", where, s ? s->kernel : "?",
+            s ? s->bidx.x : 0, s ? s->bidx.y : 0, s ? s->bidx.z : 0, s && s->cur ? s->cur->tid : -1, i, n);
+}
+
+/* How many row indices outside their tensor the last launch met (for the
+** emulator's tests). */
+LT_EMU_FN int index_outside(void) { return index_reports; }
+
 /* The running thread's threadIdx / blockIdx (read by the macros below). */
 LT_EMU_FN const uint3 &thread_idx(void) { return g->cur->idx; }
 LT_EMU_FN const uint3 &block_idx(void) { return g->bidx; }
@@ -1850,6 +1870,7 @@ LT_EMU_FN int traced(void) { return last_traced; }
 }  // namespace lt_emu
 
 #define threadIdx (lt_emu::thread_idx())
+#define lt_emu_index(i, n, where) (lt_emu::index((i), (n), (where)))
 #define blockIdx (lt_emu::block_idx())
 #define blockDim (lt_emu::block_dim())
 #define gridDim (lt_emu::grid_dim())

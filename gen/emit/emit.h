@@ -38,6 +38,7 @@ typedef struct E {
   const Stmt *fused;    /* a statement already emitted inside the load before it */
   const Stmt *fused2;   /* and the one after it, fused into that one (a row's broadcast load: plan.c) */
   int wide;             /* sizes print as (int64_t)NAME: the launcher's grid arithmetic */
+  int wide_idx;         /* i32 scalars print as (int64_t)NAME: a view offset whose int math could overflow (copy.c) */
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
@@ -129,6 +130,7 @@ void ltE_name_syms(Kernel *k);
 
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via);
+void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other);
 void ltL_shared_rw(E *e, Stmt *s);
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);

@@ -131,6 +131,10 @@ void ltE_stmt(E *e, Stmt *s) {
     tile_assign(e, s->dst, s->val);
     break;
   case S_LOAD:
+    if (s->dst->rank == 0) {   /* X:at: one element, read by every thread */
+      ltL_load_scalar(e, s->view, s->dst, s->other);
+      break;
+    }
     if (s->dst->kind == SYM_LET) ltE_declare_regs(e, s->dst);
     if (s->fuse) {
       if (s->next->kind == S_LET) ltE_declare_regs(e, s->next->dst);

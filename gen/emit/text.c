@@ -74,7 +74,7 @@ const char *ltE_comment_text(const char *s) {
 
 /* The C type a register of dt computes in: f16 and bf16 in float. */
 const char *ltE_ctype(Dtype dt) {
-  return dt == DT_I32 ? "int" : dt == DT_BOOL ? "bool" : "float";
+  return dt == DT_I32 ? "int" : dt == DT_I64 ? "int64_t" : dt == DT_U32 ? "uint32_t" : dt == DT_BOOL ? "bool" : "float";
 }
 
 /* The target's type of dt in memory. */
@@ -266,6 +266,8 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c);
 static void const_text(Buf *o, double v, Dtype dt) {
   if (dt == DT_BOOL) ltU_put(o, v ? "true" : "false");
   else if (dt == DT_I32) ltU_printf(o, "%lld", (long long)v);
+  else if (dt == DT_U32) ltU_printf(o, "%lluu", (unsigned long long)v);   /* unsigned in every expression it meets */
+  else if (dt == DT_I64) ltU_printf(o, fabs(v) > 2147483647.0 ? "%lldLL" : "%lld", (long long)v);
   else if (isinf(v)) ltU_put(o, v < 0 ? "-INFINITY" : "INFINITY");
   else if (isnan(v)) ltU_put(o, "NAN");
   else {
@@ -283,10 +285,21 @@ static void const_text(Buf *o, double v, Dtype dt) {
 /* Symbol s: its name, and for a tile its element in context c. */
 static void sym_text(E *e, Buf *o, const Sym *s, const Ctx *c) {
   if (s->rank == 0) {
-    ltU_printf(o, e->wide && s->kind == SYM_SIZE ? "(int64_t)%s" : "%s", s->name);
+    ltU_printf(o, (e->wide && s->kind == SYM_SIZE) || (e->wide_idx && s->dt == DT_I32) ? "(int64_t)%s" : "%s",
+               s->name);
     return;
   }
   ltU_printf(o, "%s[%s]", s->name, ltE_reg_index(c, s->shape));
+}
+
+/* Does shift x print through a helper (lt_shl_i32, ...; templates/bits.h)?
+** A constant count (from 0 to the width less 1, ir.c) shifts in C, but for a
+** left shift of a signed value, which C leaves undefined when it overflows;
+** a count known only at run time goes to the helpers, which give 0 (or the
+** sign, for >> of a signed value) for counts outside 0 to the width less 1. */
+static int helper_shift(const Expr *x) {
+  if (x->kind != E_BINARY || (x->op != B_SHL && x->op != B_SHR)) return 0;
+  return x->b->kind != E_CONST || (x->op == B_SHL && x->dt != DT_U32);
 }
 
 /* C precedence of the operator at the top of x (higher binds tighter). */
@@ -294,8 +307,16 @@ static int prec(const Expr *x) {
   if (x->kind == E_SELECT) return 1;
   if (x->kind == E_IOTA) return 12;   /* prints as a sum such as ri * 8 + row0 */
   if (x->kind == E_UNARY && (x->op == U_NEG || x->op == U_NOT)) return 14;
-  if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN) return 15;
+  if (x->kind == E_UNARY && x->op == U_BNOT) return 14;
+  if (x->kind == E_UNARY && x->op == U_SIGMOID) return 13;   /* 1.0f / (1.0f + expf(-x)) */
+  if (x->kind != E_BINARY || x->op == B_MAX || x->op == B_MIN || x->op == B_POW || x->op >= B_RAND ||
+      helper_shift(x))
+    return 15;
   switch (x->op) {
+  case B_SHL: case B_SHR: return 11;
+  case B_BAND: return 8;
+  case B_BXOR: return 7;
+  case B_BOR: return 6;
   case B_MUL: case B_DIV: case B_IDIV: case B_MOD: return 13;
   case B_ADD: case B_SUB: return 12;
   case B_LT: case B_LE: case B_GT: case B_GE: return 10;
@@ -348,6 +369,23 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_put(o, ltE_gpu(e) ? "abs(" : "lt_iabs(");
       expr(e, o, x->a, c);
       ltU_put(o, ")");
+    } else if (x->op == U_ABS && x->dt == DT_I64) {
+      ltU_put(o, "lt_abs_i64(");
+      expr(e, o, x->a, c);
+      ltU_put(o, ")");
+    } else if (x->op == U_BNOT) {
+      ltU_put(o, "~");
+      int paren = prec(x->a) < 14;
+      if (paren) ltU_put(o, "(");
+      expr(e, o, x->a, c);
+      if (paren) ltU_put(o, ")");
+    } else if (x->op == U_SIGMOID) {
+      ltU_printf(o, "1.0f / (1.0f + %s(-", e->t->unop_f32[U_EXP]);
+      int paren = prec(x->a) < 14;
+      if (paren) ltU_put(o, "(");
+      expr(e, o, x->a, c);
+      if (paren) ltU_put(o, ")");
+      ltU_put(o, "))");
     } else {
       ltU_printf(o, "%s(", e->t->unop_f32[x->op]);
       expr(e, o, x->a, c);
@@ -365,8 +403,12 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
       return;
     }
-    if (x->op == B_MAX || x->op == B_MIN) {
+    if (x->op == B_MAX || x->op == B_MIN || x->op == B_POW || x->op >= B_RAND || helper_shift(x)) {
       const char *fn = ct == DT_I32 ? (x->op == B_MAX ? "lt_imax" : "lt_imin") : (x->op == B_MAX ? "fmaxf" : "fminf");
+      if (ct == DT_I64 || ct == DT_U32) fn = ltU_fmt("lt_%s_%s", x->op == B_MAX ? "max" : "min", ltI_dtypes[ct].name);
+      if (x->op == B_POW) fn = "powf";
+      if (x->op >= B_RAND) fn = x->op == B_RAND ? "lt_rand" : "lt_randint";
+      if (x->op == B_SHL || x->op == B_SHR) fn = ltU_fmt("lt_%s_%s", x->op == B_SHL ? "shl" : "shr", ltI_dtypes[x->dt].name);
       ltU_printf(o, "%s(", fn);
       expr(e, o, x->a, c);
       ltU_put(o, ", ");
@@ -377,20 +419,27 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     static const char *const ops[B_COUNT] = {
       [B_ADD] = "+", [B_SUB] = "-", [B_MUL] = "*", [B_DIV] = "/", [B_IDIV] = "/", [B_MOD] = "%",
       [B_LT] = "<", [B_LE] = "<=", [B_GT] = ">", [B_GE] = ">=", [B_EQ] = "==", [B_NE] = "!=",
-      [B_AND] = "&&", [B_OR] = "||",
+      [B_AND] = "&&", [B_OR] = "||", [B_BAND] = "&", [B_BOR] = "|", [B_BXOR] = "^", [B_SHL] = "<<", [B_SHR] = ">>",
     };
     int p = prec(x), pa = prec(x->a), pb = prec(x->b);
     /* a right operand of equal precedence keeps its parentheses unless the
     ** two operators are the same + or * (a * (b / c) is not a * b / c) */
     /* (on floats a + (b + c) keeps its parentheses: float addition does not
     ** associate, and a * (b * c) computes the scalar b * c once, not per element) */
-    int same_assoc = (x->b->kind == E_BINARY && x->b->op == x->op && (x->op == B_ADD || x->op == B_MUL) &&
-                      ltI_compute_type(x->dt) == DT_I32) ||
+    int same_assoc = (x->b->kind == E_BINARY && x->b->op == x->op &&
+                      (x->op == B_ADD || x->op == B_MUL || x->op == B_BAND || x->op == B_BOR || x->op == B_BXOR) &&
+                      ltI_is_int(ltI_compute_type(x->dt))) ||
                      (x->b->kind == E_IOTA && x->op == B_ADD);
     int left_paren = pa < p, right_paren = pb < p || (pb == p && !same_assoc);
     if (x->op == B_OR) {   /* a || (b && c): what C means anyway, written out (-Wparentheses) */
       left_paren |= x->a->kind == E_BINARY && x->a->op == B_AND;
       right_paren |= x->b->kind == E_BINARY && x->b->op == B_AND;
+    }
+    if (x->op >= B_BAND && x->op <= B_SHR) {
+      /* bit operations and shifts beside other operators: parentheses, as
+      ** -Wparentheses asks (a + b << 2, a & b == c read wrongly) */
+      left_paren |= pa != p && pa <= 13;
+      right_paren |= pb != p && pb <= 13;
     }
     if (left_paren) ltU_put(o, "(");
     expr(e, o, x->a, c);

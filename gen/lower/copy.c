@@ -20,6 +20,20 @@ static const char *mul64(E *e, const char *idx, const Expr *stride) {
   return ltU_fmt("(int64_t)%s * %s", strpbrk(idx, "+-*") ? ltU_fmt("(%s)", idx) : idx, ltE_itext(e, stride));
 }
 
+/* Text of i32 index expression o, to which up to `add` is added after:
+** in int64 (its scalars cast) where int math on it could overflow for some
+** value the launcher accepts (ltI_fits_int); *wide (may be NULL) says which. */
+static const char *otext(E *e, const Expr *o, int add, int *wide) {
+  int w = !ltI_fits_int(o, add);
+  if (wide) *wide = w;
+  if (!w) return ltE_itext(e, o);
+  if (o->kind == E_CONST) return ltU_fmt("(int64_t)%s", ltE_itext(e, o));
+  e->wide_idx = 1;
+  const char *s = ltE_itext(e, o);
+  e->wide_idx = 0;
+  return s;
+}
+
 /* a && b, either NULL for true. */
 static const char *all_of(const char *a, const char *b) {
   if (!a) return b;
@@ -32,7 +46,7 @@ static const char *all_of(const char *a, const char *b) {
 static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *dim) {
   long long o, d;
   if (ltI_const_int(origin, &o) && ltI_const_int(dim, &d) && o + ext <= d) return NULL;
-  return ltU_fmt("%s + %d <= %s", ltE_itext(e, origin), ext, ltE_itext(e, dim));
+  return ltU_fmt("%s + %d <= %s", otext(e, origin, ext, NULL), ext, ltE_itext(e, dim));
 }
 
 /* Does view v run past its tensor's last column at a constant origin, the
@@ -126,6 +140,52 @@ static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym
   return ltP_layout_of(e->k, shape, dt);
 }
 
+/* The cache hint of view v as the helpers' suffix ("stream", "keep"), or
+** NULL: none given, or no instruction for it (the c target, the emulator;
+** "keep" on AMD). */
+static const char *hint_of(const E *e, const View *v) {
+  if (!v->cache || !ltE_gpu(e) || e->emu) return NULL;
+  if (v->cache == CACHE_KEEP) return e->t->lang == LANG_CUDA ? "keep" : NULL;
+  return "stream";
+}
+
+/* The text of reading lvalue x of view v (with its hint). */
+static const char *ld(const E *e, const View *v, const char *x) {
+  const char *h = hint_of(e, v);
+  return h ? ltU_fmt("lt_ld_%s(&%s)", h, x) : x;
+}
+
+/* The text of writing y to lvalue x of view v (with its hint). */
+static const char *st(const E *e, const View *v, const char *x, const char *y) {
+  const char *h = hint_of(e, v);
+  return h ? ltU_fmt("lt_st_%s(&%s, %s)", h, x, y) : ltU_fmt("%s = %s", x, y);
+}
+
+/* Text of bool expression m at context c, parenthesized where && would
+** bind it wrongly. */
+static const char *cond_text(E *e, const Expr *m, const Ctx *c) {
+  const char *s = ltE_etext(e, m, c);
+  return strpbrk(s, "|?") ? ltU_fmt("(%s)", s) : s;
+}
+
+/* Are strings a and b the same (either NULL: both)? */
+static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Checks that tile o (a gathered view's row offsets, what: "row offsets",
+** or a mask) is held by the same threads as the elements of access layout
+** l that it goes with: its rows, and its columns where it has more than one. */
+static void check_rows(const View *v, const Expr *o, const Layout *l, const char *what) {
+  const Layout *x = ltP_expr_layout(o);
+  if (!x || x == l) return;
+  int rows = !x->mma && !l->mma && x->rows == l->rows && x->tr == l->tr && x->nr == l->nr && same_text(x->ty, l->ty);
+  int cols = o->shape[1] == 1 || (x->cols == l->cols && x->tc == l->tc && x->nc == l->nc && x->vec == l->vec &&
+                                  same_text(x->tx, l->tx));
+  if (rows && cols) return;
+  ltU_error(v->line, "the %s of %s's view are held by other threads than the elements of the tile loaded or "
+                     "stored (a [%d, %d] accumulator or another tile family); make them of the tile's shape or a "
+                     "slice of it", what, v->t->name, l->rows, l->cols);
+}
+
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
 ** `sh`: the other side is that shared tile instead of registers.
@@ -147,8 +207,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   const char *ok = NULL, *base = NULL;
   for (int d = 0; d < t->trank; d++) {
     int varies = (d == v->rdim || d == v->cdim) && v->ext[d] > 1;
-    if (varies) continue;
-    const char *o = ltE_itext(e, v->origin[d]);
+    if (varies || v->origin[d]->rank) continue;   /* (a gathered dim: tested a row, below) */
+    const char *o = otext(e, v->origin[d], 0, NULL);
     int known_in =
         v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
     if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
@@ -172,23 +232,40 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
   const char *rowc = NULL, *ptr_off = NULL;
-  if (v->rdim >= 0 && v->ext[v->rdim] > 1) {
-    const char *gr = ltE_sum(ltE_itext(e, v->origin[v->rdim]), ltE_tile_row(&c));
+  for (int d = 0; d < t->trank; d++) {   /* gathered dims: each row's index, tested and offset */
+    if (!v->origin[d]->rank) continue;
+    check_rows(v, v->origin[d], l, "row offsets");
+    const char *g = d == v->rdim ? "gr" : ltU_fmt("g%d", d), *dim = ltE_itext(e, t->dims[d]);
+    ltE_line(e, "const %s %s = %s;", v->origin[d]->dt == DT_I64 ? "int64_t" : "int", g, ltE_etext(e, v->origin[d], &c));
+    if (e->emu) ltE_line(e, "lt_emu_index(%s, %s, \"%s:%d\");", g, dim, e->base, v->line);
+    rowc = all_of(rowc, ltU_fmt("%s >= 0 && %s < %s", g, g, dim));
+    ptr_off = ltE_sum(ptr_off, mul64(e, g, t->strides[d]));
+  }
+  if (v->rdim >= 0 && v->ext[v->rdim] > 1 && !v->origin[v->rdim]->rank) {
+    int wide = 0;
+    const char *gr = ltE_sum(otext(e, v->origin[v->rdim], v->ext[v->rdim] - 1, &wide), ltE_tile_row(&c));
     if (v->origin[v->rdim]->kind == E_CONST && v->origin[v->rdim]->cval == 0) gr = ltE_or0(ltE_tile_row(&c));
-    ltE_line(e, "const int gr = %s;", gr);
-    rowc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
-    if (!ltI_nonneg(v->origin[v->rdim])) rowc = ltU_fmt("gr >= 0 && %s", rowc);
-    ptr_off = mul64(e, "gr", t->strides[v->rdim]);
+    ltE_line(e, "const %s gr = %s;", wide ? "int64_t" : "int", gr);
+    const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
+    if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
+    rowc = all_of(rowc, rc);
+    ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
   }
   int vcols = v->ext[v->cdim] > 1;
   const char *gc = NULL;
   if (vcols) {
     const Expr *co = v->origin[v->cdim];
-    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : ltE_itext(e, co), ltE_tile_col(&c));
-    ltE_line(e, "const int gc = %s;", ltE_or0(gc));
+    int wide = 0;
+    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : otext(e, co, v->ext[v->cdim] - 1, &wide),
+                 ltE_tile_col(&c));
+    ltE_line(e, "const %s gc = %s;", wide ? "int64_t" : "int", ltE_or0(gc));
     ptr_off = ltE_sum(ptr_off, mul64(e, "gc", t->strides[v->cdim]));
   }
   ltE_line(e, "%s%s *ptr = base%s;", store ? "" : "const ", tn, ptr_off ? ltU_fmt(" + %s", ptr_off) : "");
+  const Expr *mask = v->mask;
+  int mask_cols = mask && mask->rank && mask->shape[1] > 1;   /* varies along the columns: tested an element */
+  if (mask) check_rows(v, mask, l, "mask's elements");
+  if (mask && !mask_cols) rowc = all_of(rowc, cond_text(e, mask, &c));
   const char *chunk_ok = all_of(ok ? "ok" : NULL, rowc);
   long long cs = 0;
   int unit_stride = ltI_const_int(t->strides[v->cdim], &cs) && cs == 1;
@@ -219,6 +296,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
                        : whole_chunks ? chunk_in
                                       : ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim);
   const char *elem_ok = all_of(chunk_ok, col_ok);
+  if (mask_cols) elem_ok = all_of(elem_ok, cond_text(e, mask, &ce));
   const char *shared_at = NULL, *regs = NULL;
   if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, ltE_chunk_index(&c));
   if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : ltE_sh_at(e, sh, ltE_tile_row(&ce), ltE_tile_col(&ce));
@@ -228,7 +306,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   ** start left of the tensor (gc < 0) goes element by element; kernels
   ** without a matrix instruction keep that test off the zero-fill path (their
   ** accumulators take every register: f32 GELU tn spilled with it). */
-  int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic;   /* 16-byte pieces where they fit */
+  int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
   int zfill = async && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
   if (zfill) {
@@ -264,7 +342,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
                  ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
     } else if (!store) {  /* a union unpacks the lanes (see the store below) */
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
-      for (int p = 0; p < pieces; p++) ltE_line(e, "h.v[%d] = ((const %s *)ptr)[%d];", p, vt, p);
+      for (int p = 0; p < pieces; p++)
+        ltE_line(e, "h.v[%d] = %s;", p, ld(e, v, ltU_fmt("((const %s *)ptr)[%d]", vt, p)));
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
                ltE_to_compute(e, t->dt, "h.e[vi]"));
@@ -272,7 +351,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
-      for (int p = 0; p < pieces; p++) ltE_line(e, "((%s *)ptr)[%d] = h.v[%d];", vt, p, p);
+      for (int p = 0; p < pieces; p++)
+        ltE_line(e, "%s;", st(e, v, ltU_fmt("((%s *)ptr)[%d]", vt, p), ltU_fmt("h.v[%d]", p)));
     }
     e->depth--;
     ltE_line(e, "} else {");
@@ -288,13 +368,13 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     ltE_line(e, "%s = %s%s;", shared_at, elem_ok ? ltU_fmt("%s ? %s : ", elem_ok, elem_ptr) : "",
              elem_ok ? o : elem_ptr);
   } else if (!store) {
-    const char *x = ltE_to_compute(e, t->dt, elem_ptr);
+    const char *x = ltE_to_compute(e, t->dt, ld(e, v, elem_ptr));
     const char *o = ltE_etext(e, other, &ce);
     if (elem_ok) ltE_line(e, "%s[%s] = %s ? %s : %s;", dst->name, ltE_reg_index(&ce, dst->shape), elem_ok, x, o);
     else ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(&ce, dst->shape), x);
   } else {
     const char *x = ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce));
-    const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : ltU_fmt("%s = %s", elem_ptr, x);
+    const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : st(e, v, elem_ptr, x);
     if (elem_ok) ltE_line(e, "if (%s) %s;", elem_ok, put);
     else ltE_line(e, "%s;", put);
   }
@@ -332,6 +412,25 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   }
   e->depth--;
   ltE_line(e, "}");
+}
+
+/* The load of a one-element view (X:at) into scalar dst, the same in every
+** thread: the element where each index is inside its dim, else other. */
+void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other) {
+  const Sym *t = v->t;
+  const char *ok = NULL, *off = NULL;
+  for (int d = 0; d < t->trank; d++) {
+    const char *o = otext(e, v->origin[d], 0, NULL);
+    long long oc, n;
+    int known_in = ltI_const_int(v->origin[d], &oc) && ltI_const_int(t->dims[d], &n) && oc >= 0 && oc < n;
+    if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
+    if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
+    if (strcmp(o, "0")) off = ltE_sum(off, mul64(e, o, t->strides[d]));
+  }
+  if (v->mask) ok = all_of(ok, cond_text(e, v->mask, NULL));
+  const char *x = ltE_to_compute(e, t->dt, ld(e, v, ltU_fmt("%s[%s]", t->name, ltE_or0(off))));
+  if (ok) x = ltU_fmt("%s ? %s : %s", ok, x, ltE_itext(e, other));
+  ltE_line(e, "const %s %s = %s;", ltE_ctype(dst->dt), dst->name, x);
 }
 
 /* A shared tile into registers (S_SLOAD), or a value into a shared tile

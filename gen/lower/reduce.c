@@ -44,7 +44,9 @@ void ltL_reduce(E *e, Stmt *s) {
   int inner = ltE_open_loops(e, &c, l, s->val->shape, ax == 0, ax == 1, ax == 1);
   Ctx full = c;
   const char *acc = ltU_fmt("%s[%s]", d->name, di);
-  ltE_line(e, "%s = %s;", acc, red_combine((BinOp)s->op, ct, acc, ltE_etext(e, s->val, &full)));
+  const char *v = ltE_etext(e, s->val, &full);
+  if (s->val->kind == E_SELECT) v = ltU_fmt("(%s)", v);   /* acc + (c ? a : b), not (acc + c) ? a : b */
+  ltE_line(e, "%s = %s;", acc, red_combine((BinOp)s->op, ct, acc, v));
   ltE_close_loops(e, inner);
   ltE_close_loops(e, outer);
   /* 2. across the lanes of a warp */

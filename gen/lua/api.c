@@ -423,7 +423,9 @@ void ltF_check_tile(const int shape[2], const char *what) {
 Dtype ltF_arg_dtype(int idx) {
   const char *s = lua_tostring(L, idx);
   int dt = s ? ltI_dtype_from_name(s) : -1;
-  if (dt < 0) ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\" or \"i32\"", s ? s : luaL_typename(L, idx));
+  if (dt < 0)
+    ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\", \"i32\", \"i64\" or \"u32\"",
+              s ? s : luaL_typename(L, idx));
   return (Dtype)dt;
 }
 

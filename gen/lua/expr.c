@@ -323,6 +323,22 @@ static int m_idiv(lua_State *l) { (void)l; return l_binop(B_IDIV); }
 /* a % b on values (__mod). */
 static int m_mod(lua_State *l) { (void)l; return l_binop(B_MOD); }
 
+/* a ^ b on values (__pow): pow(a, b) on floats. */
+static int m_pow(lua_State *l) { (void)l; return l_binop(B_POW); }
+/* a & b, a | b, a ~ b (xor), a << b, a >> b on integer values. */
+static int m_band(lua_State *l) { (void)l; return l_binop(B_BAND); }
+static int m_bor(lua_State *l) { (void)l; return l_binop(B_BOR); }
+static int m_bxor(lua_State *l) { (void)l; return l_binop(B_BXOR); }
+static int m_shl(lua_State *l) { (void)l; return l_binop(B_SHL); }
+static int m_shr(lua_State *l) { (void)l; return l_binop(B_SHR); }
+
+/* ~a on an integer value (__bnot). */
+static int m_bnot(lua_State *l) {
+  (void)l;
+  ltF_push_value(ltI_unary(U_BNOT, ltF_arg_expr(1, "an operand"), ltF_line()));
+  return 1;
+}
+
 /* -a on a value (__unm). */
 static int m_unm(lua_State *l) {
   (void)l;
@@ -342,13 +358,20 @@ static int m_forbidden(lua_State *l) {
 static const struct { const char *name; BinOp op; } binop_names[] = {
   {"add", B_ADD}, {"sub", B_SUB}, {"mul", B_MUL}, {"div", B_DIV}, {"max", B_MAX}, {"min", B_MIN},
   {"lt", B_LT}, {"le", B_LE}, {"gt", B_GT}, {"ge", B_GE}, {"eq", B_EQ}, {"ne", B_NE},
-  {"both", B_AND}, {"either", B_OR}, {NULL, 0},
+  {"both", B_AND}, {"either", B_OR}, {"pow", B_POW}, {NULL, 0},
+};
+
+/* Binary operations that are functions of tile only, no methods of values:
+** tile.rand(seed, offset) is no method of the seed. */
+static const struct { const char *name; BinOp op; } tile_binops[] = {
+  {"rand", B_RAND}, {"randint", B_RANDINT}, {NULL, 0},
 };
 
 /* The unary operations by their DSL names (tile.exp, x:abs(), ...). */
 static const struct { const char *name; UnOp op; } unop_names[] = {
   {"exp", U_EXP}, {"exp2", U_EXP2}, {"log", U_LOG}, {"sqrt", U_SQRT}, {"rsqrt", U_RSQRT},
-  {"tanh", U_TANH}, {"erf", U_ERF}, {"abs", U_ABS}, {"negate", U_NOT}, {NULL, 0},
+  {"tanh", U_TANH}, {"erf", U_ERF}, {"abs", U_ABS}, {"negate", U_NOT}, {"sin", U_SIN}, {"cos", U_COS},
+  {"sigmoid", U_SIGMOID}, {"floor", U_FLOOR}, {NULL, 0},
 };
 
 /* core.binary(name, a, b): the binary operation called name (binop_names);
@@ -358,6 +381,8 @@ static int c_binary(lua_State *l) {
   lua_remove(l, 1);
   for (int i = 0; binop_names[i].name; i++)
     if (strcmp(binop_names[i].name, n) == 0) return l_binop(binop_names[i].op);
+  for (int i = 0; tile_binops[i].name; i++)
+    if (strcmp(tile_binops[i].name, n) == 0) return l_binop(tile_binops[i].op);
   return ltF_error("unknown operation '%s'", n);
 }
 
@@ -382,11 +407,14 @@ static int c_where(lua_State *l) {
   return 1;
 }
 
-/* core.cast(x, dtype), also x:cast(dtype): x converted to dtype. */
+/* core.cast(x, dtype), also x:cast(dtype): x converted to dtype; to f16
+** or bf16 rounded, even from a value of that dtype (ltI_round). */
 static int c_cast(lua_State *l) {
   (void)l;
   Expr *e = ltF_arg_expr(1, "cast's operand");
-  ltF_push_value(ltI_cast(e, ltF_arg_dtype(2), ltF_line()));
+  Dtype dt = ltF_arg_dtype(2);
+  int line = ltF_line();
+  ltF_push_value(e->dt == dt ? ltI_round(e, dt, line) : ltI_cast(e, dt, line));
   return 1;
 }
 
@@ -405,6 +433,31 @@ static int expr_method(lua_State *l) {
 
 /* ------------------------------------------------------------------ */
 /* tensors and views                                                   */
+
+/* The offset of dim i (of n) of view v at the stack's top when it is a
+** tile: an i32 [R, 1] column (R: the view's rows) giving each row's index
+** in that dim, a dim before the last (a gather, lower/copy.c); NULL when
+** it is not a tile. */
+static Expr *gather_offset(int i, lua_Integer n, const View *v, int tiles) {
+  Handle *h = ltF_handle(-1);
+  if (!h || h->kind != H_EXPR || h->e->rank == 0) return NULL;
+  Expr *o = h->e;
+  const char *fn = tiles ? "tile" : "view";
+  if (tiles)
+    ltF_error("%s:tile takes scalar indices; gather rows by a tile of indices with %s:view({ rows, 0 }, ...)",
+              v->t->name, v->t->name);
+  if (i == n - 1)
+    ltF_error("the last dim's offset of %s:%s must be a scalar; a tile of offsets gathers rows (a dim before the "
+              "last)", v->t->name, fn);
+  if (o->dt != DT_I32 && o->dt != DT_I64)
+    ltF_error("a view's row offsets must be i32 or i64, not %s", ltI_dtypes[o->dt].name);
+  int R = n >= 2 ? v->ext[n - 2] : 1;
+  if (i < n - 2 && v->ext[i] != 1) R = -1;   /* (reported by make_view: only the last two dims are wide) */
+  if (R > 0 && (o->shape[0] != R || o->shape[1] != 1 || o->rank != 2))
+    ltF_error("a view's row offsets are an i32 [%d, 1] tile (one per row of the view), not %s", R,
+              o->rank == 1 ? ltU_fmt("[%d]", o->shape[1]) : ltU_fmt("[%d, %d]", o->shape[0], o->shape[1]));
+  return o;
+}
 
 /* Builds a view from origins (element offsets) and extents at idx+1, idx+2. */
 static int make_view(lua_State *l, int tiles) {
@@ -426,8 +479,13 @@ static int make_view(lua_State *l, int tiles) {
     lua_geti(l, 3, i + 1);
     v->ext[i] = ltF_arg_extent(-1, "a view extent");
     lua_pop(l, 1);
+  }
+  for (int i = 0; i < n; i++) {
     lua_geti(l, 2, i + 1);
-    Expr *o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
+    Expr *o = gather_offset(i, n, v, tiles);
+    Handle *h = o ? NULL : ltF_handle(-1);
+    if (!o && !tiles && h && h->kind == H_EXPR && h->e->rank == 0 && h->e->dt == DT_I64) o = h->e;   /* int64 math */
+    if (!o) o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
     lua_pop(l, 1);
     if (tiles && v->ext[i] != 1) o = ltI_binary(B_MUL, o, ltI_const(v->ext[i], DT_I32, 0, v->line), v->line);
     ltF_check_scope(o);
@@ -443,6 +501,29 @@ static int make_view(lua_State *l, int tiles) {
       return ltF_error("only the last two dims of a view may be wider than 1 (dim %d of %s is %d)", i + 1, t->name,
                        v->ext[i]);
   ltF_push_handle(H_VIEW)->v = v;
+  return 1;
+}
+
+/* X:at(indices): the view of the one element at (i, j, ...), every extent
+** 1; k:load of it gives a scalar (a value every thread of the block holds),
+** so a block table's entry or a sequence's length read from memory can be a
+** view offset, a loop bound or a mask's limit. */
+static int tensor_at(lua_State *l) {
+  Handle *h = ltF_handle(1);
+  if (!h || h->kind != H_TENSOR) return ltF_error("at is called on a tensor: X:at({b, j})");
+  if (!lua_istable(l, 2) || !lua_isnone(l, 3))
+    return ltF_error("%s:at takes one table, the element's indices, e.g. %s:at({b, j})", h->s->name, h->s->name);
+  lua_Integer n = ltF_len(2);
+  if (n != h->s->trank)
+    return ltF_error("rank mismatch: %s has %d dims, but at got %lld indices", h->s->name, h->s->trank, (long long)n);
+  lua_createtable(l, (int)n, 0);
+  for (int i = 1; i <= n; i++) {
+    lua_pushinteger(l, 1);
+    lua_seti(l, 3, i);
+  }
+  make_view(l, 0);
+  Handle *v = ltF_handle(-1);
+  v->v->scalar = 1;
   return 1;
 }
 
@@ -490,6 +571,7 @@ static int m_index(lua_State *l) {
   } else if (h->kind == H_TENSOR) {
     if (strcmp(key, "tile") == 0) { lua_pushcfunction(l, tensor_tile); return 1; }
     if (strcmp(key, "view") == 0) { lua_pushcfunction(l, tensor_view); return 1; }
+    if (strcmp(key, "at") == 0) { lua_pushcfunction(l, tensor_at); return 1; }
     if (strcmp(key, "dtype") == 0) { lua_pushstring(l, ltI_dtypes[h->s->dt].name); return 1; }
     if (strcmp(key, "rank") == 0) { lua_pushinteger(l, h->s->trank); return 1; }
     if (strcmp(key, "shape") == 0) {
@@ -530,7 +612,9 @@ void ltF_open_values(void) {
   luaL_newmetatable(L, VAL_MT);
   static const luaL_Reg mt[] = {
     {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div}, {"__idiv", m_idiv},
-    {"__mod", m_mod}, {"__unm", m_unm}, {"__lt", m_forbidden}, {"__le", m_forbidden},
+    {"__mod", m_mod}, {"__unm", m_unm}, {"__pow", m_pow}, {"__band", m_band}, {"__bor", m_bor},
+    {"__bxor", m_bxor}, {"__shl", m_shl}, {"__shr", m_shr}, {"__bnot", m_bnot},
+    {"__lt", m_forbidden}, {"__le", m_forbidden},
     {"__eq", m_forbidden}, {"__index", m_index}, {"__newindex", m_newindex},
     {"__tostring", m_tostring}, {NULL, NULL},
   };

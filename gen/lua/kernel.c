@@ -143,7 +143,7 @@ static int c_tensor(lua_State *l) {
 /* core.scalar(dtype [, {positive = bool}]): a descriptor table for params. */
 static int c_scalar(lua_State *l) {
   Dtype dt = ltF_arg_dtype(1);
-  if (dt == DT_F16 || dt == DT_BF16) return ltF_error("scalar parameters are f32 or i32");
+  if (dt == DT_F16 || dt == DT_BF16) return ltF_error("scalar parameters are f32, i32, i64 or u32");
   int positive = 0;
   if (!lua_isnoneornil(l, 2)) {
     if (!lua_istable(l, 2)) return ltF_error("tile.scalar's options are a table: { positive = true }, not %s", ltF_kind(2));
@@ -323,9 +323,10 @@ static void build_params(int fn_line) {
     raw_field(d, "dtype");
     const char *dts = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     int dt = dts ? ltI_dtype_from_name(dts) : -1;
-    if (dt < 0 || (scalar && dt != DT_F32 && dt != DT_I32))
+    if (dt < 0 || (scalar && !ltI_is_int(dt) && dt != DT_F32))
       ltF_error("params.%s.dtype is %s; a %s is %s", ents[i].name, ltF_show(-1), scalar ? "scalar" : "tensor",
-                scalar ? "\"f32\" or \"i32\"" : "\"f32\", \"f16\", \"bf16\" or \"i32\"");
+                scalar ? "\"f32\", \"i32\", \"i64\" or \"u32\""
+                       : "\"f32\", \"f16\", \"bf16\", \"i32\", \"i64\" or \"u32\"");
     lua_pop(L, 1);
     Sym *had;
     const char *why = ltF_name_clash(ents[i].name, &had);

@@ -110,6 +110,45 @@ static void check_fits(const Expr *e, const int dst[2], const char *what) {
                 e->shape[1]);
 }
 
+/* View v with the options table at argument idx of a load or store
+** ({ mask = bool tile, cache = "stream" | "keep" }), a copy of it when
+** there are any (a view handle may serve several statements); v when idx
+** is none or nil. */
+static View *view_options(View *v, int idx, const char *fn) {
+  if (lua_isnoneornil(L, idx)) return v;
+  if (!lua_istable(L, idx) || ltF_handle(idx))
+    ltF_error("%s's options are a table such as { mask = m, cache = \"stream\" }, not %s", fn, ltF_kind(idx));
+  View *o = ltU_alloc(sizeof *o);
+  *o = *v;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (key && strcmp(key, "mask") == 0) {
+      Expr *m = ltF_arg_expr(-1, "the mask");
+      if (m->dt != DT_BOOL || m->weak)
+        ltF_error("%s's mask must be a bool value (a comparison such as col:lt(n)), not %s", fn,
+                  m->weak ? "a number" : ltI_dtypes[m->dt].name);
+      int shape[2];
+      ltI_view_shape(v, shape);
+      if (v->scalar && m->rank) ltF_error("the mask of a load from X:at is a bool scalar, not a tile");
+      check_fits(m, shape, ltU_fmt("the view of %s", v->t->name));
+      ltF_check_scope(m);
+      o->mask = m;
+    } else if (key && strcmp(key, "cache") == 0) {
+      const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      if (c && strcmp(c, "stream") == 0) o->cache = CACHE_STREAM;
+      else if (c && strcmp(c, "keep") == 0) o->cache = CACHE_KEEP;
+      else ltF_error("cache is \"stream\" (read or written once) or \"keep\" (reused by other programs), not %s",
+                     c ? ltU_one_line(c, 40) : luaL_typename(L, -1));
+    } else {
+      ltF_error("%s has no option %s; its options are mask and cache", fn,
+                key ? ltU_fmt("'%s'", ltU_one_line(key, 40)) : ltU_fmt("of type %s", luaL_typename(L, -2)));
+    }
+    lua_pop(L, 1);
+  }
+  return o;
+}
+
 /* Reads the optional value of masked-out elements of a load (argument idx;
 ** 0 when absent) as a scalar of the loaded dtype dt. */
 static Expr *other_arg(int idx, Dtype dt) {
@@ -222,15 +261,16 @@ static int k_iota(lua_State *l) {
 /* ------------------------------------------------------------------ */
 /* memory: loads, stores, copies                                       */
 
-/* k:load(view [, other]): a new tile; elements outside the tensor = other. */
+/* k:load(view [, other]): a new tile; elements outside the tensor = other.
+** Of a one-element view made by X:at, a scalar. */
 static int k_load(lua_State *l) {
   (void)l;
   ltF_name_locals();
-  View *v = arg_view(2);
+  View *v = view_options(arg_view(2), 4, "k:load");
   Stmt *st = ltF_add_stmt(S_LOAD);
   Sym *s = ltI_sym(K, SYM_LET, v->t->dt, st->line);
   ltI_view_shape(v, s->shape);
-  s->rank = v->t->trank == 1 ? 1 : 2;
+  s->rank = v->scalar ? 0 : v->t->trank == 1 ? 1 : 2;   /* X:at: a scalar */
   s->home = ltF_cur_block();
   st->dst = s;
   st->view = v;
@@ -260,7 +300,7 @@ static Stmt *do_store(View *v, Expr *val) {
 ** tensor's edges). */
 static int k_store(lua_State *l) {
   ltF_name_locals();
-  do_store(arg_view(2), ltF_arg_expr(3, "the stored value"));
+  do_store(view_options(arg_view(2), 4, "k:store"), ltF_arg_expr(3, "the stored value"));
   (void)l;
   return 0;
 }
@@ -269,7 +309,7 @@ static int k_store(lua_State *l) {
 ** (other blocks may add to the same elements); f32 tensors only. */
 static int k_atomic_add(lua_State *l) {
   ltF_name_locals();
-  View *v = arg_view(2);
+  View *v = view_options(arg_view(2), 4, "k:atomic_add");
   Expr *val = ltF_arg_expr(3, "the added value");
   if (v->t->dt != DT_F32)
     ltF_error("k:atomic_add adds to f32 tensors only, but %s is %s; accumulate in an f32 tensor and convert it "
@@ -277,6 +317,7 @@ static int k_atomic_add(lua_State *l) {
   if (!val->weak && val->dt != DT_F32)
     ltF_error("k:atomic_add's value is %s; it must be f32 like the tensor: cast it with :cast(\"f32\")",
               ltI_dtypes[val->dt].name);
+  if (v->cache) ltF_error("k:atomic_add takes no cache option (its adds go to L2)");
   do_store(v, val)->atomic = 1;
   (void)l;
   return 0;
@@ -343,6 +384,8 @@ static int k_copy(lua_State *l) {
     if (src->v->t->dt != dst->s->dt)
       return ltF_error("dtype mismatch: %s is %s but the shared tile is %s", src->v->t->name,
                        ltI_dtypes[src->v->t->dt].name, ltI_dtypes[dst->s->dt].name);
+    if (ltI_view_gathers(src->v))
+      return ltF_error("a view of gathered rows is loaded into registers (k:load), not copied to a shared tile");
     Stmt *st = ltF_add_stmt(S_G2S);
     st->view = src->v;
     st->shared = dst->s;
@@ -400,6 +443,8 @@ static int reduce(lua_State *l, BinOp op) {
   Expr *x = ltF_arg_expr(2, "the reduced value");
   if (!x->rank) return ltF_error("reductions take a tile, not a scalar");
   if (x->dt == DT_BOOL) return ltF_error("reductions take numbers, not bools");
+  if (x->dt == DT_I64 || x->dt == DT_U32)
+    return ltF_error("reductions take f32, f16, bf16 or i32 values, not %s", ltI_dtypes[x->dt].name);
   lua_Integer axis = luaL_optinteger(l, 3, x->rank);
   if (axis < 1 || axis > x->rank)
     return ltF_error("reduction axis must be %s for a %d-dim tile, not %d", x->rank == 2 ? "1 or 2" : "1", x->rank,
@@ -452,6 +497,7 @@ static int k_serial(lua_State *l) {
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
+  v->extent = st->hi;
   const char *pn = param_name(fn);
   if (pn) ltF_set_name(v, pn, 1);
   st->var = v;
@@ -493,6 +539,7 @@ static int k_pipelined(lua_State *l) {
   Sym *v = ltI_sym(K, SYM_LOOP, DT_I32, st->line);
   v->nonneg = ltI_nonneg(st->lo);
   v->home = &st->body;
+  v->extent = st->hi;
   const char *pn = param_name(top);
   if (pn) ltF_set_name(v, pn, 1);
   st->var = v;

@@ -313,6 +313,7 @@ static int names_sym(const Stmt *s, const Sym *x) {
     if (count_reads(xs[i], x)) return 1;
   for (int d = 0; s->view && d < LT_MAXRANK; d++)
     if (count_reads(s->view->origin[d], x)) return 1;
+  if (s->view && count_reads(s->view->mask, x)) return 1;
   return 0;
 }
 

@@ -71,7 +71,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (later) break;
     const View *v = s->view;
     const Layout *l = ltP_expr_layout(s->val);
-    if (s->atomic || !l || (l->mma != MMA_SYNC && l->mma != MMA_TF32 && l->mma != MMA_WGMMA) || v->rdim < 0) continue;
+    if (s->atomic || ltI_view_gathers(v) || v->mask || v->cache || !l || (l->mma != MMA_SYNC && l->mma != MMA_TF32 && l->mma != MMA_WGMMA) || v->rdim < 0) continue;
     /* small warp tiles keep the element-wise store: at 32x32 (the M = 16
     ** matmul bucket) the kernel ran 9% slower with the staged path in it,
     ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100) */

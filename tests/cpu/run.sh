@@ -83,6 +83,30 @@ if ${LT_GEN:-build/gen} tests/cpu/bigtile.lua --target c -o $b/bigtile >$b/bigti
 else
   echo "FAIL cpu bigtile build: $(grep -m1 error $b/bigtile.log | cut -c1-300)"
 fi
+# view offsets that int math would overflow: tests/cpu/offsets.lua under UBSan and ASan
+if ! build/gen tests/cpu/offsets.lua --target c -o $b/offsets >$b/offsets_gen.log 2>&1; then
+  echo "FAIL cpu offsets: gen: $(head -c 300 $b/offsets_gen.log)"
+elif cc -std=c11 -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all -Wall -Werror -I$b/offsets tests/cpu/offsets.c \
+     $b/offsets/offsets.c -lm -o $b/offsets/run 2>$b/offsets_build.log; then
+  $b/offsets/run 2>$b/offsets.log || echo "FAIL cpu offsets: crashed or a sanitizer report: $(grep -m1 -E 'runtime error|ERROR' $b/offsets.log | cut -c1-300)"
+else
+  echo "FAIL cpu offsets build: $(grep -m1 error $b/offsets_build.log | cut -c1-300)"
+fi
+# bias_dropout_add: its own driver (mask, kept fraction, scale; dropout.c)
+bdas=$(ls $b/bias_dropout_add_*.o 2>/dev/null)
+if [ -z "$bdas" ]; then
+  echo "FAIL cpu bias_dropout_add: no out/c/bias_dropout_add_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/dropout.c $bdas -lm -o $b/dropout 2>$b/dropout_build.log; then
+  $b/dropout || echo "FAIL cpu dropout: crashed (status $?)"
+else
+  echo "FAIL cpu dropout build: $(grep -m1 error $b/dropout_build.log | cut -c1-300)"
+fi
+# the Philox4x32-10 of templates/bits.h against its published answers
+if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
+  $b/philox || echo "FAIL cpu philox: crashed (status $?)"
+else
+  echo "FAIL cpu philox build: $(grep -m1 error $b/philox_build.log | cut -c1-300)"
+fi
 # the HIP target's f32 -> bf16 rounding, cut out of its template (bf16.c says how)
 sed -n '/^LT_FN lt_bf16 lt_f32_to_bf16/,/^}/p' templates/hip.h > $b/hip_bf16.inc
 if ! grep -q '^}' $b/hip_bf16.inc; then

@@ -20,6 +20,8 @@
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it.
+#   4. tests/emu/drivers.sh: docs examples with C drivers of their own, each
+#      target's outputs the same bytes as the c target's.
 # The kernels and unit tests are built with clang's SanitizerCoverage
 # load/store tracing when the compiler has it, so that the emulator sees
 # every plain load and store of shared memory (unwritten reads, races);
@@ -330,6 +332,14 @@ for t in $targets; do
   grep -E '^(PASS|FAIL)' $d/forward.out
   grep -q "^# emu $t: done" $d/forward.out ||
     echo "FAIL emu $t: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/stderr)"
+  # check.cpp's embedding cases hold indices -1 and V + 2: the emulator warns of the first a launch meets (-1)
+  if grep -qx 'embedding_f32_fwd' $d/covered; then
+    if grep -q '^embedding.lua:[0-9]*: warning: lt_emu: embedding_f32_fwd_kernel, .*row index -1 is outside \[0, 50)' $d/stderr; then
+      echo "PASS emu $t: gathered row indices outside the table reported (masked)"
+    else
+      echo "FAIL emu $t: no lt_emu warning for the embedding's row indices outside the table"
+    fi
+  fi
   LT_EMU_SCHEDULE=warps LT_CHECK_HASHES=$d/hash.warps $d/check $t > $d/warps.out 2> $d/warps.stderr
   st=$?
   grep '^FAIL' $d/warps.out | sed "s/^FAIL emu $t /FAIL emu $t [warps order] /"
@@ -425,4 +435,6 @@ while IFS='|' read -r name t v detector words where find repl nth env; do
     echo "FAIL emu mutant $name: $detector did not report it with \"$words\" ($t $v; $(grep -c '^PASS' $m.out) cases passed; stderr: $(head -c 200 $m.err | tr '\n' ' '))"
   fi
 done < $b/mut/list
+# 4. the kernels with drivers of their own (the number types' docs examples)
+bash tests/emu/drivers.sh
 exit 0

@@ -163,6 +163,31 @@ static void test_unary_cast(void) {
   e = ltI_cast(weak(3), DT_I32, 7);
   CHECK("cast/weak_settles", e->kind == E_CONST && e->dt == DT_I32 && !e->weak && e->cval == 3);
   EXPECT_ERROR("cast/fraction_to_i32", ltI_cast(weak(0.5), DT_I32, 7), "cannot be an i32 operand");
+  Expr *bf = tile(DT_BF16, 8, 256);
+  CHECK("round/same_dtype_unknown_rounds", ltI_round(bf, DT_BF16, 7)->kind == E_CAST);
+  Expr *c = ltI_cast(x, DT_BF16, 7);
+  CHECK("round/cast_is_exact", ltI_round(c, DT_BF16, 7) == c);
+  CHECK("round/f32_noop", ltI_round(x, DT_F32, 7) == x);
+  EXPECT_ERROR("cast/f32_const_to_i32_range", ltI_cast(ltI_const(3e9, DT_F32, 0, 7), DT_I32, 7), "out of the i32 range");
+  e = ltI_cast(ltI_const(-7.9, DT_F32, 0, 7), DT_I64, 7);
+  CHECK("cast/f32_const_to_i64_folds", e->kind == E_CONST && e->dt == DT_I64 && e->cval == -7);
+}
+
+static void test_int_types(void) {
+  EXPECT_ERROR("range/i32_const", ltI_const(2147483648.0, DT_I32, 0, 7), "out of the i32 range");
+  EXPECT_ERROR("range/u32_negative", ltI_const(-1, DT_U32, 0, 7), "out of the u32 range");
+  EXPECT_ERROR("range/i64_past_2^53", ltI_const(1e17, DT_I64, 0, 7), "out of the i64 range");
+  CHECK("range/u32_max", ltI_const(4294967295.0, DT_U32, 0, 7)->cval == 4294967295.0);
+  Expr *l = tile(DT_I64, 8, 256), *u = tile(DT_U32, 8, 256);
+  CHECK("i64/size_meets_i64", ltI_binary(B_MUL, l, size(), 7)->dt == DT_I64);
+  EXPECT_ERROR("i64/i32_tile_needs_cast", ltI_binary(B_ADD, l, tile(DT_I32, 8, 256), 7), "cast one side with :cast(\"i64\")");
+  CHECK("bits/xor_u32", ltI_binary(B_BXOR, u, weak(2654435769.0), 7)->dt == DT_U32);
+  EXPECT_ERROR("bits/shift_past_width", ltI_binary(B_SHL, l, weak(64), 7), "a constant count is from 0 to 63");
+  CHECK("bits/shift_by_i32", ltI_binary(B_SHR, u, size(), 7)->dt == DT_U32);
+  EXPECT_ERROR("bits/neg_u32", ltI_unary(U_NEG, u, 7), "needs a signed number");
+  EXPECT_ERROR("bits/u32_add_neg_const", ltI_binary(B_ADD, u, weak(-1), 7), "out of the u32 range");
+  EXPECT_ERROR("bits/fold_overflow_u32", ltI_binary(B_MUL, ltI_const(4e9, DT_U32, 0, 7), ltI_const(2, DT_U32, 0, 7), 7),
+               "u32 arithmetic on constants overflows");
 }
 
 static void test_nonneg(void) {
@@ -231,6 +256,7 @@ int main(void) {
   test_folding();
   test_simplify();
   test_unary_cast();
+  test_int_types();
   test_nonneg();
   test_misc();
   return 0;

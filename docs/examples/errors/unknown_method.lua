@@ -13,6 +13,6 @@ return tile.kernel {
   body = function(k, p, c)
     local i = k:grid(tile.cdiv(p.N, c.BLOCK))
     local x = k:load(p.X:tile({ i }, { c.BLOCK }))
-    k:store(p.Y:tile({ i }, { c.BLOCK }), x:sigmoid())
+    k:store(p.Y:tile({ i }, { c.BLOCK }), x:softplus())
   end,
 }

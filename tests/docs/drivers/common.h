@@ -186,6 +186,19 @@ static inline int check(const char *what, Dt dt, const void *got, const double *
   return 0;
 }
 
+/* Appends n bytes at p to the file $LT_DUMP, when it is set: tests/emu/drivers.sh
+** compares what each target's run wrote with the c target's. */
+static inline void dump(const void *p, size_t n) {
+  const char *path = getenv("LT_DUMP");
+  if (!path) return;
+  FILE *f = fopen(path, "ab");
+  if (!f || fwrite(p, 1, n, f) != n) {
+    printf("cannot write %s\n", path);
+    failures++;
+  }
+  if (f) fclose(f);
+}
+
 /* Checks that a launcher returned 0. */
 static inline int expect_ok(const char *what, int rc) {
 #ifdef LT_CUDA

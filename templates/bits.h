@@ -1,0 +1,41 @@
+
+/* Integer helpers (i64, u32, shifts): a kernel uses some of them. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+LT_FN int64_t lt_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+LT_FN int64_t lt_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+LT_FN int64_t lt_abs_i64(int64_t a) { return a < 0 ? -a : a; }
+LT_FN uint32_t lt_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+LT_FN uint32_t lt_min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+/* Shifts by a count known at run time: 0 past the width (and, right, the
+** sign of a signed value); a left shift of a signed value wraps as its
+** unsigned bits do. */
+LT_FN int lt_shl_i32(int a, int64_t n) { return (uint64_t)n < 32u ? (int)((uint32_t)a << n) : 0; }
+LT_FN int64_t lt_shl_i64(int64_t a, int64_t n) { return (uint64_t)n < 64u ? (int64_t)((uint64_t)a << n) : 0; }
+LT_FN uint32_t lt_shl_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a << n : 0u; }
+LT_FN int lt_shr_i32(int a, int64_t n) { return (uint64_t)n < 32u ? a >> n : a < 0 ? -1 : 0; }
+LT_FN int64_t lt_shr_i64(int64_t a, int64_t n) { return (uint64_t)n < 64u ? a >> n : a < 0 ? -1 : 0; }
+LT_FN uint32_t lt_shr_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a >> n : 0u; }
+/* Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as
+** easy as 1, 2, 3", SC'11): word w of the ten rounds on counter (c0, c1,
+** c2, c3) under key (k0, k1). */
+LT_FN uint32_t lt_philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, uint32_t w) {
+  for (int r = 0; r < 10; ++r) {
+    if (r) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;   /* the key schedule */
+    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1, c3 = (uint32_t)p0, c0 = n0, c2 = n2;
+  }
+  return w == 0 ? c0 : w == 1 ? c1 : w == 2 ? c2 : c3;
+}
+/* tile.randint(seed, offset): word offset % 4 of Philox4x32-10 with key
+** (seed's low, high 32 bits) and counter (offset / 4's low, high 32 bits,
+** 0, 0); four consecutive offsets read one Philox block. */
+LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
+  return lt_philox((uint32_t)(offset >> 2), (uint32_t)(offset >> 34), 0u, 0u, (uint32_t)seed, (uint32_t)(seed >> 32),
+                   (uint32_t)offset & 3u);
+}
+/* tile.rand(seed, offset): randint's top 24 bits times 2^-24, exactly: a
+** float in [0, 1). */
+LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/emu/drivers.sh: kernels checked by a C driver of their own, run as
+# each GPU target's code on the CPU (gen --emulate): the docs examples of
+# the number types (docs/examples/types.lua, random_bits.lua) with their
+# drivers in tests/docs/drivers/, and dsl/kernels/bias_dropout_add.lua with
+# tests/cpu/dropout.c; each driver's outputs (those it writes to $LT_DUMP)
+# must be the same bytes as the c target's.  Built with AddressSanitizer and
+# UBSan's bounds checks when the compiler has them.
+# Prints PASS / FAIL / SKIP lines; run by tests/emu/run.sh.
+cd "$(dirname "$0")/../.."
+GEN=${LT_GEN:-build/gen}
+CXX=${CXX:-c++}
+b=build/tests/emu/drivers
+targets=${LT_EMU_TARGETS:-sm80 sm90a gfx90a gfx942 gfx1100}
+rm -rf $b
+mkdir -p $b
+san="-fsanitize=address,bounds -fno-sanitize-recover=all"
+echo 'int main(void) { return 0; }' > $b/san.cpp
+$CXX $san $b/san.cpp -o $b/san 2>/dev/null && $b/san || san=""
+
+# build T DIR: compiles the generated files in DIR (the c target's, or an
+# emulated GPU target's) to objects beside them; fails at the first error.
+build() {
+  local f
+  if [ $1 = c ]; then
+    for f in $2/*.c; do cc -std=c11 -O2 -c $f -o ${f%.c}.o || return 1; done
+  else
+    for f in $2/*.emu.cpp; do $CXX -std=c++17 -O1 -pthread $san -c $f -o ${f%.emu.cpp}.o || return 1; done
+  fi
+}
+
+for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
+             docs/examples/random_bits.lua:tests/docs/drivers/random_bits.c \
+             dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c; do
+  src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua)
+  [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
+  for t in c $targets; do
+    d=$b/$name/$t
+    mkdir -p $d
+    emu=--emulate
+    [ $t = c ] && emu=
+    if ! "$GEN" $src --target $t $emu -o $d 2> $d/gen.err || ! build $t $d 2> $d/cc.err; then
+      echo "FAIL emu/drivers/$name/$t: does not build: $(cat $d/gen.err $d/cc.err | head -c 300 | tr '\n' ' ')"
+      continue
+    fi
+    if ! cc -std=c11 -O2 -I$d -Itests/docs/drivers -c $drv -o $d/drv.o 2> $d/cc.err ||
+       ! $CXX $san $d/drv.o $(ls $d/*.o | grep -v /drv.o) -pthread -lm -o $d/run 2>> $d/cc.err; then
+      echo "FAIL emu/drivers/$name/$t: the driver does not build: $(head -c 300 $d/cc.err | tr '\n' ' ')"
+      continue
+    fi
+    if ! LT_DUMP=$d/dump timeout 600 $d/run > $d/out 2>&1 || grep -q '^FAIL' $d/out; then
+      echo "FAIL emu/drivers/$name/$t: $(grep -v '^PASS' $d/out | head -c 300 | tr '\n' ' ')"
+    elif [ $t != c ] && ! cmp -s $d/dump $b/$name/c/dump; then
+      echo "FAIL emu/drivers/$name/$t: the outputs differ from the c target's ($d/dump)"
+    else
+      echo "PASS emu/drivers/$name/$t"
+    fi
+  done
+done
+exit 0

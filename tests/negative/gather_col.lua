@@ -1,0 +1,16 @@
+-- expect: tests/negative/gather_col.lua:13: error: the last dim's offset of Y:view must be a scalar; a tile of offsets gathers rows (a dim before the last)
+local tile = require "tile"
+return tile.kernel {
+  name = "gather_col",
+  config = { BM = 16, BN = 64, threads = 128 },
+  params = function()
+    return { X = tile.tensor("f32", { "N", "C" }), I = tile.tensor("i32", { "N", 1 }), Y = tile.tensor("f32", { "N", "C" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(p.N)
+    local ids = k:load(p.I:tile({ i, 0 }, { c.BM, 1 }))
+    local x = k:load(p.X:tile({ i, 0 }, { c.BM, c.BN }))
+    k:store(p.Y:view({ 0, ids }, { c.BM, c.BN }), x)
+    k:store(p.Y:tile({ i, 0 }, { c.BM, c.BN }), x)
+  end,
+}

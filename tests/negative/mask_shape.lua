@@ -1,0 +1,16 @@
+-- expect: tests/negative/mask_shape.lua:13: error: shape mismatch: the view of Y is [16, 64] but the value is [8, 64]
+local tile = require "tile"
+return tile.kernel {
+  name = "mask_shape",
+  config = { BM = 16, BN = 64, threads = 128 },
+  params = function()
+    return { X = tile.tensor("f32", { "N", "C" }), I = tile.tensor("i32", { "N", 1 }), Y = tile.tensor("f32", { "N", "C" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(p.N)
+    local ids = k:load(p.I:tile({ i, 0 }, { c.BM, 1 }))
+    local x = k:load(p.X:tile({ i, 0 }, { c.BM, c.BN }))
+    k:store(p.Y:tile({ i, 0 }, { c.BM, c.BN }), x, { mask = k:iota({ 8, 64 }, 1):lt(3) })
+    k:store(p.Y:tile({ i, 0 }, { c.BM, c.BN }), x)
+  end,
+}

@@ -1,0 +1,16 @@
+-- expect: tests/negative/shift_count_const.lua:14: error: << shifts a 32-bit u32 value by 32; a constant count is from 0 to 31
+local tile = require "tile"
+return tile.kernel {
+  name = "shift_count_const",
+  config = { BLOCK = 128, threads = 64 },
+  params = function(v, c)
+    return { Q = tile.tensor("i32", { "N" }), W = tile.tensor("u32", { "N" }), L = tile.tensor("i64", { "N" }),
+             O = tile.tensor("f32", { "N" }), P = tile.tensor("i32", { "N" }) }
+  end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    local q, w, l = k:load(p.Q:tile({ i }, { c.BLOCK })), k:load(p.W:tile({ i }, { c.BLOCK })), k:load(p.L:tile({ i }, { c.BLOCK }))
+    local x = q:cast("f32") + w:cast("f32") + l:cast("f32")
+    k:store(p.P:tile({ i }, { c.BLOCK }), (w << 32):cast("i32")); k:store(p.O:tile({ i }, { c.BLOCK }), x)
+  end,
+}
