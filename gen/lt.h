@@ -120,6 +120,8 @@ struct Sym {
                            persistent grid after them) */
   int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
                            more than 128 bytes stored as 64-column panels (mma.c) */
+  int tma_out;          /* a TMA store's staging tile (smem.c): a ring of one [rows, cols] tile a consumer
+                           warpgroup (stages), in 128-byte-row panels with the 128-byte swizzle, as wgmma's */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -152,6 +154,7 @@ struct Expr {
   Sym *sym;             /* E_SYM */
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
+  int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path (plan.c, fast_divisions) */
 };
 
 enum { CACHE_NONE, CACHE_STREAM, CACHE_KEEP };
@@ -243,7 +246,8 @@ struct Stmt {
   int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
   int lead_in;          /* S_G2S: issued by cp.async ahead of the pipelined loop after it, landing with its
                            first stage (pipeline.c) */
-  int map;              /* S_G2S of a SCHED_WARPSPEC loop: 1 + the index of its tensor map in Kernel.maps */
+  int map;              /* S_G2S of a SCHED_WARPSPEC loop: 1 + the index of its tensor map in Kernel.maps;
+                           S_STORE through a TMA staging tile (via->tma_out): its map's, for the TMA stores */
   /* the plan (plan.c): what the emitter and --explain read */
   Sched sched;          /* S_FOR: how it runs */
   Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body */
@@ -286,6 +290,7 @@ typedef struct TensorMap {
   const char *name;     /* the kernel parameter: A_map, A_map2, ... */
   int box[LT_MAXRANK];  /* the box, innermost dimension (the tensor's last) first; 1 in the dims not copied */
   int swizzle;          /* bytes: 32, 64, 128 (the shared tile's, wgmma's) */
+  int store;            /* written by TMA stores (an epilogue's, smem.c), not read */
 } TensorMap;
 
 #define LT_MAXMAPS 8
@@ -329,6 +334,7 @@ typedef struct Kernel {
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */
+  int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);

@@ -164,6 +164,8 @@ static inline __attribute__((unused)) float lt_exp2(float x) {
   float y = exp2f(x);
   return y < 1.17549435e-38f ? 0.0f : y;
 }
+/* div.full.f32 (2 ulp): the correctly rounded quotient, one of those it may give. */
+static inline __attribute__((unused)) float lt_fdiv(float a, float b) { return a / b; }
 /* k:atomic_add: the block's threads are fibers of one OS thread and the
 ** blocks run one after another, so nothing interleaves with the add. */
 static inline __attribute__((unused)) void lt_atomic_add(float *p, float v) { *p += v; }
@@ -1074,17 +1076,23 @@ LT_EMU_FN void tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int 
   tma_load_nd(dst, map, x, y, outer, bar, file, line);
 }
 
-/* cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: reads the
+/* cp.async.bulk.tensor.{2,3,4}d.global.shared::cta.tile.bulk_group: reads the
 ** shared box at src (checked as the async proxy's read: written, ordered,
-** fenced) and writes the elements of the box at (x, y) that lie inside the
+** fenced) and writes the elements of the box at (x, y; outer: dims 3 to 5) that lie inside the
 ** tensor; src stays "being read" until a wait_group[.read] of this thread
 ** covers the store's group. */
-LT_EMU_FN void tma_store_2d(const CUtensorMap *map, int x, int y, const void *src_, const char *file, int line) {
+LT_EMU_FN void tma_store_nd(const CUtensorMap *map, int x, int y, const int *outer, const void *src_, const char *file,
+                            int line) {
   State *s = g;
   Thread *t = s->cur;
   async_on(s, file, line);
   const unsigned char *src = (const unsigned char *)src_;
   TmaMap m = tma_map(map, "cp.async.bulk.tensor (store)", file, line);
+  int inside = 1;   /* the box's index in dimensions 3 to 5: inside the tensor, else nothing is written */
+  for (int d = 0; d < 3; d++) {
+    inside &= outer[d] >= 0 && (unsigned long long)outer[d] < m.outer[d];
+    if (inside) m.base += (size_t)outer[d] * m.outer_pitch[d];
+  }
   const size_t row = (size_t)m.box_cols * m.esize, bytes = row * m.box_rows;
   if ((uintptr_t)(src - lt_smem) % 128) fail(file, line, "cp.async.bulk.tensor: shared source %p is not 128-byte aligned", src_);
   if (smem_offset(src, bytes) < 0 || (size_t)(src - lt_smem) + bytes > s->smem_bytes)
@@ -1094,7 +1102,7 @@ LT_EMU_FN void tma_store_2d(const CUtensorMap *map, int x, int y, const void *sr
   proxy_check(s, src, bytes, "TMA store", file, line);
   for (unsigned r = 0; r < m.box_rows; r++) {
     long long gy = (long long)y + r;
-    if (gy < 0 || gy >= (long long)m.rows) continue;
+    if (gy < 0 || gy >= (long long)m.rows || !inside) continue;
     for (unsigned c = 0; c < m.box_cols; c++) {
       long long gx = (long long)x + c;
       if (gx < 0 || gx >= (long long)m.cols) continue;
@@ -1114,6 +1122,20 @@ LT_EMU_FN void tma_store_2d(const CUtensorMap *map, int x, int y, const void *sr
   }
   BulkOp bo = {t->tid, t->bgroup, (unsigned char *)src, bytes, file, line};
   s->bulks[s->nbulk++] = bo;
+}
+
+LT_EMU_FN void tma_store_2d(const CUtensorMap *map, int x, int y, const void *src, const char *file, int line) {
+  const int outer[3] = {0, 0, 0};
+  tma_store_nd(map, x, y, outer, src, file, line);
+}
+LT_EMU_FN void tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src, const char *file, int line) {
+  const int outer[3] = {z, 0, 0};
+  tma_store_nd(map, x, y, outer, src, file, line);
+}
+LT_EMU_FN void tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src, const char *file,
+                            int line) {
+  const int outer[3] = {z, w, 0};
+  tma_store_nd(map, x, y, outer, src, file, line);
 }
 
 /* cp.async.bulk.commit_group. */
@@ -1245,6 +1267,8 @@ static inline __attribute__((unused)) int lt_sm_count(int *n) {
 #define lt_tma_load_3d(dst, map, x, y, z, bar) lt_emu::tma_load_3d(dst, map, x, y, z, bar, __FILE__, __LINE__)
 #define lt_tma_load_4d(dst, map, x, y, z, w, bar) lt_emu::tma_load_4d(dst, map, x, y, z, w, bar, __FILE__, __LINE__)
 #define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
+#define lt_tma_store_3d(map, x, y, z, src) lt_emu::tma_store_3d(map, x, y, z, src, __FILE__, __LINE__)
+#define lt_tma_store_4d(map, x, y, z, w, src) lt_emu::tma_store_4d(map, x, y, z, w, src, __FILE__, __LINE__)
 #define lt_tma_store_commit() lt_emu::tma_store_commit()
 #define lt_tma_store_wait_read lt_emu::BulkWait(__FILE__, __LINE__).wait
 #define lt_tma_store_wait lt_emu::BulkWait(__FILE__, __LINE__).wait

@@ -147,7 +147,12 @@ static void shared_tiles(E *e) {
       ltE_swizzle_of(s, &mask, &rsh, &shift);
       const char *key = rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1);
       const char *ring_of = s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "";
-      if (s->over && k->persistent)
+      if (s->tma_out)
+        ltE_line(e, "/* %s: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile "
+                    "with the next program's stages), in panels of %d columns; chunk c of row r stored at c ^ %s: the "
+                    "tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */", s->name, pc,
+                 key);
+      else if (s->over && k->persistent)
         ltE_line(e, "/* %s: a tile on its way out to global memory, beside the ring (filled meanwhile with the next "
                     "program's stages); chunk c of row r stored at c ^ %s, so neither the lanes' pairs nor the rows "
                     "conflict */", s->name, key);

@@ -148,7 +148,8 @@ void ltE_stmt(E *e, Stmt *s) {
     break;
   case S_STORE:
     e->atomic = s->atomic;
-    ltL_load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
+    if (s->via && s->via->tma_out) ltL_tma_store(e, s);
+    else ltL_load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
     e->atomic = 0;
     break;
   case S_G2S:

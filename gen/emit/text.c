@@ -128,10 +128,11 @@ void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
 
 /* Columns of one panel of shared tile sh: a wgmma operand whose rows
 ** are wider than 128 bytes is stored as panels of 128-byte rows (the
-** tile's columns c / 64, each [rows][64]); other tiles are one panel. */
+** tile's columns c / 64, each [rows][64]), and so is a TMA store's staging
+** tile (a box a panel); other tiles are one panel. */
 int ltE_panel_cols(const Sym *sh) {
   int bytes = sh->shape[1] * ltI_dtypes[sh->dt].bytes;
-  return sh->wgmma && bytes > 128 ? 128 / ltI_dtypes[sh->dt].bytes : sh->shape[1];
+  return (sh->wgmma || sh->tma_out) && bytes > 128 ? 128 / ltI_dtypes[sh->dt].bytes : sh->shape[1];
 }
 
 /* Element [r][c] of shared tile sh as stored (c already swizzled), in the
@@ -410,6 +411,14 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       if (x->op >= B_RAND) fn = x->op == B_RAND ? "lt_rand" : "lt_randint";
       if (x->op == B_SHL || x->op == B_SHR) fn = ltU_fmt("lt_%s_%s", x->op == B_SHL ? "shl" : "shr", ltI_dtypes[x->dt].name);
       ltU_printf(o, "%s(", fn);
+      expr(e, o, x->a, c);
+      ltU_put(o, ", ");
+      expr(e, o, x->b, c);
+      ltU_put(o, ")");
+      return;
+    }
+    if (x->op == B_DIV && x->fast) {   /* plan.c: to 2 ulp, no slow path */
+      ltU_put(o, "lt_fdiv(");
       expr(e, o, x->a, c);
       ltU_put(o, ", ");
       expr(e, o, x->b, c);

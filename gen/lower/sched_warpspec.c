@@ -240,6 +240,8 @@ void ltL_warpspec_body(E *e) {
   ltL_wgmma_wait(e);
   e->barrier = barrier;
   close_programs(e);
+  if (k->tma_stores)
+    ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */");
   e->depth--;
   ltE_line(e, "}");
 }

@@ -7,6 +7,9 @@
 ** rows; through the tile, each thread writes whole 16-byte chunks of a row
 ** instead.  This is the fast path of such a store, taken when the whole
 ** tile is inside the tensor; the element-wise store of copy.c is its else.
+** In a warp-specialized kernel the tile goes out by TMA stores instead
+** (ltL_tma_store), through a staging tile a consumer warpgroup, with no
+** else: the copy engine writes only what lies inside the tensor.
 */
 #include "emit/emit.h"
 
@@ -70,4 +73,81 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
   e->depth--;
   ltE_line(e, "} else {");
   e->depth++;
+}
+
+/* Store s of an accumulator by TMA (smem.c, tma_out: Stmt.via the staging
+** tile o, one [64, cols] tile a consumer warpgroup, Stmt.map the tensor
+** map).  Each warpgroup writes its 64 rows into o[wg], part by part (o's
+** columns at a time), and its first thread issues the TMA stores of the
+** part's 64-column panels (a box each, written only where inside the
+** tensor: the edges need no mask) and commits them as one group.  Before
+** a part is written, that thread waits until the group's stores before
+** (the part before, the program before) have read o[wg], and the
+** warpgroup meets at its named barrier (2 + wg; 1 is all the consumers');
+** after it, each writer fences its writes (generic proxy) before the copy
+** engine's reads (async proxy) and the warpgroup meets again.  Nothing
+** waits for the stores to finish but the end of the consumers
+** (sched_warpspec.c): the next program's main loop runs meanwhile. */
+void ltL_tma_store(E *e, const Stmt *s) {
+  const View *v = s->view;
+  const Sym *t = v->t, *o = s->via;
+  const TensorMap *m = &e->k->maps[s->map - 1];
+  const Layout *l = ltP_expr_layout(s->val);
+  Dtype dt = t->dt;
+  int shape[2], pc = ltE_panel_cols(o), cols = o->shape[1], parts = l->cols / cols, rank = t->trank;
+  ltI_view_shape(v, shape);
+  ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
+              "64 rows, %d columns at a time through %s[wg] */", m->name, t->name, cols, o->name);
+  e->depth++;
+  ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
+  if (parts > 1) {
+    ltE_line(e, "#pragma unroll");
+    ltE_line(e, "for (int part = 0; part < %d; ++part) {   /* columns part * %d.. of the tile */", parts, cols);
+    e->depth++;
+  }
+  ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read %s[wg] */",
+           o->name);
+  ltE_line(e, "lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */");
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  if (parts > 1) ltE_line(e, "if (ci / %d != part) continue;   /* a column chunk of another part */", l->nc / parts);
+  Ctx ce = c;
+  ce.vi = "vi";
+  const char *vt = l->vec * ltI_dtypes[dt].bytes == 4 ? "uint32_t" : "uint2";
+  ltE_line(e, "union { %s v; %s e[%d]; } h;", vt, ltE_stype(e, dt), l->vec);
+  ltE_line(e, "#pragma unroll");
+  ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", l->vec, ltE_to_storage(e, dt, ltE_etext(e, s->val, &ce)));
+  const char *tc = ltE_or0(ltE_tile_col(&c));
+  if (parts > 1) tc = ltU_fmt("%s - part * %d", ltE_paren(tc), cols);
+  const char *stage = e->stage;
+  e->stage = "wg";
+  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, ltU_fmt("%s - wg * 64", ltE_or0(ltE_tile_row(&c))), tc));
+  e->stage = stage;
+  ltE_close_loops(e, n);
+  ltE_line(e, "lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */");
+  ltE_line(e, "lt_named_barrier(2 + wg, 128);   /* %s[wg] is whole */", o->name);
+  ltE_line(e, "if (tid %% 128 == 0) {");
+  e->depth++;
+  for (int q = 0; q < cols / pc; q++) {
+    Buf at = {0};
+    for (int j = 0; j < rank; j++) {   /* innermost first, as the map's */
+      int d = rank - 1 - j;
+      const char *x = ltE_itext(e, v->origin[d]), *add = NULL;
+      if (d == v->cdim) add = ltE_sum(parts > 1 ? ltU_fmt("part * %d", cols) : NULL, q ? ltU_fmt("%d", q * pc) : NULL);
+      if (d == v->rdim) add = "wg * 64";
+      if (add) x = strcmp(x, "0") ? ltU_fmt("%s + %s", x, add) : add;
+      ltU_printf(&at, ", %s", x);
+    }
+    const char *src = pc < cols ? ltU_fmt("&%s[wg][%d][0][0]", o->name, q) : ltU_fmt("&%s[wg][0][0]", o->name);
+    ltE_line(e, "lt_tma_store_%dd(&%s%s, %s);", rank, m->name, at.p, src);
+  }
+  ltE_line(e, "lt_tma_store_commit();");
+  e->depth--;
+  ltE_line(e, "}");
+  if (parts > 1) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  e->depth--;
+  ltE_line(e, "}");
 }

@@ -194,11 +194,52 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
 ** consumers take them (2 x 128 consumers: 232 each, as the published
 ** Hopper GEMMs do).  One consumer warpgroup already has the most a thread
 ** can hold. */
-/* Does expression x divide floats? */
+/* Does expression x divide floats (IEEE division, not a fast one)? */
 static int fdiv(const Expr *x) {
   if (!x) return 0;
-  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) return 1;
+  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float && !x->fast) return 1;
   return fdiv(x->a) || fdiv(x->b) || fdiv(x->c);
+}
+
+/* Marks the float divisions of expression x fast (Expr.fast). */
+static void fast_expr(Expr *x) {
+  if (!x) return;
+  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
+  fast_expr(x->a);
+  fast_expr(x->b);
+  fast_expr(x->c);
+}
+
+/* Does a statement from `first` on (or one inside them) store a tensor
+** of other than 2-byte elements? */
+static int stores_wide(const Stmt *first) {
+  for (const Stmt *s = first; s; s = s->next)
+    if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes != 2) || stores_wide(s->body.first) ||
+        stores_wide(s->orelse.first))
+      return 1;
+  return 0;
+}
+
+/* Marks the float divisions of the statements from `first` on (and of
+** those inside them) fast. */
+static void fast_block(Stmt *first) {
+  for (Stmt *s = first; s; s = s->next) {
+    fast_expr(s->val);
+    fast_expr(s->other);
+    fast_block(s->body.first);
+    fast_block(s->orelse.first);
+  }
+}
+
+/* The float divisions of the statements from `first` on (a
+** warp-specialized loop's epilogue), fast (div.full.f32: 2 ulp over the
+** whole range, a reciprocal and a product, no slow path) where every
+** store of the kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8
+** relative) hides 2 ulp of f32 (2^-22).  IEEE division's slow path is a
+** call, whose saved registers spilled the persistent consumers (ptxas
+** 13.0: the matmul's SiLU epilogue, 52 bytes at 232 registers). */
+static void fast_divisions(Kernel *k, Stmt *first) {
+  if (!stores_wide(k->body.first)) fast_block(first);
 }
 
 /* Does a statement from `first` on (or one inside them) divide floats? */
@@ -212,10 +253,12 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
   k->producers = 128;
-  /* Persistent, but where the code after the loop divides floats: C's
-  ** division is the IEEE one, whose slow path is a call, and the registers
-  ** it saves spilled in the persistent consumers at 232 (ptxas 13.0: the
-  ** matmul's SiLU epilogue, 52 bytes; 16 at 240), not in the others. */
+  /* Persistent, but where the code after the loop divides floats the IEEE
+  ** way (fast_divisions makes them fast where the stores allow): the slow
+  ** path is a call, and the registers it saves spilled in the persistent
+  ** consumers at 232 (ptxas 13.0: the matmul's SiLU epilogue, 52 bytes;
+  ** 16 at 240), not in the others. */
+  fast_divisions(k, loop->next);
   k->persistent = t->persistent && !divides(loop->next);
   int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
   if (k->threads >= 256 && t->regs) {

@@ -52,6 +52,62 @@ static int touches_shared(const Stmt *s) {
   return 0;
 }
 
+/* Store s of a wgmma accumulator (layout l) in warp-specialized kernel k
+** by TMA, where it can (returns 1; Stmt.via is then the staging tile,
+** Stmt.map the store's tensor map, one more in k->maps): each consumer
+** warpgroup writes its rows into a staging tile of its own and one of its
+** threads hands that to the copy engine, which writes only the elements
+** inside the tensor (no masked path) while the warpgroup goes on; on a
+** persistent grid the stores drain during the next program's main loop
+** (lower/store_staged.c, ltL_tma_store).  It needs warps that each hold
+** 16 whole rows (a warpgroup: 64 consecutive rows), 2-byte elements along
+** the tensor's last dimension with stride 1 (one element of every other
+** dimension), whole panels of 128-byte rows (a box of 64 x 64 each, the
+** 128-byte swizzle), a free tensor map, and room beside the ring for one
+** staging tile a warpgroup of two panels (one where the tile has an odd
+** number): the tile goes out in parts of that many columns.  (H200: the
+** hand-written schedule of docs/hopper.md with this epilogue ran 4-10%
+** faster than with stores from registers.) */
+static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
+  const View *v = s->view;
+  const Sym *ts = v->t;
+  int eb = ltI_dtypes[ts->dt].bytes;
+  long long cs;
+  if (!t->tma || !k->ws || l->mma != MMA_WGMMA || l->rgap || l->wtm != 16 || l->wtn != l->cols || eb != 2) return 0;
+  if (v->rdim < 0 || v->cdim != ts->trank - 1 || !ltI_const_int(ts->strides[v->cdim], &cs) || cs != 1) return 0;
+  for (int d = 0; d < ts->trank; d++)
+    if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return 0;
+  int pc = 128 / eb, wgs = l->rows / 64;
+  if (l->rows % 64 || l->cols % pc || k->threads != wgs * 128 || k->nmaps == LT_MAXMAPS) return 0;
+  int part = l->cols % (2 * pc) ? pc : 2 * pc;
+  int after = (k->smem_bytes + 1023) & ~1023, bytes = wgs * 64 * part * eb;
+  if (after + bytes > t->smem_max) return 0;
+  Sym *o = ltI_sym(k, SYM_SHARED, ts->dt, s->line);
+  o->rank = 2;
+  o->shape[0] = 64;
+  o->shape[1] = part;
+  o->stages = wgs;
+  o->swizzle = 1;
+  o->tma_out = 1;
+  o->smem_offset = after;
+  o->smem_bytes = bytes;
+  o->name = ltU_fmt("%s_out", ts->name);
+  k->smem_bytes = after + bytes;
+  TensorMap m = {.t = ts, .swizzle = 128, .store = 1};
+  int same = 0;
+  for (int i = 0; i < k->nmaps; i++) same += k->maps[i].t == ts;
+  for (int j = 0; j < ts->trank; j++) {
+    int d = ts->trank - 1 - j;
+    m.box[j] = d == v->cdim ? pc : d == v->rdim ? 64 : 1;
+  }
+  m.name = same ? ltU_fmt("%s_map%d", ts->name, same + 1) : ltU_fmt("%s_map", ts->name);
+  k->maps[k->nmaps++] = m;
+  s->map = k->nmaps;
+  s->via = o;
+  k->tma_stores = 1;
+  return 1;
+}
+
 /* A shared tile for each top-level store of an mma.sync accumulator (or an
 ** expression of it, with 16 or more instruction tiles a warp) to a [rows,
 ** cols] window of a tensor with unit column stride, when no later
@@ -61,7 +117,9 @@ static int touches_shared(const Stmt *s) {
 ** lanes' pair writes nor the row reads conflict.  (After a warp-specialized
 ** loop the consumers have waited for every stage the producer filled; on a
 ** persistent grid, though, the producer fills the next program's stages
-** meanwhile: the tile goes after the others, where it fits.) */
+** meanwhile: the tile goes after the others, where it fits.)  In a
+** warp-specialized kernel the store goes out by TMA where it can
+** (tma_out). */
 static void out_tiles(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
   for (Stmt *s = k->body.first; s; s = s->next) {
@@ -79,6 +137,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols || ltI_view_never_inside(v)) continue;
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
+    if (tma_out(k, t, s, l)) continue;
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
     int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */

@@ -325,6 +325,18 @@ LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
                ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
 }
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
 /* cp.async.bulk.commit_group: this thread's bulk stores issued since the
 ** last commit form a group. */
 LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
@@ -342,6 +354,17 @@ template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) 
 ** it through, so the first copy does not wait for it. */
 LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
 }
 
 /* ---- the persistent grid, on the host ----
@@ -784,7 +807,7 @@ static int matmul_bf16_bias_tn_cp(const void *C0, const void *A, const void *B, 
 }
 
 /* One block of matmul_bf16_bias_tn: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_tn_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_tn_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -799,8 +822,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_tn_kernel(const __gri
   __nv_bfloat16 (*As)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __nv_bfloat16 (*Bs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 49152);
-  /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*C_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 148480);
+  /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 148480);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
@@ -820,6 +843,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_tn_kernel(const __gri
     if (tid == 256) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
+      lt_tma_prefetch_map(&C_map);
       int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
         const int pid = lt_prog % lt_grid0;
@@ -960,50 +984,34 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_tn_kernel(const __gri
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
-      {
-        const bool ok = b < batch;
-        __nv_bfloat16 *base = C + (int64_t)b * sc;
-        if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles C_out lies over */
+      {   /* out by TMA stores (C_map: only the elements inside C are written), each consumer warpgroup its 64 rows, 128 columns at a time through C_out[wg] */
+        const int wg = tid / 128;   /* this thread's warpgroup */
+        #pragma unroll
+        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[wg] */
+          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 32; ++ci) {
+              if (ci / 16 != part) continue;   /* a column chunk of another part */
               union { uint32_t v; __nv_bfloat16 e[2]; } h;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+              *(uint32_t *)&C_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
             }
           }
-          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
-              const int gr = bm * 128 + ri * 8 + row0;
-              const int gc = bn * 256 + ci * 8 + col0;
-              __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
-                ((uint32_t *)ptr)[0] = h.v[0];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) {
-                  if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
-                }
-              }
-            }
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(2 + wg, 128);   /* C_out[wg] is whole */
+          if (tid % 128 == 0) {
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128, bm * 128 + wg * 64, b, &C_out[wg][0][0][0]);
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128 + 64, bm * 128 + wg * 64, b, &C_out[wg][1][0][0]);
+            lt_tma_store_commit();
           }
         }
       }
     }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
   }
 }
 
@@ -1027,9 +1035,12 @@ extern "C" int matmul_bf16_bias_tn(const void *C0, const void *A, const void *B,
   const uint32_t A_map_box[3] = {64, 64, 1};
   const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
   const uint32_t B_map_box[3] = {64, 64, 1};
-  CUtensorMap A_map, B_map;
+  const uint64_t C_map_dims[3] = {(uint64_t)N, (uint64_t)M, (uint64_t)batch}, C_map_strides[2] = {(uint64_t)ldc, (uint64_t)sc};
+  const uint32_t C_map_box[3] = {64, 64, 1};
+  CUtensorMap A_map, B_map, C_map;
   if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
-      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
+      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
+      lt_tma_encode(&C_map, C, LT_TMA_BF16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
     return matmul_bf16_bias_tn_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x * grid_y;
@@ -1038,9 +1049,9 @@ extern "C" int matmul_bf16_bias_tn(const void *C0, const void *A, const void *B,
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 214016 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 214016);
+  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_bias_tn_kernel<<<grid, dim3(384), 214016, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_bias_tn_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

@@ -325,6 +325,18 @@ LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
                ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
 }
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
 /* cp.async.bulk.commit_group: this thread's bulk stores issued since the
 ** last commit form a group. */
 LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
@@ -342,6 +354,17 @@ template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) 
 ** it through, so the first copy does not wait for it. */
 LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
 }
 
 /* ---- the persistent grid, on the host ----
@@ -786,7 +809,7 @@ static int matmul_f16_bias_silu_tn_cp(const void *C0, const void *A, const void 
 }
 
 /* One block of matmul_f16_bias_silu_tn: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+__global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -796,22 +819,17 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_kernel(const _
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
-  const int pid = blockIdx.x;
-  const int b = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __half (*As)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __half (*Bs)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 49152);
-  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __half (*C_out)[256] = (__half (*)[256])(lt_smem + 0);
+  /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*C_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 148480);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 256 - 1) / 256);
-  const int t16 = pid / t14 * 8;
-  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-  const int bm = t16 + pid % t14 % t19;
-  const int bn = pid % t14 / t19;
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -827,171 +845,177 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_kernel(const _
     if (tid == 256) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
-      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
-      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-        lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-        lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
-        // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-        lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 64, b, &kt_full[kt_stage]);
-        lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 64, b, &kt_full[kt_stage]);
-        // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-        lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, bn * 256, kt * 64, b, &kt_full[kt_stage]);
-        lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, bn * 256 + 64, kt * 64, b, &kt_full[kt_stage]);
-        lt_tma_load_3d(&Bs[kt_stage][2][0][0], &B_map, bn * 256 + 128, kt * 64, b, &kt_full[kt_stage]);
-        lt_tma_load_3d(&Bs[kt_stage][3][0][0], &B_map, bn * 256 + 192, kt * 64, b, &kt_full[kt_stage]);
+      lt_tma_prefetch_map(&C_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 64, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, bn * 256, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, bn * 256 + 64, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][2][0][0], &B_map, bn * 256 + 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][3][0][0], &B_map, bn * 256 + 192, kt * 64, b, &kt_full[kt_stage]);
+        }
       }
     }
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
-    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
-    // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-    float acc_2[128];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[128];
       #pragma unroll
-      for (int ci = 0; ci < 32; ++ci) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
-        }
-      }
-    }
-    // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-    for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-      lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-      /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-      // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-      lt_wgmma_settle(acc_2);
-      lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n256k16_f16_ss<1, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
-      }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-      lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-      if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
-    }
-    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(acc_2);   /* read below, after the wait */
-    // matmul.lua:79: k:assign(acc, acc * p.alpha)
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 32; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
-        }
-      }
-    }
-    // matmul.lua:80: k:when(p.beta:ne(0), function()
-    if (beta != 0.0f) {
-      // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-      float t28[128];
-      {
-        const bool ok = b < batch;
-        const __half *base = C0 + (int64_t)b * sc;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ci = 0; ci < 32; ++ci) {
           #pragma unroll
-          for (int ci = 0; ci < 32; ++ci) {
-            const int gr = bm * 128 + ri * 8 + row0;
-            const int gc = bn * 256 + ci * 8 + col0;
-            const __half *ptr = base + (int64_t)gr * ldc + gc;
-            if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-              union { uint32_t v[1]; __half e[2]; } h;
-              h.v[0] = ((const uint32_t *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = __half2float(h.e[vi]);
-            } else {
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n256k16_f16_ss<1, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
+          }
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[128];
+        {
+          const bool ok = b < batch;
+          const __half *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              const int gr = bm * 128 + ri * 8 + row0;
+              const int gc = bn * 256 + ci * 8 + col0;
+              const __half *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __half e[2]; } h;
+                h.v[0] = ((const uint32_t *)ptr)[0];
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = __half2float(h.e[vi]);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+                }
+              }
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+                acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
               }
             }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[64];
+      float t33[128];
+      {
+        const __half *base = bias;
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gc = bn * 256 + ci * 8 + col0;
+          const __half *ptr = base + gc;
+          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
+              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+              acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
             }
           }
         }
       }
-    }
-    // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-    float bias_2[64];
-    float t33[128];
-    {
-      const __half *base = bias;
-      #pragma unroll
-      for (int ci = 0; ci < 32; ++ci) {
-        const int gc = bn * 256 + ci * 8 + col0;
-        const __half *ptr = base + gc;
-        if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {   /* out by TMA stores (C_map: only the elements inside C are written), each consumer warpgroup its 64 rows, 128 columns at a time through C_out[wg] */
+        const int wg = tid / 128;   /* this thread's warpgroup */
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[wg] */
+          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = t33[ri * 64 + ci * 2 + vi] / (1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
-          }
-        }
-      }
-    }
-    // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
-    {
-      const bool ok = b < batch;
-      __half *base = C + (int64_t)b * sc;
-      if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles C_out lies over */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 32; ++ci) {
-            union { uint32_t v; __half e[2]; } h;
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-            *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
-          }
-        }
-        lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
-        #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
-        }
-      } else {
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 32; ++ci) {
-            const int gr = bm * 128 + ri * 8 + row0;
-            const int gc = bn * 256 + ci * 8 + col0;
-            __half *ptr = base + (int64_t)gr * ldc + gc;
-            if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-              union { uint32_t v[1]; __half e[2]; } h;
+            for (int ci = 0; ci < 32; ++ci) {
+              if (ci / 16 != part) continue;   /* a column chunk of another part */
+              union { uint32_t v; __half e[2]; } h;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              ((uint32_t *)ptr)[0] = h.v[0];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              }
+              *(uint32_t *)&C_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
             }
+          }
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(2 + wg, 128);   /* C_out[wg] is whole */
+          if (tid % 128 == 0) {
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128, bm * 128 + wg * 64, b, &C_out[wg][0][0][0]);
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128 + 64, bm * 128 + wg * 64, b, &C_out[wg][1][0][0]);
+            lt_tma_store_commit();
           }
         }
       }
     }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
   }
 }
 
@@ -1015,14 +1039,23 @@ extern "C" int matmul_f16_bias_silu_tn(const void *C0, const void *A, const void
   const uint32_t A_map_box[3] = {64, 64, 1};
   const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
   const uint32_t B_map_box[3] = {64, 64, 1};
-  CUtensorMap A_map, B_map;
+  const uint64_t C_map_dims[3] = {(uint64_t)N, (uint64_t)M, (uint64_t)batch}, C_map_strides[2] = {(uint64_t)ldc, (uint64_t)sc};
+  const uint32_t C_map_box[3] = {64, 64, 1};
+  CUtensorMap A_map, B_map, C_map;
   if (lt_tma_encode(&A_map, A, LT_TMA_F16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
-      lt_tma_encode(&B_map, B, LT_TMA_F16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
+      lt_tma_encode(&B_map, B, LT_TMA_F16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
+      lt_tma_encode(&C_map, C, LT_TMA_F16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
     return matmul_f16_bias_silu_tn_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 147504 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_silu_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147504);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_silu_tn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_silu_tn_kernel<<<grid, dim3(384), 147504, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_silu_tn_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

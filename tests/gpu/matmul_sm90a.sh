@@ -6,8 +6,8 @@
 #              (not matmul.lua) into build/gpu/user, for the device
 #   (default)  1. every out/sm90a/matmul_*.cu and build/gpu/user/*.cu builds
 #              with nvcc -Xptxas -v: no spills, no stack frame; the SASS of
-#              a few shows HGMMA, UTMALDG, SYNCS, USETMAXREG and (the
-#              twin) LDGSTS;  2. check_matmul.py on every matmul variant
+#              a few shows HGMMA, UTMALDG, SYNCS, USETMAXREG, (the twin)
+#              LDGSTS and (the epilogue's TMA stores) UTMASTG;  2. check_matmul.py on every matmul variant
 #              and check_user_gemm.py on the user GEMMs
 #   --bench    then bench/matmul.py, bf16 and f16, nn and nt, on the
 #              Hopper shapes (SHAPES overrides), beside cuBLAS; BEFORE=DIR
@@ -40,7 +40,12 @@ for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16 gemm_leaky_f16_
     n=$(cuobjdump -sass $o/$v.o | grep -c "$i")
     [ "$n" -gt 0 ] && echo "PASS sass $v has $i ($n)" || echo "FAIL sass $v: no $i"
   done
-done | tee $out/sass.txt | grep -v ^PASS
+done > $out/sass.txt
+for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16; do   # the epilogue's TMA stores
+  n=$(cuobjdump -sass $o/$v.o | grep -c UTMASTG)
+  [ "$n" -gt 0 ] && echo "PASS sass $v has UTMASTG ($n)" || echo "FAIL sass $v: no UTMASTG"
+done >> $out/sass.txt
+grep -v ^PASS $out/sass.txt
 nvcc -shared $o/matmul_*.o -o $o/mm_sm90a.so || exit 1
 nvcc -shared $o/swiglu_*.o $o/gemm_leaky_*.o -o $o/user_sm90a.so || exit 1
 export PYTHONPATH=tests/gpu
