@@ -50,6 +50,9 @@ typedef struct E {
                            edge: an if's branches leave theirs in flight too (Stmt.carried) */
   int chain;            /* a wgmma gemm into an accumulator in flight does not wait for it (ltP_waits_for;
                            the warp-specialized loop) */
+  const char *release;  /* printed after the first wait for every wgmma in flight at depth release_depth, then
+                           NULL: a warp-specialized loop's release of the stage before (sched_warpspec.c) */
+  int release_depth;
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
