@@ -245,6 +245,8 @@ struct Stmt {
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
+  int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
+                           level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */
   Block body, orelse;
   Stmt *next;

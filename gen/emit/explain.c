@@ -26,9 +26,9 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                 "says its copies have landed, %s_empty[i] (%d arrivals, one a consumer warp) that its wgmmas are "
                 "done; waits by phase parity\n", s->stages, s->stage_bytes, s->var->name, s->var->name,
              k->threads / W);
-  if (s->ncarried)
-    ltU_printf(b, "    a stage goes back to the producer once the wgmmas reading it are done: at the consumers' first wait "
-                  "for all their wgmmas in the next iteration, where its body has one, else at that iteration's end\n");
+  if (s->early_release)
+    ltU_printf(b, "    a stage goes back to the producer at the consumers' first wait for all their wgmmas in the next "
+                  "iteration\n");
   if (s->open_gemm)
     ltU_printf(b, "    turns: the 2 consumer warpgroups take turns at the wgmmas of line %d (named barriers 1 and 2): one "
                   "issues its wgmmas while the other works on the result of its own\n", s->open_gemm->line);

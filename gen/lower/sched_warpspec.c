@@ -188,7 +188,7 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
     ltE_line(e, "/* in flight from the iteration before: the wgmmas into %s%s (the next ones chain onto them) */",
              s->carried[0]->name, s->ncarried > 1 ? " and more" : "");
   int S = s->stages;
-  if (s->ncarried) {
+  if (s->early_release) {
     e->release = ltU_fmt("if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* iteration %s - 1's "
                          "wgmmas are done too: each warp gives its stage back to the producer */", r->v, r->lo,
                          empty_of(s), r->vs, S - 1, r->vs, r->v);
@@ -201,7 +201,7 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
     if (x == turn)
       ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
-  int given = s->ncarried && !e->release;   /* the stage before went back at the body's first wait */
+  int given = s->early_release && !e->release;   /* the stage before went back at the body's first wait */
   if (!given && e->ninflight) {
     ltE_line(e, "lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration %s - 1's stage is "
                 "free */", r->v);

@@ -595,12 +595,28 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
 ** end of an iteration (its gemms chained into their accumulators across
 ** iterations, ltP_waits_for): the last group of them stays in flight
 ** while the next iteration waits for its stage, and the wait for the
-** others releases the stage before (lower/sched_warpspec.c).  And, as in
+** others releases the stage before (lower/sched_warpspec.c), or, where
+** the body waits for all of them at its top level (attention, after
+** S = Q K^T), that wait does (early_release).  And, as in
 ** plan_ring, the gemm two consumer warpgroups take in turns (open_gemm):
 ** the wgmma gemm that opens the body, where the body works on its result
 ** (attention: one warpgroup's softmax runs while the other's S = Q K^T
 ** does).  (H200, attention bf16 d128 at 4K-16K tokens: without turns the
 ** warp-specialized loop was 0.97-1.03x the cp.async ring with them.) */
+/* Does the work from `first`, with the wgmmas into set[0..n-1] in flight,
+** wait for every wgmma in flight at its top level (before a statement
+** that is not in a branch), as the emitter waits (ltP_waits_for, chained)? */
+static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
+  const Sym *cur[8];
+  memcpy(cur, set, n * sizeof *set);
+  for (const Stmt *x = first; x && n >= 0; x = x->next) {
+    if (ltP_waits_for(cur, n, x, 1)) return 1;
+    if (x->kind == S_IF) return 0;
+    if (x->kind == S_GEMM && x->inst == MMA_WGMMA) n = ltP_add_inflight(cur, n, x->dst);
+  }
+  return 0;
+}
+
 static void plan_consumers(Kernel *k, Stmt *s) {
   Stmt *w = opening_wgmma(consumers(s));
   if (w && k->threads == 256 && works_on(w->next, w->dst)) s->open_gemm = w;
@@ -616,6 +632,7 @@ static void plan_consumers(Kernel *k, Stmt *s) {
     s->carried = ltU_alloc(n * sizeof *s->carried);
     memcpy(s->carried, carry, n * sizeof *carry);
     s->ncarried = n;
+    s->early_release = waits_at_top(consumers(s), carry, n);
   }
 }
 
