@@ -1,13 +1,16 @@
 """attention_ab.py: A/B timing of the attention forward from several builds
-of the same launchers, next to SDPA's flash backend, in one run.
+of the same launchers, next to SDPA's flash and cuDNN backends, in one run.
 
 bench/attention.py times each implementation once per point, one after the
 other; a change of a few percent is then within the drift of the GPU's
 clocks.  This script interleaves: each point runs ROUNDS rounds, every
 implementation REPS times a round (L2 flushed before each call, CUDA
 events), the order rotated each round, and reports the median of the round
-medians, its ratio to flash, and the spread (max - min) / median of the
-round medians.  Each build's O is checked against flash (relative Frobenius
+medians, its ratios to flash and to cuDNN, and the spread (max - min) /
+median of the round medians.  cuDNN is called through its ATen op
+(torch.ops.aten._scaled_dot_product_cudnn_attention, no context manager
+inside the timed call); where that op is missing or refuses, its column is
+left out.  Each build's O is checked against flash (relative Frobenius
 difference under 1e-2) before anything is timed.  bf16, Q/K/V in
 [B, S, H, D] memory, the grid of bench/attention.py (16K tokens a batch,
 model dim 2048).
@@ -61,9 +64,9 @@ def main():
     dev = "cuda"
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
     names = list(libs)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16; TFLOP/s (ratio to flash), "
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16; TFLOP/s (ratio to flash, to cuDNN), "
           f"{rounds} rounds of {reps}")
-    print(f"{'point':22}" + "".join(f"{n:>13}" for n in names) + f"{'flash':>8}   spread")
+    print(f"{'point':22}" + "".join(f"{n:>20}" for n in names) + f"{'flash':>8}{'cudnn':>8}   spread")
     for D, S, causal in POINTS:
         B, H = 16384 // S, 2048 // D
         q, k, v = (torch.randn(B, S, H, D, device=dev).to(torch.bfloat16) for _ in range(3))
@@ -80,6 +83,10 @@ def main():
         def flash():   # called inside sdpa_kernel(FLASH_ATTENTION), entered once (it costs host time)
             return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
                                                   is_causal=causal, scale=scale)
+        def cudnn():   # the ATen op SDPA's CUDNN_ATTENTION backend calls
+            return torch.ops.aten._scaled_dot_product_cudnn_attention(
+                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), None, False, 0.0, causal, False,
+                scale=scale)[0]
         fns = {n: ours(n) for n in names}
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             ref = flash().transpose(1, 2).float()
@@ -90,10 +97,20 @@ def main():
                 if rc != 0 or not err < 1e-2:
                     sys.exit(f"{n} D={D} S={S}: WRONG (return code {rc}, rel diff to flash {err:.1e}); nothing timed")
             fns["flash"] = flash
+            try:
+                err = ((cudnn().transpose(1, 2).float() - ref).norm() / ref.norm()).item()
+                if err < 1e-2:
+                    fns["cudnn"] = cudnn
+                else:
+                    print(f"cudnn D={D} S={S}: rel diff to flash {err:.1e}; not timed")
+            except (AttributeError, RuntimeError, TypeError) as e:
+                print(f"cudnn D={D} S={S}: {str(e).splitlines()[0][:120]}; not timed")
             r = interleaved(fns, rounds, reps, flush)
         t = {n: flops / ms / 1e9 for n, (ms, _) in r.items()}
+        cd = t.get("cudnn")
         print(f"D={D} S={S} {'causal' if causal else 'full':6}".ljust(22) +
-              "".join(f"{t[n]:7.0f} {t[n] / t['flash']:.2f}x" for n in names) + f"{t['flash']:8.0f}   " +
+              "".join(f"{t[n]:7.0f} {t[n] / t['flash']:.2f}x" + (f" {t[n] / cd:.2f}x" if cd else "       ")
+                      for n in names) + f"{t['flash']:8.0f}" + (f"{cd:8.0f}" if cd else f"{'-':>8}") + "   " +
               " ".join(f"{s:.2f}" for _, s in r.values()), flush=True)
 
 

@@ -245,12 +245,15 @@ struct Stmt {
   int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */
   int atomic;           /* S_STORE: adds val to the tensor's elements, atomically (k:atomic_add) */
   int lead_in;          /* S_G2S: issued by cp.async ahead of the pipelined loop after it, landing with its
-                           first stage (pipeline.c) */
-  int map;              /* S_G2S of a SCHED_WARPSPEC loop: 1 + the index of its tensor map in Kernel.maps;
-                           S_STORE through a TMA staging tile (via->tma_out): its map's, for the TMA stores */
+                           first stage (pipeline.c); before a SCHED_WARPSPEC loop, by TMA, landing before it
+                           (plan.c) */
+  int map;              /* S_G2S of or before a SCHED_WARPSPEC loop: 1 + the index of its tensor map in
+                           Kernel.maps; S_STORE through a TMA staging tile (via->tma_out): its map's, for the
+                           TMA stores */
   /* the plan (plan.c): what the emitter and --explain read */
   Sched sched;          /* S_FOR: how it runs */
-  Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body */
+  Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body;
+                           SCHED_WARPSPEC: that gemm where the two consumer warpgroups take turns at it, or NULL */
   const Sym **carried;  /* S_FOR SCHED_RING / REFILL / TURNS: the accumulators of the wgmmas its body leaves in
                            flight across the back edge; its copies then go one iteration less ahead;
                            SCHED_WARPSPEC: those left in flight, one group of them past the stage's release */
@@ -261,6 +264,8 @@ struct Stmt {
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
+  int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
+                           level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */
   Block body, orelse;
   Stmt *next;
@@ -329,6 +334,8 @@ typedef struct Kernel {
   int producers;        /* threads of the producer warpgroup, after the `threads` consumers (128) */
   int reg_producer, reg_consumer;   /* setmaxnreg's per-thread limits of each role (0: none) */
   int mbar_offset;      /* where the ring's mbarriers lie in shared memory (smem.c) */
+  int pre_bytes;        /* with ws: the bytes the TMA copies before the loop deliver (0: none), landing on an
+                           mbarrier of their own after the ring's */
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
   TensorMap maps[LT_MAXMAPS];

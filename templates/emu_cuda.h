@@ -1238,15 +1238,21 @@ struct SetMaxNReg {
 }  // namespace
 }  // namespace lt_emu
 
+/* The launchers' tensor-map encoders.  LT_EMU_NO_TMA=1 makes each refuse
+** (cudaErrorNotSupported), as the driver does a tensor the copy engine
+** cannot take: the launchers then run their cp.async twins, which the
+** tests reach this way (tests/emu/mutants.txt). */
 static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
                                                         const uint64_t *dims, const uint64_t *strides,
                                                         const uint32_t *box, int swizzle_bytes) {
+  if (lt_emu::env_long("LT_EMU_NO_TMA", 0)) return cudaErrorNotSupported;
   return lt_emu::tma_encode_nd(map, base, dtype, rank, dims, strides, box, swizzle_bytes);
 }
 static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype,
                                                            unsigned long long rows, unsigned long long cols,
                                                            unsigned long long ld, unsigned box_rows, unsigned box_cols,
                                                            int swizzle_bytes) {
+  if (lt_emu::env_long("LT_EMU_NO_TMA", 0)) return cudaErrorNotSupported;
   return lt_emu::tma_encode(map, base, dtype, rows, cols, ld, box_rows, box_cols, swizzle_bytes);
 }
 /* lt_sm_count (the persistent grid's size): LT_EMU_SMS, 2 by default, so

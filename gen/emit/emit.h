@@ -53,6 +53,9 @@ typedef struct E {
   long long scratch_bytes;  /* c target: bytes of its arrays that live in the launcher's scratch memory instead */
   int chain;            /* a wgmma gemm into an accumulator in flight does not wait for it (ltP_waits_for;
                            the warp-specialized loop) */
+  const char *release;  /* printed after the first wait for every wgmma in flight at depth release_depth, then
+                           NULL: a warp-specialized loop's release of the stage before (sched_warpspec.c) */
+  int release_depth;
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */

@@ -17,15 +17,24 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                 "chained across iterations with one group in flight\n", e->base, s->line, s->stages);
   ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
                 "consumers threads 0-%d (%d warpgroup%s: the loop's gemms, then everything after the loop, whose "
-                "barriers are named barrier 1 of their %d threads)%s\n",
+                "barriers are named barrier %d of their %d threads)%s\n",
              k->threads, k->threads + k->producers - 1,
              k->reg_producer ? ltU_fmt(", %d registers (setmaxnreg.dec)", k->reg_producer) : "", k->threads - 1,
-             k->threads / 128, k->threads > 128 ? "s" : "", k->threads,
+             k->threads / 128, k->threads > 128 ? "s" : "", s->open_gemm ? 3 : 1, k->threads,
              k->reg_consumer ? ltU_fmt(", %d registers (setmaxnreg.inc)", k->reg_consumer) : "");
   ltU_printf(b, "    barrier ring: %d stages of %d bytes; %s_full[i] (1 arrival with expect-tx of the stage's bytes) "
                 "says its copies have landed, %s_empty[i] (%d arrivals, one a consumer warp) that its wgmmas are "
                 "done; waits by phase parity\n", s->stages, s->stage_bytes, s->var->name, s->var->name,
              k->threads / W);
+  if (s->early_release)
+    ltU_printf(b, "    a stage goes back to the producer at the consumers' first wait for all their wgmmas in the next "
+                  "iteration\n");
+  if (s->open_gemm)
+    ltU_printf(b, "    turns: the 2 consumer warpgroups take turns at the wgmmas of line %d (named barriers 1 and 2): one "
+                  "issues its wgmmas while the other works on the result of its own\n", s->open_gemm->line);
+  if (k->pre_bytes)
+    ltU_printf(b, "    copies before the loop: by TMA from the producer, once, onto %s_pre (1 arrival with expect-tx of "
+                  "%d bytes), which the consumers wait for before the loop\n", s->var->name, k->pre_bytes);
   for (int i = 0; i < k->nmaps; i++) {
     const TensorMap *m = &k->maps[i];
     Buf box = {0};
@@ -40,6 +49,9 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks, each running programs blockIdx.x, + gridDim.x, ... in "
                   "the grid's order, its ring's stages and phases running on, so one program's epilogue overlaps "
                   "the producer's copies for the next\n");
+  else if (e->t->persistent && k->pre_bytes)
+    ltU_printf(b, "    one program a block (not persistent: the tiles the copies before the loop fill have one buffer, "
+                  "which the next program's copies would overwrite)\n");
   else if (e->t->persistent)
     ltU_printf(b, "    one program a block (not persistent: the code after the loop divides floats, and the IEEE "
                   "division's call spilled the persistent consumers' registers)\n");
@@ -133,8 +145,9 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
                  s->shape[1], s->smem_bytes, s->smem_offset, s->scratch ? " (reduction scratch)" : "");
   }
   if (k->ws)
-    ltU_printf(b, "    %s_full, %s_empty: mbarriers, %d bytes at %d\n", k->ws->var->name, k->ws->var->name,
-               16 * k->ws->stages, k->mbar_offset);
+    ltU_printf(b, "    %s_full, %s_empty%s: mbarriers, %d bytes at %d\n", k->ws->var->name, k->ws->var->name,
+               k->pre_bytes ? ltU_fmt(", %s_pre", k->ws->var->name) : "", 16 * k->ws->stages + (k->pre_bytes ? 8 : 0),
+               k->mbar_offset);
   int ngemm = 0, npipe = 0;
   explain_ops(&e, &k->body, b, &ngemm, &npipe);
   if (!ngemm) ltU_put(b, "  matrix instruction: none (no gemm)\n");

@@ -192,6 +192,9 @@ static void shared_tiles(E *e) {
   if (k->ws)
     ltE_line(e, "uint64_t *%s_full = (uint64_t *)(lt_smem + %d), *%s_empty = %s_full + %d;   /* the ring's mbarriers */",
              k->ws->var->name, k->mbar_offset, k->ws->var->name, k->ws->var->name, k->ws->stages);
+  if (k->ws && k->pre_bytes)
+    ltE_line(e, "uint64_t *%s_pre = %s_full + %d;   /* the mbarrier of the copies before the loop */",
+             k->ws->var->name, k->ws->var->name, 2 * k->ws->stages);
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the

@@ -12,12 +12,17 @@
 */
 #include "emit/emit.h"
 
-/* Waits for the wgmmas in flight; their accumulators are whole after. */
+/* Waits for the wgmmas in flight; their accumulators are whole after.
+** Then E.release, where this wait is at its depth. */
 void ltL_wgmma_wait(E *e) {
   if (!e->ninflight) return;
   ltE_line(e, "lt_wgmma_wait<0>();   /* the wgmmas in flight are done */");
   for (int i = 0; i < e->ninflight; i++)
     ltE_line(e, "lt_wgmma_settle(%s);   /* read below, after the wait */", e->inflight[i]->name);
+  if (e->release && e->depth == e->release_depth) {
+    ltE_line(e, "%s", e->release);
+    e->release = NULL;
+  }
   e->ninflight = 0;
 }
 

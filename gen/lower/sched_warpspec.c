@@ -86,9 +86,10 @@ static void close_programs(E *e) {
   ltE_line(e, "}");
 }
 
-/* TMA copy p of the loop: one box of its tensor map (one per 64-column
-** panel of a tile stored in panels) into the stage e->stage, completing
-** on mbarrier `bar`.  Coordinates innermost first, as the map's. */
+/* TMA copy p of the loop (or before it): one box of its tensor map (one
+** per 64-column panel of a tile stored in panels) into the stage e->stage
+** (the one buffer where NULL), completing on mbarrier `bar`.  Coordinates
+** innermost first, as the map's. */
 static void tma_copy(E *e, const Stmt *p, const char *bar) {
   const TensorMap *m = &e->k->maps[p->map - 1];
   const View *v = p->view;
@@ -102,14 +103,19 @@ static void tma_copy(E *e, const Stmt *p, const char *bar) {
       if (j == 0 && q) o = strcmp(o, "0") ? ltU_fmt("%s + %d", o, q * pc) : ltU_fmt("%d", q * pc);
       ltU_printf(&at, ", %s", o);
     }
-    const char *dst = panels > 1 ? ltU_fmt("&%s[%s][%d][0][0]", sh->name, e->stage, q)
-                                 : ltU_fmt("&%s[%s][0][0]", sh->name, e->stage);
+    const char *st = e->stage ? ltU_fmt("[%s]", e->stage) : "";
+    const char *dst = panels > 1 ? ltU_fmt("&%s%s[%d][0][0]", sh->name, st, q) : ltU_fmt("&%s%s[0][0]", sh->name, st);
     ltE_line(e, "lt_tma_load_%dd(%s, &%s%s, %s);", rank, dst, m->name, at.p, bar);
   }
 }
 
-/* The producer warpgroup: one thread waits for each stage to be free,
-** arms its full barrier with the stage's bytes and issues its copies. */
+/* The name of the mbarrier of the copies before warp-specialized loop s. */
+static const char *pre_of(const Stmt *s) { return ltU_fmt("%s_pre", s->var->name); }
+
+/* The producer warpgroup: one thread issues the copies before the loop
+** (once: such a kernel is not persistent), then waits for each stage to be
+** free, arms its full barrier with the stage's bytes and issues its
+** copies. */
 static void producer(E *e, Stmt *s, const Ring *r) {
   Kernel *k = e->k;
   const char *ph = ltU_fmt("%s_phase", r->v), *full = full_of(s);
@@ -121,6 +127,12 @@ static void producer(E *e, Stmt *s, const Ring *r) {
   ltE_line(e, "if (tid == %d) {", k->threads);
   e->depth++;
   for (int i = 0; i < k->nmaps; i++) ltE_line(e, "lt_tma_prefetch_map(&%s);", k->maps[i].name);
+  if (k->pre_bytes) {
+    ltE_line(e, "lt_mbar_arrive_expect_tx(%s, %d);   /* the bytes the copies before the loop deliver */", pre_of(s),
+             k->pre_bytes);
+    for (Stmt *p = k->body.first; p != s; p = p->next)
+      if (p->kind == S_G2S) tma_copy(e, p, pre_of(s));
+  }
   ring_state(e, r, ph);
   open_programs(e);
   ltE_comment(e, s->line);
@@ -146,12 +158,23 @@ static void producer(E *e, Stmt *s, const Ring *r) {
 
 /* The consumers' loop: each iteration waits for its stage, runs the
 ** body's work on it, and gives back the stage of the iteration before
-** (of this one, where the body waits for all its wgmmas itself). */
+** (of this one, where the body waits for all its wgmmas itself).  Where
+** the body's wgmmas stay in flight across the back edge, that stage goes
+** back at the body's first wait for every wgmma in flight (attention:
+** once S = Q K^T is done, before the softmax), else after the body, once
+** all but the wgmmas it just issued are done.  Two consumer warpgroups
+** take turns at the gemm Stmt.open_gemm (plan.c): one issues its wgmmas
+** while the other works on the result of its own (named barriers 1 and 2,
+** lt_wg_turn_wait / lt_wg_turn_pass; balanced before the code after the
+** loop, whose named barrier is then 3). */
 static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   const char *ph = ltU_fmt("%s_phase", r->v);
   Stmt *p = s->body.first;
   while (p && ltP_is_producer(p)) p = p->next;
   ltE_comment(e, s->line);
+  if (s->open_gemm)
+    ltE_line(e, "if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line %d: 0 goes "
+                "first */", s->open_gemm->line);
   open_loop(e, s, r, ph);
   ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
   for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
@@ -164,22 +187,38 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   if (s->ncarried)
     ltE_line(e, "/* in flight from the iteration before: the wgmmas into %s%s (the next ones chain onto them) */",
              s->carried[0]->name, s->ncarried > 1 ? " and more" : "");
-  for (Stmt *x = p; x; x = x->next) ltE_stmt(e, x);
   int S = s->stages;
-  if (e->ninflight) {
+  if (s->early_release) {
+    e->release = ltU_fmt("if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* iteration %s - 1's "
+                         "wgmmas are done too: each warp gives its stage back to the producer */", r->v, r->lo,
+                         empty_of(s), r->vs, S - 1, r->vs, r->v);
+    e->release_depth = e->depth;
+  }
+  const Stmt *turn = s->open_gemm;
+  for (Stmt *x = p; x; x = x->next) {
+    if (x == turn) ltE_line(e, "lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */");
+    ltE_stmt(e, x);
+    if (x == turn)
+      ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
+  }
+  int given = s->early_release && !e->release;   /* the stage before went back at the body's first wait */
+  if (!given && e->ninflight) {
     ltE_line(e, "lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration %s - 1's stage is "
                 "free */", r->v);
     ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* each warp gives it back "
                 "to the producer */", r->v, r->lo, empty_of(s), r->vs, S - 1, r->vs);
-  } else {
+  } else if (!given) {
     ltE_line(e, "if (lane == 0) lt_mbar_arrive(&%s[%s]);   /* each warp gives the stage back to the producer */",
              empty_of(s), r->vs);
   }
+  e->release = NULL;
   e->chain = 0;
   e->carrying = 0;
   e->stage = NULL;
   e->depth--;
   ltE_line(e, "}");
+  if (turn)
+    ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
   if (e->k->persistent && e->ninflight) {   /* the last fill's stage, for the next program's copies */
     ltL_wgmma_wait(e);
     ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* the last stage goes back "
@@ -217,6 +256,7 @@ void ltL_warpspec_body(E *e) {
   ltE_line(e, "  lt_mbar_init(&%s[%s], %d);   /* one arrival a consumer warp */", empty_of(s), r.vs,
            k->threads / e->t->warp);
   ltE_line(e, "}");
+  if (k->pre_bytes) ltE_line(e, "lt_mbar_init(%s, 1);   /* the copies before the loop */", pre_of(s));
   ltE_line(e, "lt_mbar_init_fence();");
   e->depth--;
   ltE_line(e, "}");
@@ -231,11 +271,15 @@ void ltL_warpspec_body(E *e) {
   open_programs(e);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
-    if (!scalar(x)) ltE_stmt(e, x);
+    if (!scalar(x) && x->kind != S_G2S) ltE_stmt(e, x);
+  if (k->pre_bytes)
+    ltE_line(e, "lt_mbar_wait(%s, 0);   /* the copies before the loop have landed (its one phase) */", pre_of(s));
   consumer_loop(e, s, &r);
   e->last_line = 0;
   const char *barrier = e->barrier;
-  e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(1, %d);", k->threads);   /* the consumers' */
+  /* the consumers' barrier: named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at
+  ** barrier 1 for the turns and for this one would complete it without the other's) */
+  e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
   ltE_block(e, &(Block){s->next, k->body.last});
   ltL_wgmma_wait(e);
   e->barrier = barrier;

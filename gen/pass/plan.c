@@ -132,56 +132,112 @@ static int pipelined_loops(const Block *b) {
   return n;
 }
 
+/* Adds the tensor map of TMA copy p (tma_copy_why passed) to maps[0..*n-1]
+** unless one of the same tensor, box and swizzle is there, and sets
+** p->map; returns the bytes p delivers, -1 when a map more would be over
+** LT_MAXMAPS. */
+static int add_map(TensorMap *maps, int *n, Stmt *p) {
+  const View *v = p->view;
+  const Sym *sh = p->shared;
+  int row = ltP_wgmma_row(sh), eb = ltI_dtypes[sh->dt].bytes;
+  TensorMap m = {.t = v->t, .swizzle = row};
+  for (int j = 0; j < v->t->trank; j++) {
+    int d = v->t->trank - 1 - j;
+    m.box[j] = d == v->cdim ? row / eb : d == v->rdim ? v->ext[d] : 1;
+  }
+  int i = 0, same = 0;
+  for (; i < *n; i++) {
+    same += maps[i].t == m.t;
+    if (maps[i].t == m.t && maps[i].swizzle == m.swizzle && !memcmp(maps[i].box, m.box, sizeof m.box)) break;
+  }
+  if (i == *n) {
+    if (*n == LT_MAXMAPS) return -1;
+    m.name = same ? ltU_fmt("%s_map%d", m.t->name, same + 1) : ltU_fmt("%s_map", m.t->name);
+    maps[(*n)++] = m;
+  }
+  p->map = i + 1;
+  return sh->shape[0] * sh->shape[1] * eb;
+}
+
 /* Why pipelined loop `loop` of kernel k cannot run warp-specialized on t,
 ** or NULL (and then its tensor maps are in k->maps, each copy's in
-** Stmt.map, the bytes of a stage in stage_bytes): a kernel with wgmma and
-** this one pipelined loop, at the top of the body, after nothing but
-** register work and scalars (which both roles then compute); copies the
-** copy engine takes (tma_copy_why) and consumers that need no block
-** barrier (consumer_why); room for a producer warpgroup. */
+** Stmt.map, the bytes of a stage in stage_bytes, those of the copies
+** before the loop in Kernel.pre_bytes): a kernel with wgmma and this one
+** pipelined loop, at the top of the body, after nothing but register
+** work, scalars (which both roles then compute) and copies into
+** one-buffer tiles the copy engine takes (attention's Q tile: the
+** producer issues them once, before the ring, on an mbarrier of their
+** own); copies the copy engine takes (tma_copy_why) and consumers that
+** need no block barrier (consumer_why); room for a producer warpgroup; and
+** two consumer warpgroups or more, and two gemms an iteration at most,
+** where the body works on the result of the gemm it opens with (they take
+** turns at it: plan_consumers; measured, below). */
+static int works_on(const Stmt *first, const Sym *acc);
+
+/* Does the consumer work from `first` open with a gemm whose result the
+** statements after it work on (attention: the softmax of S = Q K^T)? */
+static int works_on_opening_gemm(const Stmt *first) {
+  const Stmt *x = first;
+  while (x && x->kind == S_FRAG) x = x->next;
+  return x && x->kind == S_GEMM && works_on(x->next, x->dst);
+}
+
+/* The gemms an iteration of the work from `first` runs (of an if, the
+** larger branch's). */
+static int gemms_of(const Stmt *first) {
+  int n = 0;
+  for (const Stmt *x = first; x; x = x->next) {
+    int a = gemms_of(x->body.first), b = gemms_of(x->orelse.first);
+    n += (x->kind == S_GEMM) + (a > b ? a : b);
+  }
+  return n;
+}
+
 static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   if (k->fallback) return "the cp.async twin of a warp-specialized kernel";
   if (k->mma != MMA_WGMMA) return "its gemms do not take wgmma";
   if (k->threads % 128 || k->threads + 128 > t->max_threads)
     return ltU_fmt("%d threads and a producer warpgroup are not whole warpgroups within %d", k->threads, t->max_threads);
   if (pipelined_loops(&k->body) != 1) return "the kernel has more than one k:pipelined loop";
-  const Stmt *x = k->body.first;
-  for (; x && x != loop; x = x->next)
-    if (x->kind != S_LET && x->kind != S_FRAG && x->kind != S_ASSIGN && x->kind != S_LOAD)
-      return ltU_fmt("line %d before the loop is more than register work", x->line);
-  if (!x) return "the loop is not at the top of the kernel's body";
-  const Stmt *p = loop->body.first;
-  int nmaps = 0, bytes = 0;
+  int nmaps = 0, bytes = 0, pre = 0;
   TensorMap maps[LT_MAXMAPS];
+  Stmt *x = k->body.first;
+  for (; x && x != loop; x = x->next) {
+    if (x->kind == S_G2S) {
+      const char *why = tma_copy_why(x);
+      if (why) return ltU_fmt("the copy before the loop: %s", why);
+      int n = add_map(maps, &nmaps, x);
+      if (n < 0) return ltU_fmt("its copies need more than %d tensor maps", LT_MAXMAPS);
+      pre += n;
+    } else if (x->kind != S_LET && x->kind != S_FRAG && x->kind != S_ASSIGN && x->kind != S_LOAD) {
+      return ltU_fmt("line %d before the loop is more than register work and copies", x->line);
+    }
+  }
+  if (!x) return "the loop is not at the top of the kernel's body";
+  Stmt *p = loop->body.first;
   for (; p && ltP_is_producer(p); p = p->next) {
     if (p->kind != S_G2S) continue;
     const char *why = tma_copy_why(p);
     if (why) return why;
-    const View *v = p->view;
-    const Sym *sh = p->shared;
-    int row = ltP_wgmma_row(sh), eb = ltI_dtypes[sh->dt].bytes;
-    TensorMap m = {.t = v->t, .swizzle = row};
-    for (int j = 0; j < v->t->trank; j++) {
-      int d = v->t->trank - 1 - j;
-      m.box[j] = d == v->cdim ? row / eb : d == v->rdim ? v->ext[d] : 1;
-    }
-    int i = 0, same = 0;
-    for (; i < nmaps; i++) {
-      same += maps[i].t == m.t;
-      if (maps[i].t == m.t && maps[i].swizzle == m.swizzle && !memcmp(maps[i].box, m.box, sizeof m.box)) break;
-    }
-    if (i == nmaps) {
-      if (nmaps == LT_MAXMAPS) return ltU_fmt("its copies need more than %d tensor maps", LT_MAXMAPS);
-      m.name = same ? ltU_fmt("%s_map%d", m.t->name, same + 1) : ltU_fmt("%s_map", m.t->name);
-      maps[nmaps++] = m;
-    }
-    ((Stmt *)p)->map = i + 1;
-    bytes += sh->shape[0] * sh->shape[1] * eb;
+    int n = add_map(maps, &nmaps, p);
+    if (n < 0) return ltU_fmt("its copies need more than %d tensor maps", LT_MAXMAPS);
+    bytes += n;
   }
   const char *why = consumer_why(p, t);
   if (why) return why;
+  /* H200: attention d64 (BM = 64, 128 threads) 0.58-0.75x the cp.async ring; the dQ kernel at d256 (256
+  ** threads, three gemms a key block) 0.88-0.93x */
+  if (k->threads < 256 && works_on_opening_gemm(p))
+    return "one consumer warpgroup would wait for each S of its opening gemm with nothing to overlap its work on it "
+           "(the cp.async ring runs several blocks an SM)";
+  if (works_on_opening_gemm(p) && gemms_of(p) > 2)
+    return ltU_fmt("%d gemms an iteration, with work on the first one's result between them (attention's dQ: measured "
+                   "slower warp-specialized than on the cp.async ring)", gemms_of(p));
+  for (x = k->body.first; x != loop; x = x->next)   /* land before the loop: no barrier (barrier.c) */
+    if (x->kind == S_G2S) x->lead_in = 1;
   memcpy(k->maps, maps, sizeof maps);
   k->nmaps = nmaps;
+  k->pre_bytes = pre;
   loop->stage_bytes = bytes;
   return NULL;
 }
@@ -257,9 +313,11 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** way (fast_divisions makes them fast where the stores allow): the slow
   ** path is a call, and the registers it saves spilled in the persistent
   ** consumers at 232 (ptxas 13.0: the matmul's SiLU epilogue, 52 bytes;
-  ** 16 at 240), not in the others. */
+  ** 16 at 240), not in the others.  Nor with copies before the loop: their
+  ** one-buffer tiles would need a barrier of their own telling the
+  ** producer they are free again. */
   fast_divisions(k, loop->next);
-  k->persistent = t->persistent && !divides(loop->next);
+  k->persistent = t->persistent && !divides(loop->next) && !k->pre_bytes;
   int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
   if (k->threads >= 256 && t->regs) {
     k->reg_producer = 40;
@@ -581,8 +639,31 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
 ** end of an iteration (its gemms chained into their accumulators across
 ** iterations, ltP_waits_for): the last group of them stays in flight
 ** while the next iteration waits for its stage, and the wait for the
-** others releases the stage before (lower/sched_warpspec.c). */
-static void plan_consumers(Stmt *s) {
+** others releases the stage before (lower/sched_warpspec.c), or, where
+** the body waits for all of them at its top level (attention, after
+** S = Q K^T), that wait does (early_release).  And, as in
+** plan_ring, the gemm two consumer warpgroups take in turns (open_gemm):
+** the wgmma gemm that opens the body, where the body works on its result
+** (attention: one warpgroup's softmax runs while the other's S = Q K^T
+** does).  (H200, attention bf16 d128 at 4K-16K tokens: without turns the
+** warp-specialized loop was 0.97-1.03x the cp.async ring with them.) */
+/* Does the work from `first`, with the wgmmas into set[0..n-1] in flight,
+** wait for every wgmma in flight at its top level (before a statement
+** that is not in a branch), as the emitter waits (ltP_waits_for, chained)? */
+static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
+  const Sym *cur[8];
+  memcpy(cur, set, n * sizeof *set);
+  for (const Stmt *x = first; x && n >= 0; x = x->next) {
+    if (ltP_waits_for(cur, n, x, 1)) return 1;
+    if (x->kind == S_IF) return 0;
+    if (x->kind == S_GEMM && x->inst == MMA_WGMMA) n = ltP_add_inflight(cur, n, x->dst);
+  }
+  return 0;
+}
+
+static void plan_consumers(Kernel *k, Stmt *s) {
+  Stmt *w = opening_wgmma(consumers(s));
+  if (w && k->threads == 256 && works_on(w->next, w->dst)) s->open_gemm = w;
   const Sym *carry[8];
   int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);
   if (n > 0) {   /* what one iteration leaves is what the next starts with */
@@ -595,6 +676,7 @@ static void plan_consumers(Stmt *s) {
     s->carried = ltU_alloc(n * sizeof *s->carried);
     memcpy(s->carried, carry, n * sizeof *carry);
     s->ncarried = n;
+    s->early_release = waits_at_top(consumers(s), carry, n);
   }
 }
 
@@ -607,7 +689,7 @@ static void plan_block(Kernel *k, Block *b, const Target *t) {
     plan_block(k, &s->body, t);
     plan_block(k, &s->orelse, t);
     if (s->kind == S_FOR && s->sched == SCHED_RING) plan_ring(k, s, t);
-    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) plan_consumers(s);
+    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) plan_consumers(k, s);
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
       note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
                        "copies are loaded into registers at the body's top anyway", t->name);

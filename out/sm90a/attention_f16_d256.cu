@@ -205,8 +205,278 @@ template <int TB> LT_FN void lt_wgmma_m64n256k16_f16(float (&d)[128], const uint
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* One block (256 threads) of attention_f16_d256. */
-__global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* One block (256 threads) of attention_f16_d256_cp. */
+__global__ void __launch_bounds__(256) attention_f16_d256_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -771,8 +1041,8 @@ __global__ void __launch_bounds__(256) attention_f16_d256_kernel(const __half *_
   }
 }
 
-/* Checks the arguments, then runs attention_f16_d256 over its grid on `stream`. */
-extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_f16_d256_cp over its grid on `stream`. */
+static int attention_f16_d256_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -793,8 +1063,501 @@ extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, v
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d256_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_f16_d256_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_f16_d256: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:130 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_f16_d256_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid0 = blockIdx.x;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Ks)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 65536);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Vs)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 131072);
+  /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*O_out)[256] = (__half (*)[256])(lt_smem + 0);
+  uint64_t *j_full = (uint64_t *)(lt_smem + 196608), *j_empty = j_full + 2;   /* the ring's mbarriers */
+  uint64_t *j_pre = j_full + 4;   /* the mbarrier of the copies before the loop */
+  // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 128 - 1) / 128;
+  // attention.lua:97: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+  const int n = lt_imax(nqb, 1);
+  // attention.lua:98: bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
+  const int t7 = lt_imax(1, 128 / n);
+  const int t8 = t7 * n;
+  const int t10 = pid0 / t8 * t7;
+  const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+  const int bh = t10 + pid0 % t8 % t13;
+  const int pid = pid0 % t8 / t13;
+  // attention.lua:102: local qb = nqb - 1 - pid
+  const int qb = nqb - 1 - pid;
+  // attention.lua:103: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
+  const int hk = h_2 / (Hq / Hkv);
+  // attention.lua:106: local q0 = qb * BM
+  const int q0 = qb * 128;
+  // attention.lua:107: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  const int diag = Sk - Sq;
+  // attention.lua:109: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 64 - 1) / 64;
+  // attention.lua:110: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  // attention.lua:111: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  // attention.lua:112: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  // attention.lua:128: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  const float c2 = scale * 1.442695f;
+  /* the ring of the k:pipelined loop at attention.lua:130, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int j_stage = 0; j_stage < 2; ++j_stage) {
+      lt_mbar_init(&j_full[j_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      lt_mbar_arrive_expect_tx(j_pre, 65536);   /* the bytes the copies before the loop deliver */
+      // attention.lua:117: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+      lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
+      lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
+      lt_tma_load_4d(&Qs[2][0][0], &Q_map, 128, qb * 128, h_2, b, j_pre);
+      lt_tma_load_4d(&Qs[3][0][0], &Q_map, 192, qb * 128, h_2, b, j_pre);
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // attention.lua:130: k:pipelined(first, last, c.stages, function(j)
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536);   /* the bytes its copies deliver */
+        // attention.lua:131: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+        lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Ks[j_stage][2][0][0], &K_map, 128, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Ks[j_stage][3][0][0], &K_map, 192, j * 64, hk, b, &j_full[j_stage]);
+        // attention.lua:132: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+        lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Vs[j_stage][2][0][0], &V_map, 128, j * 64, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Vs[j_stage][3][0][0], &V_map, 192, j * 64, hk, b, &j_full[j_stage]);
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // attention.lua:118: local o = k:fragment("f32", { BM, D }, 0)
+    float o[128];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 32; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          o[ri * 64 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention.lua:119: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+    float m[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      m[ri] = -INFINITY;
+    }
+    // attention.lua:120: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    float l[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      l[ri] = 0.0f;
+    }
+    lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
+    // attention.lua:130: k:pipelined(first, last, c.stages, function(j)
+    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 134: 0 goes first */
+    for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+      lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+      /* in flight from the iteration before: the wgmmas into o (the next ones chain onto them) */
+      // attention.lua:133: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[32];
+      lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+      // attention.lua:134: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(s);
+      lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 256; kk += 16) {
+        lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+      lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+      // attention.lua:162: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 64;
+      // attention.lua:163: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+      lt_wgmma_settle(s);   /* read below, after the wait */
+      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done too: each warp gives its stage back to the producer */
+      // attention.lua:165: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention.lua:147: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+        }
+        // attention.lua:148: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        }
+        // attention.lua:149: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        }
+        // attention.lua:150: local col = k:iota({ BM, BN }, 2)
+        int col[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t67[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t67[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t67[ri] = fmaxf(t67[ri], s[ri * 16 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 2));
+          t67[ei] = fmaxf(t67[ei], __shfl_xor_sync(0xffffffffu, t67[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t67[ri]);
+        }
+        // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+        }
+        // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] * c2 - mc[ri]);
+            }
+          }
+        }
+        // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+        }
+        // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t76[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t76[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t76[ri] = t76[ri] + s[ri * 16 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 2);
+          t76[ei] = t76[ei] + __shfl_xor_sync(0xffffffffu, t76[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t76[ri];
+        }
+        // attention.lua:158: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 32; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+        uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          }
+        }
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+        // attention.lua:160: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t80[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t80[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t80[ri] = fmaxf(t80[ri], s[ri * 16 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 2));
+          t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t80[ri]);
+        }
+        // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+        }
+        // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] * c2 - mc_2[ri]);
+            }
+          }
+        }
+        // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+        }
+        // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t89[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t89[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t89[ri] = t89[ri] + s[ri * 16 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 2);
+          t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t89[ri];
+        }
+        // attention.lua:158: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 32; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+        uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          }
+        }
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+        // attention.lua:160: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+    if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+    // attention.lua:167: local seen = l:gt(0)
+    bool seen[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      seen[ri] = l[ri] > 0.0f;
+    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(o);   /* read below, after the wait */
+    // attention.lua:168: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    {
+      const bool ok = b < B && h_2 < Hq;
+      __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+      if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
+        lt_fence_proxy_async(); lt_named_barrier(3, 256);   /* every warp is done with the shared tiles O_out lies over */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 32; ++ci) {
+            union { uint32_t v; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(3, 256);   /* O_out is whole */
+        #pragma unroll
+        for (int ri = 0; ri < 16; ++ri) {
+          *(uint4 *)(base + (int64_t)(qb * 128 + tid / 32) * sos + (int64_t)(ri * 8) * sos + tid % 32 * 8) = *(const uint4 *)&O_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 32; ++ci) {
+            const int gr = qb * 128 + ri * 8 + row0;
+            const int gc = ci * 8 + col0;
+            __half *ptr = base + (int64_t)gr * sos + gc;
+            if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+              }
+            }
+          }
+        }
+      }
+    }
+    // attention.lua:169: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+    {
+      const bool ok = b < B && h_2 < Hq && col0 == 0;
+      float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = qb * 128 + ri * 8 + row0;
+        float *ptr = base + gr;
+        if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_f16_d256 over its grid on `stream`. */
+extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t Q_map_dims[4] = {(uint64_t)256, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 128, 1, 1};
+  const uint64_t K_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 64, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 64, 1, 1};
+  CUtensorMap Q_map, K_map, V_map;
+  if (lt_tma_encode(&Q_map, Q, LT_TMA_F16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
+    return attention_f16_d256_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* 196648 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196648);
+  if (err != cudaSuccess) return (int)err;
+  attention_f16_d256_kernel<<<grid, dim3(384), 196648, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

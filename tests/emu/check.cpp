@@ -663,10 +663,13 @@ typedef int (*AttPost)(const void *, void *, int, int, int, int64_t, int64_t, in
 /* A case: sizes, the window (-1: none), and whether the tensors are laid
 ** out [B, S, H, D] (strides) instead of [B, H, S, D].  Lengths are not
 ** multiples of the blocks; Sq > Sk under the causal mask leaves the first
-** rows with no key; Sk = 1; GQA and MQA. */
+** rows with no key; Sk = 1; GQA and MQA; 600 keys, so that a ring of 3
+** stages of 128 keys comes round (its phases flip, its stages go back to
+** the producer and are filled again). */
 struct AttCase { int B, Hq, Hkv, Sq, Sk, wl, wr, bshd; };
 static const AttCase att_cases[] = {
   {1, 2, 1, 70, 150, -1, -1, 0}, {1, 2, 2, 150, 100, -1, 0, 1}, {1, 1, 1, 130, 130, 40, 20, 0}, {2, 2, 1, 33, 1, -1, -1, 0},
+  {1, 1, 1, 40, 600, -1, -1, 1},
 };
 
 /* Strides of a [B, H, S, D] tensor stored [B, H, S, D] or [B, S, H, D]. */
