@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* f16 and bf16 are kept as their 16 bits; conversions round to nearest even. */

@@ -332,6 +332,18 @@ LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
                ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
 }
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
 /* cp.async.bulk.commit_group: this thread's bulk stores issued since the
 ** last commit form a group. */
 LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
@@ -349,6 +361,17 @@ template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) 
 ** it through, so the first copy does not wait for it. */
 LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
 }
 
 /* ---- the persistent grid, on the host ----
@@ -1069,7 +1092,7 @@ static int attention_f16_d96_softcap_cp(const void *Q, const void *K, const void
   return (int)cudaGetLastError();
 }
 
-/* One block of attention_f16_d96_softcap: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:130 runs warp-specialized (TMA copies into an mbarrier ring). */
+/* One block of attention_f16_d96_softcap: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:132 runs warp-specialized (TMA copies into an mbarrier ring). */
 __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
@@ -1108,20 +1131,20 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
   const int h_2 = bh % Hq;
   // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:106: local q0 = qb * BM
+  // attention.lua:108: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:107: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:109: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:110: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:111: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:112: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  /* the ring of the k:pipelined loop at attention.lua:130, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at attention.lua:132, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int j_stage = 0; j_stage < 2; ++j_stage) {
@@ -1139,18 +1162,18 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
       lt_tma_prefetch_map(&K_map);
       lt_tma_prefetch_map(&V_map);
       lt_mbar_arrive_expect_tx(j_pre, 32768);   /* the bytes the copies before the loop deliver */
-      // attention.lua:117: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+      // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
       lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
       lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
       int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
-      // attention.lua:130: k:pipelined(first, last, c.stages, function(j)
+      // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
       for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
         lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
         lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536);   /* the bytes its copies deliver */
-        // attention.lua:131: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+        // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
         lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 128, hk, b, &j_full[j_stage]);
         lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 128, hk, b, &j_full[j_stage]);
-        // attention.lua:132: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+        // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
         lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 128, hk, b, &j_full[j_stage]);
         lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 128, hk, b, &j_full[j_stage]);
       }
@@ -1158,7 +1181,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
     int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
-    // attention.lua:118: local o = k:fragment("f32", { BM, D }, 0)
+    // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
     float o[64];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1170,28 +1193,28 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
         }
       }
     }
-    // attention.lua:119: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+    // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
     float m[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       m[ri] = -INFINITY;
     }
-    // attention.lua:120: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
     float l[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       l[ri] = 0.0f;
     }
     lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
-    // attention.lua:130: k:pipelined(first, last, c.stages, function(j)
-    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 134: 0 goes first */
+    // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
+    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 136: 0 goes first */
     for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
       /* in flight from the iteration before: the wgmmas into o (the next ones chain onto them) */
-      // attention.lua:133: local s = k:fragment("f32", { BM, BN }, 0)
+      // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
       float s[64];
       lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-      // attention.lua:134: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(s);
       lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -1201,17 +1224,17 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
       lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
-      // attention.lua:162: local kend = (j + 1) * BN
+      // attention.lua:164: local kend = (j + 1) * BN
       const int kend = (j + 1) * 128;
-      // attention.lua:163: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
       lt_wgmma_settle(s);   /* read below, after the wait */
       if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done too: each warp gives its stage back to the producer */
-      // attention.lua:165: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention.lua:142: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1222,25 +1245,25 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:147: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
         }
-        // attention.lua:148: local lo = tile.where(wl:lt(0), 0, row - wl)
+        // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
         }
-        // attention.lua:149: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
         }
-        // attention.lua:150: local col = k:iota({ BM, BN }, 2)
+        // attention.lua:152: local col = k:iota({ BM, BN }, 2)
         int col[64];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1253,36 +1276,36 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t72[2];
+        // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t77[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t72[ri] = -INFINITY;
+          t77[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t72[ri] = fmaxf(t72[ri], s[ri * 32 + ci * 2 + vi]);
+              t77[ri] = fmaxf(t77[ri], s[ri * 32 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 2));
-          t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 1));
+          t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 2));
+          t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t72[ri]);
+          m_new[ri] = fmaxf(m[ri], t77[ri]);
         }
-        // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+        // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1293,35 +1316,35 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+        // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t78[2];
+        // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t83[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t78[ri] = 0.0f;
+          t83[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t78[ri] = t78[ri] + s[ri * 32 + ci * 2 + vi];
+              t83[ri] = t83[ri] + s[ri * 32 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 2);
-          t78[ei] = t78[ei] + __shfl_xor_sync(0xffffffffu, t78[ei], 1);
+          t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 2);
+          t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t78[ri];
+          l[ri] = l[ri] * alpha[ri] + t83[ri];
         }
-        // attention.lua:158: k:assign(o, o * alpha)
+        // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1332,7 +1355,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
         uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1353,13 +1376,13 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
           lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-        // attention.lua:160: k:assign(m, m_new)
+        // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention.lua:142: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1370,36 +1393,36 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:153: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t87[2];
+        // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t92[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t87[ri] = -INFINITY;
+          t92[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t87[ri] = fmaxf(t87[ri], s[ri * 32 + ci * 2 + vi]);
+              t92[ri] = fmaxf(t92[ri], s[ri * 32 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t87[ei] = fmaxf(t87[ei], __shfl_xor_sync(0xffffffffu, t87[ei], 2));
-          t87[ei] = fmaxf(t87[ei], __shfl_xor_sync(0xffffffffu, t87[ei], 1));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t87[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t92[ri]);
         }
-        // attention.lua:154: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention.lua:155: k:assign(s, tile.exp2(log2units(s) - mc))
+        // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1410,35 +1433,35 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:156: local alpha = tile.exp2(log2units(m) - mc)
+        // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention.lua:157: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t93[2];
+        // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t98[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t93[ri] = 0.0f;
+          t98[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t93[ri] = t93[ri] + s[ri * 32 + ci * 2 + vi];
+              t98[ri] = t98[ri] + s[ri * 32 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 2);
-          t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 1);
+          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 2);
+          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t93[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t98[ri];
         }
-        // attention.lua:158: k:assign(o, o * alpha)
+        // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1449,7 +1472,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
             }
           }
         }
-        // attention.lua:159: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
         uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1470,7 +1493,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
           lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-        // attention.lua:160: k:assign(m, m_new)
+        // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1478,7 +1501,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
       }
     }
     if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
-    // attention.lua:167: local seen = l:gt(0)
+    // attention.lua:169: local seen = l:gt(0)
     bool seen[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1486,7 +1509,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
     }
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
-    // attention.lua:168: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
     {
       const bool ok = b < B && h_2 < Hq;
       __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1511,7 +1534,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
         }
       }
     }
-    // attention.lua:169: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+    // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
     {
       const bool ok = b < B && h_2 < Hq && col0 == 0;
       float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -1531,8 +1554,18 @@ extern "C" int attention_f16_d96_softcap(const void *Q, const void *K, const voi
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
   if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 95 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 95 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 95 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 95 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sob < 96 && B > 1) || (soh < 96 && Hq > 1) || (sos < 96 && Sq > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if (!(scale > 0.0f) || !(softcap > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
