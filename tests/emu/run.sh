@@ -323,9 +323,13 @@ for t in $targets; do
     continue
   fi
   $d/check --list > $d/covered
+  # the shipped kernels tests/emu/drivers.sh runs against the c target's bytes
+  by_drivers=$(grep -o 'dsl/kernels/[a-z_0-9]*\.lua' tests/emu/drivers.sh | sed 's|dsl/kernels/||; s|\.lua$||' | sort -u)
   for f in $d/*.emu.cpp; do
     v=$(basename "$f" .emu.cpp)
-    grep -qx "$v" $d/covered || echo "SKIP emu $t $v: no reference in tests/emu/check.cpp"
+    grep -qx "$v" $d/covered && continue
+    for kd in $by_drivers; do case $v in "${kd}_"*) continue 2 ;; esac; done
+    echo "SKIP emu $t $v: no reference in tests/emu/check.cpp"
   done
   LT_CHECK_HASHES=$d/hash.forward $d/check $t > $d/forward.out 2> $d/stderr
   st=$?
