@@ -620,33 +620,35 @@ void ltI_append(Block *b, Stmt *s) {
   b->last = s;
 }
 
-static void count_expr(Expr *e) {
+static void count_expr(Expr *e, void *ctx) {
+  (void)ctx;
   if (!e) return;
   if (e->kind == E_SYM) e->sym->uses++;
-  count_expr(e->a);
-  count_expr(e->b);
-  count_expr(e->c);
+  count_expr(e->a, NULL);
+  count_expr(e->b, NULL);
+  count_expr(e->c, NULL);
 }
 
-static void count_block(Block *b) {
+/* Calls fn(e, ctx) on each expression the statements of b (and of the
+** blocks inside them) hold directly: values, bounds, view origins and masks. */
+void ltI_each_expr(Block *b, void (*fn)(Expr *e, void *ctx), void *ctx) {
   for (Stmt *s = b->first; s; s = s->next) {
-    count_expr(s->val);
-    count_expr(s->other);
-    count_expr(s->lo);
-    count_expr(s->hi);
-    count_expr(s->step);
+    Expr *es[] = {s->val, s->other, s->lo, s->hi, s->step};
+    for (int i = 0; i < 5; i++)
+      if (es[i]) fn(es[i], ctx);
     if (s->view)
-      for (int i = 0; i < s->view->t->trank; i++) count_expr(s->view->origin[i]);
-    if (s->view) count_expr(s->view->mask);
-    count_block(&s->body);
-    count_block(&s->orelse);
+      for (int i = 0; i < s->view->t->trank; i++)
+        if (s->view->origin[i]) fn(s->view->origin[i], ctx);
+    if (s->view && s->view->mask) fn(s->view->mask, ctx);
+    ltI_each_expr(&s->body, fn, ctx);
+    ltI_each_expr(&s->orelse, fn, ctx);
   }
 }
 
 /* Recounts how often each symbol is read by an expression. */
 void ltI_count_uses(Kernel *k) {
   for (int i = 0; i < k->nsyms; i++) k->syms[i]->uses = 0;
-  count_block(&k->body);
+  ltI_each_expr(&k->body, count_expr, NULL);
 }
 
 /* e as the launcher can compute it: over sizes, strides, scalars and

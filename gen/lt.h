@@ -365,6 +365,7 @@ int ltI_view_gathers(const View *v);
 void ltI_range(const Expr *e, long long *lo, long long *hi);   /* bounds of an i32 scalar's value (ir.c) */
 int ltI_fits_int(const Expr *e, long long add);   /* e and e + add (>= 0) stay inside int32 */             /* an offset is a tile: rows gathered (or scattered) by index */
 void ltI_count_uses(Kernel *k);
+void ltI_each_expr(Block *b, void (*fn)(Expr *e, void *ctx), void *ctx);
 Expr *ltI_host_expr(Expr *e);                     /* e over launcher arguments only, or NULL */
 extern const char *const ltI_unop_names[U_COUNT];
 extern const char *const ltI_binop_names[B_COUNT];

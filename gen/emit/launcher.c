@@ -83,15 +83,12 @@ static void rows_apart(E *e, Buf *b, const Sym *t) {
 static void check_args(E *e, Sym **ps, int n) {
   const Target *t = e->t;
   Buf nulls = {0}, sizes = {0}, big = {0}, align = {0}, rows = {0}, pos = {0}, apart = {0};
-  const char *spans[64];
-  int nspans = 0;
+  Buf spans = {0};   /* one check a line, each once (tensors may share sizes and strides) */
   for (int i = 0; i < n; i++) {
     Sym *s = ps[i];
     if (s->kind == SYM_TENSOR) {
       const char *sp = span_fails(e, s);
-      for (int j = 0; sp && j < nspans; j++)
-        if (strcmp(spans[j], sp) == 0) sp = NULL;
-      if (sp && nspans < 64) spans[nspans++] = sp;
+      if (sp && !(spans.n && strstr(spans.p, ltU_fmt("\n%s\n", sp)))) ltU_printf(&spans, "\n%s\n", sp);
       if (s->stored) rows_apart(e, &apart, s);
       ltU_printf(&nulls, "%s%s == NULL", nulls.n ? " || " : "", s->name);
       if (ltI_dtypes[s->dt].bytes > 1)
@@ -112,8 +109,11 @@ static void check_args(E *e, Sym **ps, int n) {
     ltE_line(e, "if (%s) return %s;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot "
                 "overflow */", big.p, t->err_invalid);
   if (rows.n) ltE_line(e, "if (%s) return %s;   /* row strides go to the kernel as int */", rows.p, t->err_invalid);
-  if (nspans) ltE_line(e, "/* each tensor's last offset below 2^62: the int64 index math cannot overflow */");
-  for (int i = 0; i < nspans; i++) ltE_line(e, "if (%s) return %s;", spans[i], t->err_invalid);
+  if (spans.n) ltE_line(e, "/* each tensor's last offset below 2^62: the int64 index math cannot overflow */");
+  for (char *l = spans.p, *end; l && *l && (end = strchr(l + 1, '\n')); l = end + 1) {
+    *end = 0;
+    ltE_line(e, "if (%s) return %s;", l + 1, t->err_invalid);
+  }
   if (apart.n) {
     char *c = apart.p;
     if (!strstr(c, " || ")) {   /* one condition: no parentheses around it */
@@ -187,19 +187,7 @@ static void divisors(Conds *c, Expr *x) {
   add_cond(c, ltI_binary(B_NE, d, zero, x->line), "a divisor of the kernel's index math");
 }
 
-static void divisors_in(Conds *c, Block *b) {
-  for (Stmt *s = b->first; s; s = s->next) {
-    divisors(c, s->val);
-    divisors(c, s->other);
-    divisors(c, s->lo);
-    divisors(c, s->hi);
-    divisors(c, s->step);
-    if (s->view)
-      for (int i = 0; i < s->view->t->trank; i++) divisors(c, s->view->origin[i]);
-    divisors_in(c, &s->body);
-    divisors_in(c, &s->orelse);
-  }
-}
+static void divisors_of(Expr *x, void *c) { divisors(c, x); }
 
 /* The launcher's preconditions beyond its per-argument checks, into *out:
 ** the grid's and the body's divisors that could be 0, then each
@@ -208,7 +196,7 @@ int ltE_preconds(E *e, Precond **out) {
   Kernel *k = e->k;
   Conds c = {.e = e};
   for (int i = 0; i < k->ngrid; i++) divisors(&c, k->grid[i]->extent);
-  divisors_in(&c, &k->body);
+  ltI_each_expr(&k->body, divisors_of, &c);
   for (Require *r = k->requires; r; r = r->next) {
     divisors(&c, r->cond);
     add_cond(&c, r->cond, ltU_fmt("%s:%d: %s", e->base, r->line, ltE_comment_text(r->text)));
