@@ -267,6 +267,9 @@ struct Stmt {
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */
+  Stmt *defer;          /* S_FOR SCHED_WARPSPEC: a gemm whose wgmmas go to the next iteration, issued behind
+                           the opening gemm's (attention: O += P V after S = Q K^T; pass/defer.c) */
+  int deferred;         /* S_GEMM in such a loop: packs its register A where it stands; the loop issues it */
   Block body, orelse;
   Stmt *next;
 };
@@ -459,6 +462,10 @@ int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain); 
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
 int ltP_uses(const Stmt *first, const Sym *x);    /* does a statement from first on name x? */
+void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a warp-specialized loop */
+int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
+                                                                          may stay in flight before s */
+int ltP_names(const Stmt *s, const Sym *x);       /* does statement s itself name x? */
 Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */

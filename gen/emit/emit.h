@@ -56,6 +56,8 @@ typedef struct E {
   const char *release;  /* printed after the first wait for every wgmma in flight at depth release_depth, then
                            NULL: a warp-specialized loop's release of the stage before (sched_warpspec.c) */
   int release_depth;
+  int ordered;          /* inflight holds one commit group each, oldest first: a statement waits for the groups up
+                           to the newest it names (wgmma.wait_group N; pass/defer.c, ltP_wait_keep) */
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -146,6 +148,9 @@ void ltL_reduce(E *e, Stmt *s);
 void ltL_gemm_mma_sync(E *e, Stmt *s, int BK);
 void ltL_gemm_tf32(E *e, Stmt *s, int BK);
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK);
+const char *ltL_wgmma_frag(const Stmt *s);   /* a register A's fragment array */
+void ltL_wgmma_deferred(E *e, const Stmt *s, int BK);   /* a deferred gemm's wgmmas, uncommitted */
+void ltL_wgmma_wait_keep(E *e, int keep);   /* waits for all but the newest `keep` groups in flight */
 void ltL_gemm_amd(E *e, Stmt *s, int BK);
 void ltL_gemm_fma(E *e, Stmt *s, int BK);
 const char *ltL_ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, const char *cl);
@@ -163,6 +168,7 @@ void ltL_sched_ring(E *e, Stmt *s);
 void ltL_sched_gemm(E *e, Stmt *s);
 void ltL_sched_prefetch(E *e, Stmt *s);
 void ltL_warpspec_body(E *e);
+void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with a deferred gemm (sched_attn.c) */
 Ring ltL_ring_names(E *e, const Stmt *s);
 void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
 void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);
