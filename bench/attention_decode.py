@@ -12,7 +12,7 @@ workspace poisoned (NaN) first.  A library that fails is not timed.
 Timing: bf16, D 128, Hq 32 / Hkv 8, Sq 1 (and 4, 16 at B = 8), B in
 {1, 8, 64}, cache S in {1K, 4K, 16K, 64K, 128K} tokens (every sequence S
 long; B x S capped at 2M tokens, 8.6 GB of K and V), contiguous and paged
-(16 and 256).  A call of ours is the split launcher then the combine
+(16: the paged launcher; 256: paged64).  A call of ours is the split launcher then the combine
 launcher.  Bandwidth: the bytes of K and V read (2 B S Hkv D 2) / median
 time (triton.testing.do_bench, CUDA events); copy: a device-to-device copy
 of 2 GB, (read + written) / time.  SDPA gets [B, H, S, D] views of the same
@@ -27,13 +27,15 @@ import math
 import os
 import sys
 
+import warnings
+
 import torch
 
 P, I, L64, F = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_float
 
 
 class Lib:
-    """The launchers of one library: contig, paged, combine and workspace_rows per (dtype, D)."""
+    """The launchers of one library: contig, (paged, paged64), combine and workspace_rows per (dtype, D)."""
 
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
@@ -42,8 +44,9 @@ class Lib:
         n = f"attention_decode_{dt}_d{D}"
         c = getattr(self.lib, n + "_contig")
         c.argtypes = [P] * 5 + [I] * 6 + [L64] * 9 + [F, P]
-        p = getattr(self.lib, n + "_paged")
-        p.argtypes = [P] * 6 + [I] * 8 + [L64] * 9 + [F, P]
+        p = getattr(self.lib, n + "_paged"), getattr(self.lib, n + "_paged64")
+        for f in p:
+            f.argtypes = [P] * 6 + [I] * 8 + [L64] * 9 + [F, P]
         m = getattr(self.lib, n + "_combine")
         m.argtypes = [P] * 3 + [I] * 5 + [L64] * 3 + [P]
         r = getattr(self.lib, n + "_contig_workspace_rows")
@@ -86,7 +89,8 @@ class Call:
             rc = self.c(ptr(q), ptr(k), ptr(v), ptr(self.lens), ptr(self.ws), B, Sq, Hq, self.Hkv, k.shape[1],
                         self.rows, *qs, *kv_strides(k), *kv_strides(v), self.scale, self.stream)
         else:
-            rc = self.p(ptr(q), ptr(k), ptr(v), ptr(self.bt), ptr(self.lens), ptr(self.ws), B, Sq, Hq, k.shape[0],
+            paged = self.p[1] if k.shape[1] % 64 == 0 else self.p[0]   # paged64 where the pages allow
+            rc = paged(ptr(q), ptr(k), ptr(v), ptr(self.bt), ptr(self.lens), ptr(self.ws), B, Sq, Hq, k.shape[0],
                         self.Hkv, k.shape[1], self.bt.shape[1], self.rows, *qs, *kv_strides(k),
                         *kv_strides(v), self.scale, self.stream)
         assert rc == 0, f"split launcher returned {rc}"
@@ -241,6 +245,7 @@ def bench(lib, label, log):
 
 
 def main():
+    warnings.filterwarnings("ignore")   # SDPA says why a backend does not run
     libs = [a.split("=", 1) for a in sys.argv[1:]]
     if not libs:
         sys.exit(__doc__)

@@ -6,12 +6,13 @@
 -- s of sequence b sees keys 0 .. L[b] - Sq + s, where L[b] (int32) is the
 -- sequence's length in the cache, the new tokens' keys included.  The
 -- cache is contiguous, K and V [B, Smax, Hkv, D] (pass = "contig"), or
--- paged (pass = "paged"): K and V [pages, PS, Hkv, D] and a block table BT
--- [B, MP] of page numbers, key t of sequence b at row t % PS of page
--- BT[b, t / PS].
+-- paged: K and V [pages, PS, Hkv, D] and a block table BT [B, MP] of page
+-- numbers, key t of sequence b at row t % PS of page BT[b, t / PS]; pass =
+-- "paged" reads 16 keys at a time (PS a multiple of 16), "paged64" 64 (PS
+-- a multiple of 64: 64, 128, 256, ...), as the contiguous cache.
 --
 -- Two launchers run one after the other on a stream:
---   contig / paged: one program per (KV head, block of BM query rows,
+--   contig / paged / paged64: one program per (KV head, block of BM query rows,
 --     split) of a sequence.  The Sq x Hq / Hkv queries of one KV head are
 --     the rows of one tile (GQA packing), so they share each read of K and
 --     V; the sequence's key blocks are cut into NS splits, each a program,
@@ -20,8 +21,9 @@
 --   combine: merges the NS partials of each row by their LSE into O and
 --     LSE [B, Hq, Sq] (natural log).
 -- NS is chosen by both launchers alike from the sizes and the device's
--- multiprocessors (k:sm_count): enough programs for 4 a multiprocessor, 1
--- (no split) once B x Hkv x row blocks reach that, at most MAXS.  The
+-- multiprocessors (k:sm_count): enough programs for 2 a multiprocessor (as
+-- many as fit at once: 112 KB of shared memory each at d128), 1 (no split)
+-- once B x Hkv x row blocks reach that, at most MAXS.  The
 -- workspace Ws [B, Hkv, WR, D + 4] f32 needs WR >= the rows that
 -- `<launcher>_workspace_rows(B, Sq, Hq, Hkv)` returns (the launchers
 -- check); the launchers allocate nothing and never wait on the device, so
@@ -41,7 +43,7 @@ local function splits(k, p, c)
   local G = p.Hq // p.Hkv
   local nrb = tile.cdiv(p.Sq * G, c.BM)
   local progs = p.B * p.Hkv * nrb
-  local want = 4 * k:sm_count()
+  local want = 2 * k:sm_count()
   return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
 end
 
@@ -52,11 +54,11 @@ return tile.kernel {
   variants = {
     dtype = { "f16", "bf16" },
     hdim = { "d64", "d128" },
-    pass = { "contig", "paged", "combine" },
+    pass = { "contig", "paged", "paged64", "combine" },
   },
   config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64 },
-  -- a paged cache is read a block of 16 keys at a time, so that a block lies
-  -- in one page for every page size that is a multiple of 16
+  -- a key block lies in one page: 16 keys for every page size that is a
+  -- multiple of 16, 64 for the multiples of 64
   variant_config = function(v)
     if v.pass == "paged" then return { BN = 16, stages = 6 } end
   end,
@@ -107,10 +109,11 @@ return tile.kernel {
       local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the partials' LSE
       local l = k:fragment("f32", { BM, 1 }, 0)            -- sum of exp(LSE_i - m)
       local o = k:fragment("f32", { BM, D }, 0)            -- sum of exp(LSE_i - m) O_i
-      k:serial(0, NS, function(i)
+      local _, _, inside = rows()
+      k:serial(0, NS, function(i)   -- (the padding rows are neither written nor read)
         local r0 = (i * nrb + rb) * BM
-        local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }))
-        local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }))
+        local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }), -math.huge, { mask = inside })
+        local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }), 0, { mask = inside })
         local m_new = tile.max(m, lse)
         local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
         local alpha = tile.exp2((m - mc) * LOG2E)
@@ -119,7 +122,7 @@ return tile.kernel {
         k:assign(o, o * alpha + oi * w)
         k:assign(m, m_new)
       end)
-      local s, h, inside = rows()
+      local s, h = rows()
       local seen = l:gt(0)
       k:store(p.O:view({ b, s, h, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
       k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
@@ -127,10 +130,10 @@ return tile.kernel {
       return
     end
 
-    local paged = v.pass == "paged"
+    local paged = v.pass ~= "contig"
     local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
     if paged then
-      k:require((p.PS % BN):eq(0), "the page size is a multiple of 16")
+      k:require((p.PS % BN):eq(0), ("the page size is a multiple of %d"):format(BN))
       k:require((p.MP * p.PS):lt(2^30), "a sequence's pages hold below 2^30 keys")
     end
     local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
@@ -188,7 +191,8 @@ return tile.kernel {
     end)
     local seen = l:gt(0)
     local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
-    k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-    k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge))
+    k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+    k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+            { mask = inside })
   end,
 }

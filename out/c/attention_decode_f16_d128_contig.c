@@ -64,38 +64,38 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
   lt_f16 Ks[64][128];
   lt_f16 Vs[64][128];
   lt_f16 s_sh[64][64];
-  // attention_decode.lua:41: local G = p.Hq // p.Hkv
+  // attention_decode.lua:43: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:42: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:43: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:44: local want = 4 * k:sm_count()
-  const int t7 = 4 * sm_count;
-  // attention_decode.lua:45: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
+  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:97: local rb = prog % nrb
+  // attention_decode.lua:99: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:98: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:136: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:139: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t22 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:137: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:140: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:138: local chunk = tile.cdiv(nkb, NS)
+  // attention_decode.lua:141: local chunk = tile.cdiv(nkb, NS)
   const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:139: local first = tile.min(nkb, split * chunk)
+  // attention_decode.lua:142: local first = tile.min(nkb, split * chunk)
   const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:140: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:143: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:102: local r = k:iota({ BM, 1 }, 1) + rb * BM
+  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
   int t32[64];
   for (int ri = 0; ri < 64; ++ri) {
     t32[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:103: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
     s0[ri] = lt_imin(t32[ri] / G, Sq - 1);
@@ -108,7 +108,7 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t32[ri] < Sq * G;
   }
-  // attention_decode.lua:144: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:147: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t38[8192];
   {
     const bool ok = b < B && b >= 0;
@@ -128,26 +128,26 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
       Qs[ri][ci] = lt_f32_to_f16(t38[ri * 128 + ci]);
     }
   }
-  // attention_decode.lua:147: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:150: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:148: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:151: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:149: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:152: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:150: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:153: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:156: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:159: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -160,7 +160,7 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
         }
       }
     }
-    // attention_decode.lua:157: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:160: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -173,14 +173,14 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
         }
       }
     }
-    // attention_decode.lua:159: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:162: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4096];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         s[ri * 64 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:160: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:163: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -188,28 +188,28 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
         }
       }
     }
-    // attention_decode.lua:178: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
+    // attention_decode.lua:181: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
     const bool cuts = (j + 1) * 64 > len - Sq + 1;
-    // attention_decode.lua:180: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:183: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:166: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
+      // attention_decode.lua:169: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
       int sq[64];
       for (int ri = 0; ri < 64; ++ri) {
         sq[ri] = (ri + rb * 64) / G;
       }
-      // attention_decode.lua:167: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:170: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = ci + j * 64 <= len - Sq + sq[ri] ? s[ri * 64 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t55[64];
       for (int ri = 0; ri < 64; ++ri) {
         t55[ri] = -INFINITY;
@@ -221,23 +221,23 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
       for (int ri = 0; ri < 64; ++ri) {
         m_new[ri] = fmaxf(m[ri], t55[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t61[64];
       for (int ri = 0; ri < 64; ++ri) {
         t61[ri] = 0.0f;
@@ -248,13 +248,13 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t61[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -267,18 +267,18 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t67[64];
       for (int ri = 0; ri < 64; ++ri) {
         t67[ri] = -INFINITY;
@@ -290,23 +290,23 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
       for (int ri = 0; ri < 64; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t67[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t73[64];
       for (int ri = 0; ri < 64; ++ri) {
         t73[ri] = 0.0f;
@@ -317,13 +317,13 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t73[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -336,20 +336,20 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:189: local seen = l:gt(0)
+  // attention_decode.lua:192: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:190: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:193: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:191: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_decode.lua:194: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -358,18 +358,18 @@ static void attention_decode_f16_d128_contig_block(int prog, int split, const lt
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR) ptr[0] = o[ri * 128 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
       }
     }
   }
-  // attention_decode.lua:192: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge))
+  // attention_decode.lua:195: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
     for (int ri = 0; ri < 64; ++ri) {
       const int gr = ws_row + ri;
       float *ptr = base + (int64_t)gr * 132;
-      if (ok && gr >= 0 && gr < WR) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -391,12 +391,12 @@ int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V
   const int sm_count = 1;   /* the blocks run one after another */
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:90: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:93: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int split = 0; split < grid_y; ++split)
     for (int prog = 0; prog < grid_x; ++prog)
@@ -404,9 +404,9 @@ int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:92) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
 int64_t attention_decode_f16_d128_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

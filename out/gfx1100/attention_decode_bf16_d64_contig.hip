@@ -93,39 +93,39 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[64][64];
-  // attention_decode.lua:41: local G = p.Hq // p.Hkv
+  // attention_decode.lua:43: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:42: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:43: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:44: local want = 4 * k:sm_count()
-  const int t7 = 4 * sm_count;
-  // attention_decode.lua:45: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
+  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:97: local rb = prog % nrb
+  // attention_decode.lua:99: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:98: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:136: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:139: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t22 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:137: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:140: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:138: local chunk = tile.cdiv(nkb, NS)
+  // attention_decode.lua:141: local chunk = tile.cdiv(nkb, NS)
   const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:139: local first = tile.min(nkb, split * chunk)
+  // attention_decode.lua:142: local first = tile.min(nkb, split * chunk)
   const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:140: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:143: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:102: local r = k:iota({ BM, 1 }, 1) + rb * BM
+  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
   int t32[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     t32[ri] = ri * 2 + row0 + rb * 64;
   }
-  // attention_decode.lua:103: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t32[ri] < Sq * G;
   }
-  // attention_decode.lua:144: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:147: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t38[32];
   {
     const bool ok = b < B && b >= 0;
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t38[ri * 4 + ci]);
     }
   }
-  // attention_decode.lua:147: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:150: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -174,21 +174,21 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:148: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:151: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:149: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:152: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:150: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:153: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:156: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:159: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:157: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:160: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:159: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:162: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         s[ri * 4 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:160: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:163: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -262,11 +262,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:178: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
+    // attention_decode.lua:181: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
     const bool cuts = (j + 1) * 64 > len - Sq + 1;
-    // attention_decode.lua:180: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:183: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -274,13 +274,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:166: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
+      // attention_decode.lua:169: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
       int sq[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         sq[ri] = (ri * 2 + row0 + rb * 64) / G;
       }
-      // attention_decode.lua:167: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:170: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ri * 4 + ci] = ci * 16 + col0 + j * 64 <= len - Sq + sq[ri] ? s[ri * 4 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t55[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -310,13 +310,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 8; ++ri) {
         m_new[ri] = fmaxf(m[ri], t55[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -324,13 +324,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t61[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 8; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t61[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -359,7 +359,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -393,13 +393,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t67[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -429,13 +429,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 8; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t67[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -443,13 +443,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t73[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 8; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t73[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -512,22 +512,22 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:189: local seen = l:gt(0)
+  // attention_decode.lua:192: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:190: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:193: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:191: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_decode.lua:194: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -538,11 +538,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR) ptr[0] = o[ri * 4 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
       }
     }
   }
-  // attention_decode.lua:192: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge))
+  // attention_decode.lua:195: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -550,7 +550,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     for (int ri = 0; ri < 8; ++ri) {
       const int gr = ws_row + ri * 2 + row0;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -578,19 +578,19 @@ extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, co
   if (sm_count < 1) return hipErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:90: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:93: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_decode_bf16_d64_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:92) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
 extern "C" int64_t attention_decode_bf16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -600,5 +600,5 @@ extern "C" int64_t attention_decode_bf16_d64_contig_workspace_rows(int B, int Sq
   if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
   if (sm_err != hipSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -60,34 +60,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
   const int tx = tid % 8;
   const int ty = tid / 8;
   const int prog = blockIdx.x;
-  // attention_decode.lua:41: local G = p.Hq // p.Hkv
+  // attention_decode.lua:43: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:42: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:43: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:44: local want = 4 * k:sm_count()
-  const int t7 = 4 * sm_count;
-  // attention_decode.lua:45: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
+  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:97: local rb = prog % nrb
+  // attention_decode.lua:99: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:98: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:107: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:109: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:108: local l = k:fragment("f32", { BM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:110: local l = k:fragment("f32", { BM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:109: local o = k:fragment("f32", { BM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:111: local o = k:fragment("f32", { BM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -96,11 +96,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
       o[ri * 8 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:110: k:serial(0, NS, function(i)
+  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  bool inside[4];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    inside[ri] = ri * 16 + ty + rb * 64 < Sq * G;
+  }
+  // attention_decode.lua:113: k:serial(0, NS, function(i)   -- (the padding rows are neither written nor read)
   for (int i = 0; i < NS; ++i) {
-    // attention_decode.lua:111: local r0 = (i * nrb + rb) * BM
+    // attention_decode.lua:114: local r0 = (i * nrb + rb) * BM
     const int r0 = (i * nrb + rb) * 64;
-    // attention_decode.lua:112: local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }))
+    // attention_decode.lua:115: local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }), -math.huge, { mask = inside })
     float lse[4];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -109,10 +115,10 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
       for (int ri = 0; ri < 4; ++ri) {
         const int gr = r0 + ri * 16 + ty;
         const float *ptr = base + (int64_t)gr * 68;
-        lse[ri] = ok && gr >= 0 && gr < WR ? ptr[0] : 0.0f;
+        lse[ri] = ok && gr >= 0 && gr < WR && inside[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:113: local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }))
+    // attention_decode.lua:116: local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }), 0, { mask = inside })
     float oi[32];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -122,7 +128,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
         const int gr = r0 + ri * 16 + ty;
         const int gc = tx * 8;
         const float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[2]; float e[8]; } h;
           h.v[0] = ((const uint4 *)ptr)[0];
           h.v[1] = ((const uint4 *)ptr)[1];
@@ -131,41 +137,41 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            oi[ri * 8 + vi] = ok && gr >= 0 && gr < WR ? ptr[vi] : 0.0f;
+            oi[ri * 8 + vi] = ok && gr >= 0 && gr < WR && inside[ri] ? ptr[vi] : 0.0f;
           }
         }
       }
     }
-    // attention_decode.lua:114: local m_new = tile.max(m, lse)
+    // attention_decode.lua:117: local m_new = tile.max(m, lse)
     float m_new[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       m_new[ri] = fmaxf(m[ri], lse[ri]);
     }
-    // attention_decode.lua:115: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:118: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
     }
-    // attention_decode.lua:116: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:119: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       alpha[ri] = lt_exp2((m[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:117: local w = tile.exp2((lse - mc) * LOG2E)
+    // attention_decode.lua:120: local w = tile.exp2((lse - mc) * LOG2E)
     float w[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       w[ri] = lt_exp2((lse[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:118: k:assign(l, l * alpha + w)
+    // attention_decode.lua:121: k:assign(l, l * alpha + w)
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       l[ri] = l[ri] * alpha[ri] + w[ri];
     }
-    // attention_decode.lua:119: k:assign(o, o * alpha + oi * w)
+    // attention_decode.lua:122: k:assign(o, o * alpha + oi * w)
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       #pragma unroll
@@ -173,41 +179,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
         o[ri * 8 + vi] = o[ri * 8 + vi] * alpha[ri] + oi[ri * 8 + vi] * w[ri];
       }
     }
-    // attention_decode.lua:120: k:assign(m, m_new)
+    // attention_decode.lua:123: k:assign(m, m_new)
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       m[ri] = m_new[ri];
     }
   }
-  // attention_decode.lua:102: local r = k:iota({ BM, 1 }, 1) + rb * BM
-  int t36[4];
+  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
+  int t44[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
-    t36[ri] = ri * 16 + ty + rb * 64;
+    t44[ri] = ri * 16 + ty + rb * 64;
   }
-  // attention_decode.lua:103: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
-    s[ri] = lt_imin(t36[ri] / G, Sq - 1);
+    s[ri] = lt_imin(t44[ri] / G, Sq - 1);
   }
   int h_2[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
-    h_2[ri] = hk * G + t36[ri] % G;
+    h_2[ri] = hk * G + t44[ri] % G;
   }
-  bool inside[4];
-  #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
-    inside[ri] = t36[ri] < Sq * G;
-  }
-  // attention_decode.lua:123: local seen = l:gt(0)
+  // attention_decode.lua:126: local seen = l:gt(0)
   bool seen[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:124: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:127: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0;
     lt_bf16 *base = O + (int64_t)b * sob;
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_combine_kernel(
       }
     }
   }
-  // attention_decode.lua:125: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:128: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0 && tx == 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -267,8 +268,8 @@ extern "C" int attention_decode_bf16_d64_combine(void *O, void *LSE, const void 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:90: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:93: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -276,7 +277,7 @@ extern "C" int attention_decode_bf16_d64_combine(void *O, void *LSE, const void 
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:92) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
 extern "C" int64_t attention_decode_bf16_d64_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -286,5 +287,5 @@ extern "C" int64_t attention_decode_bf16_d64_combine_workspace_rows(int B, int S
   if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
   if (sm_err != hipSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -134,39 +134,39 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   __half (*Ks)[64][64] = (__half (*)[64][64])(lt_smem + 8192);
   /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Vs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
-  // attention_decode.lua:41: local G = p.Hq // p.Hkv
+  // attention_decode.lua:43: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:42: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:43: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:44: local want = 4 * k:sm_count()
-  const int t7 = 4 * sm_count;
-  // attention_decode.lua:45: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
+  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:97: local rb = prog % nrb
+  // attention_decode.lua:99: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:98: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:136: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:139: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t22 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:137: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:140: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:138: local chunk = tile.cdiv(nkb, NS)
+  // attention_decode.lua:141: local chunk = tile.cdiv(nkb, NS)
   const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:139: local first = tile.min(nkb, split * chunk)
+  // attention_decode.lua:142: local first = tile.min(nkb, split * chunk)
   const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:140: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:143: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:102: local r = k:iota({ BM, 1 }, 1) + rb * BM
+  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
   int t32[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t32[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:103: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t32[ri] < Sq * G;
   }
-  // attention_decode.lua:144: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:147: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t38[32];
   {
     const bool ok = b < B && b >= 0;
@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:147: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:150: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -231,25 +231,25 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:148: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:151: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:149: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:152: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:150: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:153: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:156: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:159: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:157: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:160: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     const int j_next = j + 2;
     const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:156: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:159: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:157: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:160: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:159: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:162: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:160: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:163: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -432,11 +432,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:178: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
+    // attention_decode.lua:181: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
     const bool cuts = (j + 1) * 64 > len - Sq + 1;
-    // attention_decode.lua:180: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:183: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -447,13 +447,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:166: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
+      // attention_decode.lua:169: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
       int sq[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         sq[ri] = (ri * 8 + row0 + rb * 64) / G;
       }
-      // attention_decode.lua:167: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:170: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -464,7 +464,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t55[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -487,13 +487,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t55[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -504,13 +504,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t61[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -532,7 +532,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t61[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[1][4];
@@ -580,13 +580,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:164: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -597,7 +597,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:169: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t67[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -620,13 +620,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t67[ri]);
       }
-      // attention_decode.lua:170: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:171: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -637,13 +637,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:172: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:173: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t73[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -665,7 +665,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t73[ri];
       }
-      // attention_decode.lua:174: k:assign(o, o * alpha)
+      // attention_decode.lua:177: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -676,7 +676,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:175: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[1][4];
@@ -713,7 +713,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:176: k:assign(m, m_new)
+      // attention_decode.lua:179: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -721,15 +721,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:189: local seen = l:gt(0)
+  // attention_decode.lua:192: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:190: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:193: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:191: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_decode.lua:194: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -740,7 +740,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         const int gr = ws_row + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && (uintptr_t)ptr % 8 == 0) {
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
@@ -748,13 +748,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR) ptr[vi] = o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
           }
         }
       }
     }
   }
-  // attention_decode.lua:192: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge))
+  // attention_decode.lua:195: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -762,7 +762,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -789,12 +789,12 @@ extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, con
   if (sm_count < 1) return cudaErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:90: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:93: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 57344 bytes of shared memory: over the default 48 KB, so the kernel opts in */
@@ -804,7 +804,7 @@ extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, con
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:92) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
 extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -814,5 +814,5 @@ extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq,
   if (sm_err == cudaSuccess) sm_err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev);
   if (sm_err != cudaSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 4 * sm_count ? 1 : (64 < (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (4 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -2,32 +2,52 @@
 ** attention_decode.c: CPU numerics of dsl/kernels/attention_decode.lua
 ** (out/c) against a float64 reference.
 **
-** Each case runs the split launcher (contig or paged) into a poisoned
+** Each case runs the split launcher (contig, paged or paged64) into a poisoned
 ** workspace of the rows <launcher>_workspace_rows gives, then the combine
 ** launcher into poisoned O and LSE, and compares every O element and LSE
 ** with the reference: query s of sequence b sees keys 0 .. L[b] - Sq + s
 ** (L clamped to the cache), softmax in float64 over the inputs as stored.
 ** Cases: ragged lengths with a 0 among them, Sq 1, 4 and 16, GQA 4:1 and
-** 1:1, page sizes 16 and 48 with the pages in shuffled order, a block
-** table entry of -1 and one past the cache inside a sequence (those pages'
-** keys are left out), lengths past the cache (clamped).  On the CPU
-** k:sm_count() is 1, so a call with B x Hkv x row blocks below 4 splits
-** the keys (4 or 2 splits) and the combine merges them.  Also: a
+** 1:1, page sizes 16 and 48 (paged), 64 and 192 (paged64) with the pages
+** in shuffled order, a block table entry of -1 and one past the cache
+** inside a sequence (those pages' keys are left out), lengths past the
+** cache (clamped).  On the CPU k:sm_count() is 1, so a call of one program
+** (B x Hkv x row blocks = 1) splits the keys in 2 and the combine merges
+** them (in the emulator, 2 SMs: up to 4 splits).  Also: a
 ** workspace one row short is refused (1) and nothing is written.
+** Runs the variants whose headers are on the include path (all of out/c
+** in tests/cpu/run.sh; one, emulated, in tests/emu/drivers.sh).
 */
 #include "common.h"
-#include "attention_decode_bf16_d128_combine.h"
-#include "attention_decode_bf16_d128_contig.h"
-#include "attention_decode_bf16_d128_paged.h"
-#include "attention_decode_bf16_d64_combine.h"
-#include "attention_decode_bf16_d64_contig.h"
-#include "attention_decode_bf16_d64_paged.h"
-#include "attention_decode_f16_d128_combine.h"
-#include "attention_decode_f16_d128_contig.h"
-#include "attention_decode_f16_d128_paged.h"
+/* the variants generated (tests/emu/drivers.sh generates one, -D) */
+#if __has_include("attention_decode_f16_d64_contig.h")
 #include "attention_decode_f16_d64_combine.h"
 #include "attention_decode_f16_d64_contig.h"
 #include "attention_decode_f16_d64_paged.h"
+#include "attention_decode_f16_d64_paged64.h"
+#define F16_D64 1
+#endif
+#if __has_include("attention_decode_f16_d128_contig.h")
+#include "attention_decode_f16_d128_combine.h"
+#include "attention_decode_f16_d128_contig.h"
+#include "attention_decode_f16_d128_paged.h"
+#include "attention_decode_f16_d128_paged64.h"
+#define F16_D128 1
+#endif
+#if __has_include("attention_decode_bf16_d64_contig.h")
+#include "attention_decode_bf16_d64_combine.h"
+#include "attention_decode_bf16_d64_contig.h"
+#include "attention_decode_bf16_d64_paged.h"
+#include "attention_decode_bf16_d64_paged64.h"
+#define BF16_D64 1
+#endif
+#if __has_include("attention_decode_bf16_d128_contig.h")
+#include "attention_decode_bf16_d128_combine.h"
+#include "attention_decode_bf16_d128_contig.h"
+#include "attention_decode_bf16_d128_paged.h"
+#include "attention_decode_bf16_d128_paged64.h"
+#define BF16_D128 1
+#endif
 
 typedef int (*contig_fn)(const void *, const void *, const void *, const void *, void *, int, int, int, int, int, int,
                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, void *);
@@ -40,21 +60,35 @@ typedef int64_t (*rows_fn)(int, int, int, int);
 typedef struct {
   int dt, D;
   contig_fn contig;
-  paged_fn paged;
+  paged_fn paged, paged64;
   combine_fn combine;
   rows_fn rows;
   const char *name;
 } Variant;
 
 #define V(dt, DT, d) \
-  {DT, d, attention_decode_##dt##_d##d##_contig, attention_decode_##dt##_d##d##_paged, \
+  {DT, d, attention_decode_##dt##_d##d##_contig, attention_decode_##dt##_d##d##_paged, attention_decode_##dt##_d##d##_paged64, \
    attention_decode_##dt##_d##d##_combine, attention_decode_##dt##_d##d##_contig_workspace_rows, #dt "_d" #d}
-static const Variant variants[] = {V(f16, F16, 64), V(f16, F16, 128), V(bf16, BF16, 64), V(bf16, BF16, 128)};
+static const Variant variants[] = {
+#ifdef F16_D64
+    V(f16, F16, 64),
+#endif
+#ifdef F16_D128
+    V(f16, F16, 128),
+#endif
+#ifdef BF16_D64
+    V(bf16, BF16, 64),
+#endif
+#ifdef BF16_D128
+    V(bf16, BF16, 128),
+#endif
+};
 
 typedef struct {
   int B, Sq, Hq, Hkv, Smax;   /* contig: the cache's rows; paged: MP * PS */
   int PS;                     /* 0: contiguous */
   int bad_pages;              /* paged: a -1 and an id past the cache inside sequence 0 */
+  int wide;                   /* paged: the paged64 launcher (PS a multiple of 64) */
 } Case;
 
 /* The reference of one case into O [B, Sq, Hq, D] and LSE [B, Hq, Sq];
@@ -116,6 +150,7 @@ static double kv_paged(int which, int b, int t, int h, int d) {
 
 /* Runs case c on variant v and compares. */
 static void run_case(const Variant *v, const Case *c, const char *what) {
+  paged_fn paged = c->wide ? v->paged64 : v->paged;
   int dt = v->dt, D = v->D, B = c->B, Sq = c->Sq, Hq = c->Hq, Hkv = c->Hkv;
   char name[160];
   snprintf(name, sizeof name, "attention_decode %s %s B=%d Sq=%d Hq=%d Hkv=%d S=%d%s", v->name, what, B, Sq, Hq, Hkv,
@@ -160,7 +195,7 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   int rc;
   /* a workspace one row short is refused */
   if (c->PS)
-    rc = v->paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows - 1, sq[0], sq[1], sq[2],
+    rc = paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows - 1, sq[0], sq[1], sq[2],
                   (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,
                   (float)scale, NULL);
   else
@@ -176,7 +211,7 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   snprintf(rname, sizeof rname, "%s: a short workspace is refused", name);
   status(rname, rc == 1 && untouched, why);
   if (c->PS)
-    rc = v->paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows, sq[0], sq[1], sq[2],
+    rc = paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows, sq[0], sq[1], sq[2],
                   (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,
                   (float)scale, NULL);
   else
@@ -209,24 +244,30 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
 
 int main(void) {
   static const Case contig[] = {
-      {1, 1, 4, 1, 300, 0, 0},    /* GQA 4:1, one program: 4 splits */
-      {2, 1, 2, 2, 200, 0, 0},    /* 1:1 */
-      {5, 4, 8, 2, 130, 0, 0},    /* GQA 4:1, Sq 4, ragged, a 0, one past the cache, one below Sq */
-      {4, 16, 4, 1, 97, 0, 0},    /* Sq 16 x 4 heads: one row block of 64 */
-      {1, 16, 8, 1, 150, 0, 0},   /* 128 rows: two row blocks */
+      {1, 1, 4, 1, 300, 0, 0, 0},    /* GQA 4:1, one program: 2 splits */
+      {2, 1, 2, 2, 200, 0, 0, 0},    /* 1:1 */
+      {5, 4, 8, 2, 130, 0, 0, 0},    /* GQA 4:1, Sq 4, ragged, a 0, one past the cache, one below Sq */
+      {4, 16, 4, 1, 97, 0, 0, 0},    /* Sq 16 x 4 heads: one row block of 64 */
+      {1, 16, 8, 1, 150, 0, 0, 0},   /* 128 rows: two row blocks, 1 split */
   };
   static const Case paged[] = {
-      {4, 1, 4, 1, 256, 16, 0},   /* page 16 */
-      {3, 4, 2, 2, 240, 48, 0},   /* page 48, 1:1 */
-      {1, 16, 4, 1, 192, 16, 1},  /* a -1 and a page past the cache inside the sequence */
+      {4, 1, 4, 1, 256, 16, 0, 0},   /* page 16 */
+      {3, 4, 2, 2, 240, 48, 0, 0},   /* page 48, 1:1 */
+      {1, 1, 4, 1, 384, 64, 0, 1},   /* paged64: page 64, 2 splits */
+      {2, 4, 8, 2, 384, 192, 0, 1},  /* paged64: page 192 */
+      {1, 16, 4, 1, 192, 16, 1, 0},  /* a -1 and a page past the cache inside the sequence */
+      {1, 1, 4, 1, 384, 64, 1, 1},   /* the same, paged64 */
   };
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     const Variant *v = &variants[i];
     for (size_t j = 0; j < sizeof contig / sizeof *contig; j++)
       if (v->D == 128 || j < 3) run_case(v, &contig[j], "contig");
     for (size_t j = 0; j < sizeof paged / sizeof *paged; j++)
-      if (v->D == 128 || j < 2) run_case(v, &paged[j], "paged");
+      if (v->D == 128 || j < 4) run_case(v, &paged[j], paged[j].wide ? "paged64" : "paged");
   }
-  printf("%s attention_decode: %d cases passed, %d failed\n", failures ? "FAIL" : "PASS", passes, failures);
+  size_t nv = sizeof variants / sizeof *variants;
+  if (nv == 0) printf("FAIL attention_decode: no variant's header found\n");
+  printf("%s attention_decode: %zu variants, %d cases passed, %d failed\n", failures || !nv ? "FAIL" : "PASS", nv,
+         passes, failures);
   return 0;
 }
