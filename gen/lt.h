@@ -102,6 +102,7 @@ struct Sym {
   Stmt *def;            /* S_LET / S_FRAG declaration */
   int nonneg;           /* scalar known to be >= 0 */
   int positive;         /* scalar parameter the launcher requires to be > 0 */
+  int device;           /* SYM_SCALAR k:sm_count: the launcher queries it (not a launcher parameter) */
   /* tensors */
   int trank;
   Expr *dims[LT_MAXRANK];
@@ -290,6 +291,17 @@ typedef struct Require {
   struct Require *next;
 } Require;
 
+/* A function of the sizes exported beside the launcher (k:export):
+** `int64_t <launcher>_<name>(sizes and scalars it reads)`, which returns
+** value, e.g. the workspace a call needs. */
+typedef struct Export {
+  const char *name;
+  Expr *value;          /* host-evaluable (ltI_host_expr) */
+  const char *text;     /* the kernel file's words for it */
+  int line;
+  struct Export *next;
+} Export;
+
 /* A tensor map of a warp-specialized kernel (plan.c): the launcher encodes
 ** one for each tensor and box its TMA copies read (templates/cuda_tma.h),
 ** and passes it as a kernel parameter (const __grid_constant__ CUtensorMap). */
@@ -344,6 +356,8 @@ typedef struct Kernel {
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */
+  Export *exports;      /* k:export, in the order written */
+  Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
 } Kernel;
 

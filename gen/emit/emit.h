@@ -123,6 +123,8 @@ const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 void ltE_launcher(E *e, Sym **ps, int n);
+const char *ltE_export_proto(E *e, const Export *x, Sym **ps, int n);
+void ltE_exports(E *e, Sym **ps, int n);
 /* A launcher precondition: the condition the arguments must meet (a host
 ** expression) and what it protects, in words. */
 typedef struct Precond { Expr *holds; const char *why; } Precond;

@@ -27,10 +27,11 @@ wait
 # (BAD(fn) for a name outside the ABI); none at all is one SKIP or FAIL line of attention.c
 {
   [ -f dsl/kernels/attention.lua ] && echo "#define ATTN_KERNEL_FILE 1"
-  for h in out/c/attention_*.h; do [ -e "$h" ] && echo "#include \"$(basename "$h")\""; done
+  for h in out/c/attention_*.h; do [ -e "$h" ] && [[ $h != */attention_decode_* ]] && echo "#include \"$(basename "$h")\""; done
   echo "#define ATTN_LIST \\"
   for h in out/c/attention_*.h; do
     [ -e "$h" ] || continue
+    [[ $h == */attention_decode_* ]] && continue   # attention_decode.c's
     n=$(basename "$h" .h)
     k=bad cap=
     if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$ ]]; then
@@ -47,7 +48,8 @@ wait
   echo ""
 } > $b/attention_list.h
 others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
-attns=$(ls $b/*.o | grep '/attention_')
+attns=$(ls $b/*.o | grep '/attention_' | grep -v '/attention_decode_')
+decodes=$(ls $b/*.o | grep '/attention_decode_')
 mms=$(ls $b/*.o | grep '/matmul_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
@@ -64,6 +66,15 @@ else
   abi=$(grep -oE '^ *[0-9]+ \| +[A-Z_]+\(attention_[a-z0-9_]+' $b/attention_build.log | sed 's/.*(//' | sort -u | tr '\n' ' ')
   if [ -n "$abi" ]; then echo "FAIL cpu attention build: not the ABI's prototype (docs/attention.md): $abi"
   else echo "FAIL cpu attention build: $(grep -m1 'error' $b/attention_build.log | cut -c1-300)"; fi
+fi
+# attention_decode: split-KV decode and its combine against a float64 reference (attention_decode.c)
+if [ -z "$decodes" ]; then
+  echo "FAIL cpu attention_decode: no out/c/attention_decode_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_decode.c $decodes -lm -o $b/attention_decode \
+     2>$b/attention_decode_build.log; then
+  $b/attention_decode || echo "FAIL cpu attention_decode: crashed (status $?)"
+else
+  echo "FAIL cpu attention_decode build: $(grep -m1 error $b/attention_decode_build.log | cut -c1-300)"
 fi
 # examples/attention, built against out/c the way its README says, checks its own result
 if [ -f out/c/attention_bf16_d128.h ]; then
