@@ -223,12 +223,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: input / sqrt(mean(input^2) + eps) * weight over the
     last dims (normalized_shape), f32 inside.  eps None: torch.finfo(dtype).eps.
     Backward: torch ops in f32 (luatile has no RMSNorm backward kernel)."""
-    if direct_calls and not _compiling() and weight is not None and type(input) in _PLAIN_TYPES:
-        e = _EPS.get(input.dtype) if eps is None else float(eps)
-        if e is not None:
-            y = _kernels.rows_fast("rmsnorm", input, normalized_shape, weight, None, e, True)
-            if y is not None:
-                return y
+    if direct_calls and not _compiling() and weight is not None:
+        y = _kernels.rows_fast("rmsnorm", input, normalized_shape, weight, None, eps, True)
+        if y is not None:
+            return y
     C = _simple_norm(input, normalized_shape, (weight,))
     if C is None:
         x, C, back = _flatten_normalized("rms_norm", input, normalized_shape, (("weight", weight),))
@@ -246,7 +244,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """torch.nn.functional.layer_norm over the last dims, f32 inside.
     Backward: torch ops in f32 (luatile has no LayerNorm backward kernel)."""
     if direct_calls and not _compiling() and weight is not None and bias is not None:
-        y = _kernels.rows_fast("layernorm", input, normalized_shape, weight, bias, float(eps), True)
+        y = _kernels.rows_fast("layernorm", input, normalized_shape, weight, bias, eps, True)
         if y is not None:
             return y
     C = _simple_norm(input, normalized_shape, (weight, bias))
