@@ -274,46 +274,93 @@ def check_cases(cases):
     result(ok, "overhead cases checked before timing")
 
 
-def overhead(label=""):
-    """The per-call overhead table; returns the worst entry point's time above its kernel."""
+def _configs():
+    """The ways of calling measured, as (name, setup): the C fast calls (the package's default where
+    the library has a call module), the Python fast calls through the call module, and the Python
+    fast calls through ctypes; those this package and library have."""
+    K = luatile._kernels
+    path = luatile.library(torch.device("cuda")).path
+
+    def load(no_calls, use_c):
+        def setup():
+            os.environ["LUATILE_NO_CALLS"] = no_calls
+            luatile.load_library(path)
+            if hasattr(K, "bind_fast"):
+                K.bind_fast(use_c=use_c)
+        return setup
+    configs = []
+    has_calls = hasattr(luatile.Library, "ctypes_fn") and luatile.library(torch.device("cuda")).calls is not None
+    if has_calls and hasattr(K, "bind_fast"):
+        configs.append(("C fast calls (python/luatile/_fast.c), launchers through the call module", load("0", True)))
+    if has_calls:
+        configs.append(("Python fast calls (_kernels.*_fast), launchers through the call module", load("0", False)))
+    configs.append(("Python fast calls, launchers through ctypes (LUATILE_NO_CALLS=1)", load("1", False)))
+    return configs
+
+
+def overhead(label="", rounds=5, n=1000):
+    """The per-call overhead tables, one for each way of calling (_configs), measured in
+    turns: rounds rounds, each timing n calls of every case in every way and of torch's
+    ops, each number the best of its rounds (a slower spell of the machine then weighs
+    on all alike).  Returns the worst entry point's time above its kernel in the first way."""
     cases = overhead_cases()
-    lib = luatile.library(torch.device("cuda"))
-    fast = getattr(luatile._kernels, "fast_module", None)
-    say("")
-    say(f"per-call overhead{label} (us a call; wall = the best of 5 x 2000 eager calls, cpu = this thread's CPU time "
-        "over them, kernel = 200 calls replayed from a CUDA graph; over = wall - kernel)")
-    say(f"# {lib}; fast calls: {'C (' + fast.__name__ + ')' if fast is not None else 'Python'}")
-    say(f"{'op':34} {'kernel':>7} {'luatile':>8} {'over':>6} {'cpu':>6} {'via op':>7} {'over':>6} {'cpu':>6} "
-        f"{'torch':>7} {'tkern':>7} {'over':>6} {'cpu':>6}")
-    worst = 0.0
-    for name, friendly, ref, _ in cases:
-        k = kernel_per_call(friendly)
-        wf, cf = wall_per_call(friendly)
-        luatile.direct_calls = False
-        try:
-            wo, co = wall_per_call(friendly)
-        finally:
-            luatile.direct_calls = True
-        if ref is not None:
-            tk, (tw, tc) = kernel_per_call(ref), wall_per_call(ref)
-            tcols = f"{tw:7.1f} {tk:7.1f} {tw - tk:6.1f} {tc:6.1f}"
-        else:
-            tcols = f"{'-':>7} {'-':>7} {'-':>6} {'-':>6}"
-        worst = max(worst, wf - k)
-        say(f"{name:34} {k:7.1f} {wf:8.1f} {wf - k:6.1f} {cf:6.1f} {wo:7.1f} {wo - k:6.1f} {co:6.1f} {tcols}")
+    configs = _configs()
+    kernels = [kernel_per_call(friendly) for _, friendly, _, _ in cases]
+    tkernels = [kernel_per_call(ref) if ref is not None else None for _, _, ref, _ in cases]
+    best = {}
+
+    def keep(key, wc):
+        best[key] = min(best.get(key, (math.inf, math.inf)), wc)
+
     x = torch.randn(16, 1024, device="cuda").to(torch.bfloat16)
     w = x[0].clone()
     y = torch.empty_like(x)
     px, pw, py = x.data_ptr(), w.data_ptr(), y.data_ptr()
     st = torch.cuda.current_stream().cuda_stream
-    for how, f in [("", lib.fn("rmsnorm_bf16"))] + (
-            [(", ctypes", lib.ctypes_fn("rmsnorm_bf16"))] if hasattr(lib, "ctypes_fn") else []):
-        raw, rawc = wall_per_call(lambda: f(px, pw, py, 16, 1024, 1e-6, st))
-        k = kernel_per_call(lambda: f(px, pw, py, 16, 1024, 1e-6, torch.cuda.current_stream().cuda_stream))
-        say(f"{'rmsnorm_bf16 launcher alone' + how:34} {k:7.1f} {raw:8.1f} {raw - k:6.1f} {rawc:6.1f}")
+    for _ in range(rounds):
+        for ci, (_, setup) in enumerate(configs):
+            setup()
+            for i, (_, friendly, _, _) in enumerate(cases):
+                keep((ci, i, "entry"), wall_per_call(friendly, n, 1))
+                luatile.direct_calls = False
+                try:
+                    keep((ci, i, "op"), wall_per_call(friendly, n, 1))
+                finally:
+                    luatile.direct_calls = True
+            lib = luatile.library(torch.device("cuda"))
+            keep((ci, "launcher"), wall_per_call(lambda: lib.fn("rmsnorm_bf16")(px, pw, py, 16, 1024, 1e-6, st), n, 1))
+        for i, (_, _, ref, _) in enumerate(cases):
+            if ref is not None:
+                keep(("torch", i), wall_per_call(ref, n, 1))
+    k_launcher = kernel_per_call(lambda: luatile.library(torch.device("cuda")).fn("rmsnorm_bf16")(
+        px, pw, py, 16, 1024, 1e-6, torch.cuda.current_stream().cuda_stream))
+    worst = None
+    for ci, (how, _) in enumerate(configs):
+        say("")
+        say(f"per-call overhead{label}, {how} (us a call; wall = the best of {rounds} rounds of {n} eager calls, "
+            "the ways of calling and torch's ops in turns; cpu = this thread's CPU time over them; kernel = 200 "
+            "calls replayed from a CUDA graph; over = wall - kernel)")
+        say(f"{'op':34} {'kernel':>7} {'luatile':>8} {'over':>6} {'cpu':>6} {'via op':>7} {'over':>6} {'cpu':>6} "
+            f"{'torch':>7} {'tkern':>7} {'over':>6} {'cpu':>6}")
+        w_ = 0.0
+        for i, (name, _, ref, _) in enumerate(cases):
+            k = kernels[i]
+            (wf, cf), (wo, co) = best[(ci, i, "entry")], best[(ci, i, "op")]
+            if ref is not None:
+                tw, tc = best[("torch", i)]
+                tcols = f"{tw:7.1f} {tkernels[i]:7.1f} {tw - tkernels[i]:6.1f} {tc:6.1f}"
+            else:
+                tcols = f"{'-':>7} {'-':>7} {'-':>6} {'-':>6}"
+            w_ = max(w_, wf - k)
+            say(f"{name:34} {k:7.1f} {wf:8.1f} {wf - k:6.1f} {cf:6.1f} {wo:7.1f} {wo - k:6.1f} {co:6.1f} {tcols}")
+        raw, rawc = best[(ci, "launcher")]
+        say(f"{'rmsnorm_bf16 launcher alone':34} {k_launcher:7.1f} {raw:8.1f} {raw - k_launcher:6.1f} {rawc:6.1f}")
+        if worst is None:
+            worst = w_
     say("(luatile: the entry point in eager inference, which calls the kernel directly; via op: the same through")
     say(" the operator, as under autograd (luatile.direct_calls = False); torch: torch's own op, tkern its kernels'")
     say(" time; inputs need no grad; launcher alone: the launcher called with its arguments ready)")
+    configs[0][1]()   # back to the first way
     return worst
 
 
@@ -325,9 +372,14 @@ def micro_costs():
     w = x[0].clone()
     q = torch.randn(1, 8, 128, 64, device="cuda").to(bf)
     f32 = torch.float32
+    lse0 = torch.empty(0, device="cuda")
     pieces = [
         ("torch.empty_like(x)", lambda: torch.empty_like(x)),
+        ("x.new_empty((16, 1024))", lambda: x.new_empty((16, 1024))),
+        ("torch.empty((16, 1024), dtype=x.dtype, device=x.device)",
+         lambda: torch.empty((16, 1024), dtype=x.dtype, device=x.device)),
         ("q.new_empty((1, 8, 128), dtype=float32)", lambda: q.new_empty((1, 8, 128), dtype=f32)),
+        ("f32.new_empty((1, 8, 128))", lambda: lse0.new_empty((1, 8, 128))),
         ("x.shape", lambda: x.shape), ("x.stride()", lambda: x.stride()), ("x.dtype", lambda: x.dtype),
         ("x.is_cuda", lambda: x.is_cuda), ("x.get_device()", lambda: x.get_device()),
         ("x.data_ptr()", lambda: x.data_ptr()), ("torch.is_grad_enabled()", torch.is_grad_enabled),
@@ -383,17 +435,6 @@ def main(argv):
             say(f"# worst entry point: {worst:.1f} us above its kernel{label}")
         else:
             result(worst < 10.0, f"per-call overhead under 10 us above the kernel{label}", f"worst {worst:.1f} us")
-        K = luatile._kernels
-        if getattr(K, "fast_module", None) is not None:   # the same with the Python fast calls
-            K.bind_fast(use_c=False)
-            overhead(label + ", Python fast calls (_kernels.*_fast), launchers through the call module")
-        if hasattr(luatile.Library, "ctypes_fn") and luatile.library(torch.device("cuda")).calls is not None:
-            os.environ["LUATILE_NO_CALLS"] = "1"   # the same through ctypes
-            luatile.load_library(luatile.library(torch.device("cuda")).path)
-            overhead(label + ", Python fast calls, launchers through ctypes (LUATILE_NO_CALLS=1)")
-        if "--pkg" not in argv:
-            os.environ["LUATILE_NO_CALLS"] = "0"
-            luatile.load_library(luatile.library(torch.device("cuda")).path)
             micro_costs()
         with open(os.path.join(out, "torch_overhead.txt"), "a") as f:
             f.write("\n".join(LOG) + "\n")

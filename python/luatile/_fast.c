@@ -25,6 +25,7 @@
  */
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #define LT_MAXDIM 8
@@ -59,14 +60,37 @@ typedef struct {
   int64_t size[LT_MAXDIM], stride[LT_MAXDIM];
 } lt_tensor;
 
-/* The torch objects of fast_setup, and interned attribute names. */
+/* The tensor attributes and methods read: their names, and (where fast_setup found them to be
+   the same C descriptor on Tensor and Parameter) the descriptor, called without a lookup. */
+enum { LT_LAYOUT, LT_DTYPE, LT_REQUIRES_GRAD, LT_SHAPE, LT_IS_CUDA, LT_IS_CPU, LT_NATTR };
+enum { LT_STRIDE, LT_GET_DEVICE, LT_DATA_PTR, LT_NMETH };
+static const char *const lt_attr_names[LT_NATTR] = {"layout", "dtype", "requires_grad", "shape", "is_cuda", "is_cpu"};
+static const char *const lt_meth_names[LT_NMETH] = {"stride", "get_device", "data_ptr"};
+#define LT_MAXDEV 64
+
+/* The torch objects of fast_setup, names, and an empty f32 tensor a device (for new_empty). */
 static struct {
   int ready;
   PyObject *tensor, *parameter, *strided, *dtype[LT_NDT];
   PyObject *grad_enabled, *modes[4], *cur_device, *cur_stream, *empty_like, *resolve;
-  PyObject *s_layout, *s_dtype, *s_requires_grad, *s_shape, *s_stride, *s_is_cuda, *s_is_cpu, *s_get_device;
-  PyObject *s_data_ptr, *s_new_empty, *s_fail, *kw_dtype;
+  PyObject *attr_name[LT_NATTR], *attr_descr[LT_NATTR], *meth_name[LT_NMETH], *meth_descr[LT_NMETH];
+  PyObject *s_new_empty, *s_fail, *kw_dtype;
+  PyObject *f32_like[LT_MAXDEV + 1];   /* [0]: CPU, [1 + i]: CUDA device i */
 } lt_S;
+
+/* Attribute a (LT_LAYOUT ...) of tensor o (a new reference, or NULL with an error). */
+static PyObject *lt_get(PyObject *o, int a)
+{
+  PyObject *d = lt_S.attr_descr[a];
+  return d ? Py_TYPE(d)->tp_descr_get(d, o, (PyObject *)Py_TYPE(o)) : PyObject_GetAttr(o, lt_S.attr_name[a]);
+}
+
+/* Method m (LT_STRIDE ...) of tensor o called with no arguments (a new reference, or NULL). */
+static PyObject *lt_call(PyObject *o, int m)
+{
+  PyObject *d = lt_S.meth_descr[m];
+  return d ? PyObject_Vectorcall(d, &o, 1, NULL) : PyObject_CallMethodNoArgs(o, lt_S.meth_name[m]);
+}
 
 /* A launcher of the table: state 0 not looked up, 1 usable, 2 not usable (absent, or another prototype). */
 typedef struct {
@@ -111,10 +135,10 @@ static int lt_ints(PyObject *o, int64_t *v, int n)
   return 1;
 }
 
-/* Whether attribute `name` of o is True: 1, 0, or -1 with an error. */
-static int lt_flag(PyObject *o, PyObject *name)
+/* Whether attribute a of o is True: 1, 0, or -1 with an error. */
+static int lt_flag(PyObject *o, int a)
 {
-  PyObject *v = PyObject_GetAttr(o, name);
+  PyObject *v = lt_get(o, a);
   if (v == NULL) return -1;
   int r = v == Py_True;
   Py_DECREF(v);
@@ -129,31 +153,31 @@ static int lt_read(PyObject *o, int grad, lt_tensor *t)
   PyObject *v;
   int r;
   if ((PyObject *)Py_TYPE(o) != lt_S.tensor && (PyObject *)Py_TYPE(o) != lt_S.parameter) return 0;
-  if ((v = PyObject_GetAttr(o, lt_S.s_layout)) == NULL) return -1;
+  if ((v = lt_get(o, LT_LAYOUT)) == NULL) return -1;
   r = v == lt_S.strided;
   Py_DECREF(v);
   if (!r) return 0;
-  if ((v = PyObject_GetAttr(o, lt_S.s_dtype)) == NULL) return -1;
+  if ((v = lt_get(o, LT_DTYPE)) == NULL) return -1;
   for (t->dt = 0; t->dt < LT_NDT && v != lt_S.dtype[t->dt]; ++t->dt) {}
   Py_DECREF(v);
   if (t->dt == LT_NDT) return 0;
-  if (grad && (r = lt_flag(o, lt_S.s_requires_grad)) != 0) return r < 0 ? -1 : 0;
-  if ((v = PyObject_GetAttr(o, lt_S.s_shape)) == NULL) return -1;
+  if (grad && (r = lt_flag(o, LT_REQUIRES_GRAD)) != 0) return r < 0 ? -1 : 0;
+  if ((v = lt_get(o, LT_SHAPE)) == NULL) return -1;
   if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) > LT_MAXDIM) {
     Py_DECREF(v);
     return 0;
   }
   t->ndim = (int)PyTuple_GET_SIZE(v);
   if ((r = lt_ints(v, t->size, t->ndim)) <= 0) return r;
-  if ((r = lt_ints(PyObject_CallMethodNoArgs(o, lt_S.s_stride), t->stride, t->ndim)) <= 0) return r;
-  if ((r = lt_flag(o, lt_S.s_is_cuda)) < 0) return -1;
+  if ((r = lt_ints(lt_call(o, LT_STRIDE), t->stride, t->ndim)) <= 0) return r;
+  if ((r = lt_flag(o, LT_IS_CUDA)) < 0) return -1;
   if (r) {
     int64_t d;
-    if (lt_i64_of(PyObject_CallMethodNoArgs(o, lt_S.s_get_device), &d) < 0) return -1;
+    if (lt_i64_of(lt_call(o, LT_GET_DEVICE), &d) < 0) return -1;
     t->dev = (int)d;
     return d >= 0;
   }
-  if ((r = lt_flag(o, lt_S.s_is_cpu)) <= 0) return r;
+  if ((r = lt_flag(o, LT_IS_CPU)) <= 0) return r;
   t->dev = -1;
   return 1;
 }
@@ -233,8 +257,9 @@ static int lt_stream(const lt_tensor *t, void **stream)
 }
 
 /* The launcher of table slot `slot` for tensors on device kind `kind` (0 CPU, 1
-   CUDA): `name`, of prototype `sig`.  1 with *out set, 0 (none: fall back), -1 on an error. */
-static int lt_launcher(int kind, int slot, const char *name, const char *sig, lt_slot **out)
+   CUDA), of prototype `sig`, named by printf format fmt and what follows (made
+   only when the slot is looked up).  1 with *out set, 0 (none: fall back), -1 on an error. */
+static int lt_launcher(int kind, int slot, const char *sig, lt_slot **out, const char *fmt, ...)
 {
   lt_slot *s = &lt_slots[kind][slot];
   if (s->state == 1) {
@@ -242,6 +267,11 @@ static int lt_launcher(int kind, int slot, const char *name, const char *sig, lt
     return 1;
   }
   if (s->state == 2) return 0;
+  char name[64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof name, fmt, ap);
+  va_end(ap);
   PyObject *r = PyObject_CallFunction(lt_S.resolve, "ss", kind ? "cuda" : "cpu", name);
   if (r == NULL) return -1;
   if (r == Py_None) {   /* no library for the kind yet: the general path loads it */
@@ -299,11 +329,32 @@ static PyObject *lt_fail(PyObject *owner, PyObject *name, int rc)
 /* data_ptr() of tensor o (NULL with an error set where it fails). */
 static void *lt_data_ptr(PyObject *o)
 {
-  PyObject *v = PyObject_CallMethodNoArgs(o, lt_S.s_data_ptr);
+  PyObject *v = lt_call(o, LT_DATA_PTR);
   if (v == NULL) return NULL;
   void *p = PyLong_AsVoidPtr(v);
   Py_DECREF(v);
   return p;
+}
+
+/* A new f32 tensor of shape shp on device dev (-1: CPU) of tensor like: new_empty(shp) of
+   the device's empty f32 tensor (made once by like.new_empty((0,), dtype=float32): keyword
+   arguments cost torch's argument parser more than the call without them). */
+static PyObject *lt_new_f32(PyObject *like, int dev, PyObject *shp)
+{
+  PyObject *call[3] = {like, NULL, lt_S.dtype[LT_F32]};
+  if (dev + 1 > LT_MAXDEV) {
+    call[1] = shp;
+    return PyObject_VectorcallMethod(lt_S.s_new_empty, call, 2, lt_S.kw_dtype);
+  }
+  PyObject **t = &lt_S.f32_like[dev + 1];
+  if (*t == NULL) {
+    if ((call[1] = Py_BuildValue("(i)", 0)) == NULL) return NULL;
+    PyObject *e = PyObject_VectorcallMethod(lt_S.s_new_empty, call, 2, lt_S.kw_dtype);
+    Py_DECREF(call[1]);
+    if (e == NULL) return NULL;
+    if (*t == NULL) *t = e; else Py_DECREF(e);
+  }
+  return PyObject_CallMethodOneArg(*t, lt_S.s_new_empty, shp);
 }
 
 /* A tuple of the n ints of v (a new reference, or NULL). */
@@ -410,10 +461,9 @@ static PyObject *lt_rows_fast(PyObject *self, PyObject *const *args, Py_ssize_t 
   }
   void *stream;
   LT_TRY(lt_stream(&t, &stream));
-  char name[64];
   lt_slot *s;
-  snprintf(name, sizeof name, "%s_%s", kernels[k], lt_dt_name[t.dt]);
-  LT_TRY(lt_launcher(t.dev >= 0, LT_SLOT_ROWS + k * LT_NDT + t.dt, name, sigs[k], &s));
+  LT_TRY(lt_launcher(t.dev >= 0, LT_SLOT_ROWS + k * LT_NDT + t.dt, sigs[k], &s, "%s_%s", kernels[k],
+                     lt_dt_name[t.dt]));
   void *px = lt_data_ptr(x), *pw = NULL, *pb = NULL;
   if (px == NULL && PyErr_Occurred()) return NULL;
   if (nparams[k] >= 1 && (pw = lt_data_ptr(w)) == NULL && PyErr_Occurred()) return NULL;
@@ -475,10 +525,8 @@ static PyObject *lt_add_fast(PyObject *self, PyObject *const *args, Py_ssize_t n
   }
   void *stream;
   LT_TRY(lt_stream(&x, &stream));
-  char name[64];
   lt_slot *s;
-  snprintf(name, sizeof name, "add_%s", lt_dt_name[x.dt]);
-  LT_TRY(lt_launcher(x.dev >= 0, LT_SLOT_ADD + x.dt, name, "PPPIP", &s));
+  LT_TRY(lt_launcher(x.dev >= 0, LT_SLOT_ADD + x.dt, "PPPIP", &s, "add_%s", lt_dt_name[x.dt]));
   void *px = lt_data_ptr(args[0]), *py;
   if (px == NULL && PyErr_Occurred()) return NULL;
   if ((py = lt_data_ptr(args[1])) == NULL && PyErr_Occurred()) return NULL;
@@ -577,12 +625,11 @@ static PyObject *lt_matmul_fast(PyObject *self, PyObject *const *args, Py_ssize_
   }
   void *stream;
   LT_TRY(lt_stream(&a, &stream));
-  char name[64];
   lt_slot *s;
   int lay = (la == 't') * 2 + (lb == 't');
-  snprintf(name, sizeof name, "matmul_%s_%s_%c%c", lt_dt_name[a.dt], epis[e], la, lb);
-  LT_TRY(lt_launcher(a.dev >= 0, LT_SLOT_MATMUL + (e * 4 + lay) * LT_NDT + a.dt, name,
-                     e ? "PPPPPIIIILLLLLLFFP" : "PPPPIIIILLLLLLFFP", &s));
+  LT_TRY(lt_launcher(a.dev >= 0, LT_SLOT_MATMUL + (e * 4 + lay) * LT_NDT + a.dt,
+                     e ? "PPPPPIIIILLLLLLFFP" : "PPPPIIIILLLLLLFFP", &s, "matmul_%s_%s_%c%c", lt_dt_name[a.dt],
+                     epis[e], la, lb));
   void *pa = lt_data_ptr(args[0]), *pb, *pbias = NULL;
   if (pa == NULL && PyErr_Occurred()) return NULL;
   if ((pb = lt_data_ptr(args[1])) == NULL && PyErr_Occurred()) return NULL;
@@ -662,11 +709,10 @@ static PyObject *lt_attention_fast(PyObject *self, PyObject *const *args, Py_ssi
   void *stream;
   LT_TRY(lt_stream(&q, &stream));
   int cap = softcap > 0;
-  char name[64];
   lt_slot *s;
-  snprintf(name, sizeof name, "attention_%s_d%d%s", lt_dt_name[q.dt], (int)D, cap ? "_softcap" : "");
-  LT_TRY(lt_launcher(q.dev >= 0, LT_SLOT_ATTN + (di * 2 + cap) * 2 + (q.dt == LT_BF16), name,
-                     cap ? "PPPPPIIIIILLLLLLLLLLLLFFIIP" : "PPPPPIIIIILLLLLLLLLLLLFIIP", &s));
+  LT_TRY(lt_launcher(q.dev >= 0, LT_SLOT_ATTN + (di * 2 + cap) * 2 + (q.dt == LT_BF16),
+                     cap ? "PPPPPIIIIILLLLLLLLLLLLFFIIP" : "PPPPPIIIIILLLLLLLLLLLLFIIP", &s, "attention_%s_d%d%s",
+                     lt_dt_name[q.dt], (int)D, cap ? "_softcap" : ""));
   void *pq = lt_data_ptr(args[0]), *pk, *pv;
   if (pq == NULL && PyErr_Occurred()) return NULL;
   if ((pk = lt_data_ptr(args[1])) == NULL && PyErr_Occurred()) return NULL;
@@ -684,8 +730,7 @@ static PyObject *lt_attention_fast(PyObject *self, PyObject *const *args, Py_ssi
     Py_DECREF(o);
     return NULL;
   }
-  PyObject *call[3] = {args[0], shp, lt_S.dtype[LT_F32]};
-  lse = PyObject_VectorcallMethod(lt_S.s_new_empty, call, 2, lt_S.kw_dtype);   /* q.new_empty(shp, dtype=f32) */
+  lse = lt_new_f32(args[0], q.dev, shp);
   Py_DECREF(shp);
   void *po = NULL, *plse = NULL;
   if (lse == NULL || ((po = lt_data_ptr(o)) == NULL && PyErr_Occurred()) || ((plse = lt_data_ptr(lse)) == NULL && PyErr_Occurred())) {
@@ -759,17 +804,35 @@ static PyObject *lt_fast_setup(PyObject *self, PyObject *args)
     Py_INCREF(o[i]);
     Py_XSETREF(*dst[i], o[i]);
   }
-  if (lt_S.s_layout == NULL) {
-    struct { PyObject **p; const char *s; } names[] = {
-      {&lt_S.s_layout, "layout"}, {&lt_S.s_dtype, "dtype"}, {&lt_S.s_requires_grad, "requires_grad"},
-      {&lt_S.s_shape, "shape"}, {&lt_S.s_stride, "stride"}, {&lt_S.s_is_cuda, "is_cuda"}, {&lt_S.s_is_cpu, "is_cpu"},
-      {&lt_S.s_get_device, "get_device"}, {&lt_S.s_data_ptr, "data_ptr"}, {&lt_S.s_new_empty, "new_empty"},
-      {&lt_S.s_fail, "fail"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-      if ((*names[i].p = PyUnicode_InternFromString(names[i].s)) == NULL) return NULL;
-    if ((lt_S.kw_dtype = Py_BuildValue("(s)", "dtype")) == NULL) return NULL;
+  if (lt_S.s_new_empty == NULL) {
+    for (int i = 0; i < LT_NATTR; ++i)
+      if ((lt_S.attr_name[i] = PyUnicode_InternFromString(lt_attr_names[i])) == NULL) return NULL;
+    for (int i = 0; i < LT_NMETH; ++i)
+      if ((lt_S.meth_name[i] = PyUnicode_InternFromString(lt_meth_names[i])) == NULL) return NULL;
+    if ((lt_S.s_new_empty = PyUnicode_InternFromString("new_empty")) == NULL ||
+        (lt_S.s_fail = PyUnicode_InternFromString("fail")) == NULL ||
+        (lt_S.kw_dtype = Py_BuildValue("(s)", "dtype")) == NULL)
+      return NULL;
   }
+  for (int i = 0; i < LT_NATTR + LT_NMETH; ++i) {
+    PyObject *name = i < LT_NATTR ? lt_S.attr_name[i] : lt_S.meth_name[i - LT_NATTR];
+    PyObject **descr = i < LT_NATTR ? &lt_S.attr_descr[i] : &lt_S.meth_descr[i - LT_NATTR];
+    PyTypeObject *want = i < LT_NATTR ? &PyGetSetDescr_Type : &PyMethodDescr_Type;
+    PyObject *d = PyObject_GetAttr(lt_S.tensor, name), *p = PyObject_GetAttr(lt_S.parameter, name);
+    if (d == NULL || p == NULL) {
+      Py_XDECREF(d);
+      Py_XDECREF(p);
+      return NULL;
+    }
+    Py_CLEAR(*descr);
+    if (d == p && Py_IS_TYPE(d, want)) {
+      *descr = d;
+      Py_INCREF(d);
+    }
+    Py_DECREF(d);
+    Py_DECREF(p);
+  }
+  for (int i = 0; i <= LT_MAXDEV; ++i) Py_CLEAR(lt_S.f32_like[i]);
   lt_S.ready = 1;
   return lt_fast_reset(self, NULL);
 }
