@@ -298,7 +298,7 @@ def _configs():
     return configs
 
 
-def overhead(label="", rounds=5, n=1000):
+def overhead(label="", rounds=15, n=400):
     """The per-call overhead tables, one for each way of calling (_configs), measured in
     turns: rounds rounds, each timing n calls of every case in every way and of torch's
     ops, each number the best of its rounds (a slower spell of the machine then weighs
