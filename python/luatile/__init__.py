@@ -12,7 +12,9 @@ sources (nothing is built at import or call time):
     ./build.sh lib sm90a    build/lib/libluatile_sm90a.so  CUDA tensors on Hopper (sm80 elsewhere)
 
 (each with its call module for the Python at hand, through which the
-launchers are called; ctypes where there is none).
+launchers are called, and which holds the C fast calls: the checks and the
+launch of each op's common case in one C call, python/luatile/_fast.c;
+ctypes and the same checks in Python where there is none).
 
 On torch 2.4 and later each op is a torch.library custom op
 (torch.ops.luatile.attention, .matmul, .rms_norm, .layer_norm, .softmax,
