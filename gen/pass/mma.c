@@ -22,7 +22,7 @@
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
 ** a shared A, are then read by the tensor cores through descriptors.  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
-** other f32 operands, and targets without a matrix instruction, use plain
+** other f32 operands, fp8 operands (for now), and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
 ** XOR-swizzled in shared memory so ldmatrix reads them without bank
 ** conflicts.
@@ -304,6 +304,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   int n = collect(&k->body, sites, 0);
   MmaKind m = t->mma;
   if (k->gemm->shared_b->dt == DT_F32) m = k->gemm->tf32 && t->mma == MMA_SYNC ? MMA_TF32 : MMA_FMA;
+  if (ltI_is_fp8(k->gemm->shared_b->dt)) m = MMA_FMA;   /* fp8 operands: converted to f32 as they are read */
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     int nwarps = k->threads / t->warp;

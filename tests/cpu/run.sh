@@ -2,7 +2,8 @@
 # CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c,
 # matmul.c and attention.c and runs them (see each), then builds and runs
 # examples/attention against out/c, and checks the HIP target's bf16 rounding
-# (tests/cpu/bf16.c).  Prints PASS/FAIL/SKIP lines.
+# (tests/cpu/bf16.c) and the fp8 conversions (tests/cpu/fp8.c).  Prints
+# PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.."
 b=build/tests/cpu
 mkdir -p $b
@@ -115,4 +116,10 @@ elif cc -std=c11 -O2 -Wall -Wextra -I$b tests/cpu/bf16.c -lm -o $b/bf16 2>$b/bf1
   $b/bf16 || echo "FAIL cpu bf16: crashed (status $?)"
 else
   echo "FAIL cpu bf16 build: $(grep -m1 error $b/bf16_build.log | cut -c1-300)"
+fi
+# the fp8 conversions of templates/fp8.h against the formats' definitions (fp8.c says how)
+if cc -std=c11 -O2 -Wall -Wextra -Werror tests/cpu/fp8.c -lm -o $b/fp8 2>$b/fp8_build.log; then
+  $b/fp8 || echo "FAIL cpu fp8: crashed (status $?)"
+else
+  echo "FAIL cpu fp8 build: $(grep -m1 error $b/fp8_build.log | cut -c1-300)"
 fi
