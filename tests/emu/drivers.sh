@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tests/emu/drivers.sh: kernels checked by a C driver of their own, run as
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
-# the number types (docs/examples/types.lua, random_bits.lua) with their
-# drivers in tests/docs/drivers/, and dsl/kernels/bias_dropout_add.lua with
-# tests/cpu/dropout.c; each driver's outputs (those it writes to $LT_DUMP)
-# must be the same bytes as the c target's.  Built with AddressSanitizer and
+# the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
+# their drivers in tests/docs/drivers/, and dsl/kernels/bias_dropout_add.lua
+# and matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c; each
+# driver's outputs (those it writes to $LT_DUMP) must be the same bytes as
+# the c target's.  Built with AddressSanitizer and
 # UBSan's bounds checks when the compiler has them.
 # Prints PASS / FAIL / SKIP lines; run by tests/emu/run.sh.
 cd "$(dirname "$0")/../.."
@@ -31,7 +32,9 @@ build() {
 
 for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/random_bits.lua:tests/docs/drivers/random_bits.c \
-             dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c; do
+             docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
+             dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
+             dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua)
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
   for t in c $targets; do
