@@ -121,7 +121,7 @@ const char *ltE_paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_f
 void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
   int per_chunk = 16 / ltI_dtypes[sh->dt].bytes;
   int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
-  *shift = per_chunk == 8 ? 3 : 2;
+  *shift = per_chunk == 16 ? 4 : per_chunk == 8 ? 3 : 2;   /* log2(per_chunk): 1-, 2- or 4-byte elements */
   *mask = chunks >= 8 ? 7 : chunks - 1;
   *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
 }

@@ -119,6 +119,32 @@ LT_FN lt_fp8e4m3 lt_f32_to_fp8e4m3(float f) { return lt_f32_to_fp8(f, 3, 7, 0x7e
 LT_FN lt_fp8e5m2 lt_f32_to_fp8e5m2(float f) { return lt_f32_to_fp8(f, 2, 15, 0x7bu, -14); }
 #endif
 
+/* Two fp8 bytes (the first in the low byte) as an f16 pair, exactly (every
+** fp8 value is an f16 value): mma.sync's f16 operands of an fp8 gemm. */
+#if defined(__CUDACC__)
+LT_FN uint32_t lt_f16x2_of_fp8e4m3(uint16_t x) {
+  __half2_raw h = __nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)x, __NV_E4M3);
+  return (uint32_t)h.x | (uint32_t)h.y << 16;
+}
+#else
+/* e4m3 byte -> f16 bits: rebias (7 -> 15); a subnormal m * 2^-9 becomes an
+** f16 normal: its leading bit 2^p (p = 0, 1, 2) sets the exponent. */
+LT_FN uint32_t lt_fp8e4m3_f16_bits(uint32_t x) {
+  uint32_t s = (x & 0x80u) << 8, e = (x >> 3) & 15u, m = x & 7u;
+  if (e == 15u && m == 7u) return s | 0x7e00u;
+  if (e == 0u) {
+    if (m == 0u) return s;
+    uint32_t p = m >= 4u ? 2u : m >= 2u ? 1u : 0u;
+    return s | (p + 6u) << 10 | ((m << (3u - p)) & 7u) << 7;
+  }
+  return s | (e + 8u) << 10 | m << 7;
+}
+LT_FN uint32_t lt_f16x2_of_fp8e4m3(uint16_t x) {
+  return lt_fp8e4m3_f16_bits(x & 0xffu) | lt_fp8e4m3_f16_bits((uint32_t)x >> 8) << 16;
+}
+#endif
+LT_FN uint32_t lt_f16x2_of_fp8e5m2(uint16_t x) { return (x & 0xffu) << 8 | (uint32_t)(x >> 8) << 24; }
+
 /* f32 rounded to fp8 and back: x:cast("fp8e4m3") in registers. */
 LT_FN float lt_round_fp8e4m3(float x) { return lt_fp8e4m3_to_f32(lt_f32_to_fp8e4m3(x)); }
 LT_FN float lt_round_fp8e5m2(float x) { return lt_fp8e5m2_to_f32(lt_f32_to_fp8e5m2(x)); }

@@ -180,6 +180,32 @@ LT_FN lt_fp8e4m3 lt_f32_to_fp8e4m3(float f) { return lt_f32_to_fp8(f, 3, 7, 0x7e
 LT_FN lt_fp8e5m2 lt_f32_to_fp8e5m2(float f) { return lt_f32_to_fp8(f, 2, 15, 0x7bu, -14); }
 #endif
 
+/* Two fp8 bytes (the first in the low byte) as an f16 pair, exactly (every
+** fp8 value is an f16 value): mma.sync's f16 operands of an fp8 gemm. */
+#if defined(__CUDACC__)
+LT_FN uint32_t lt_f16x2_of_fp8e4m3(uint16_t x) {
+  __half2_raw h = __nv_cvt_fp8x2_to_halfraw2((__nv_fp8x2_storage_t)x, __NV_E4M3);
+  return (uint32_t)h.x | (uint32_t)h.y << 16;
+}
+#else
+/* e4m3 byte -> f16 bits: rebias (7 -> 15); a subnormal m * 2^-9 becomes an
+** f16 normal: its leading bit 2^p (p = 0, 1, 2) sets the exponent. */
+LT_FN uint32_t lt_fp8e4m3_f16_bits(uint32_t x) {
+  uint32_t s = (x & 0x80u) << 8, e = (x >> 3) & 15u, m = x & 7u;
+  if (e == 15u && m == 7u) return s | 0x7e00u;
+  if (e == 0u) {
+    if (m == 0u) return s;
+    uint32_t p = m >= 4u ? 2u : m >= 2u ? 1u : 0u;
+    return s | (p + 6u) << 10 | ((m << (3u - p)) & 7u) << 7;
+  }
+  return s | (e + 8u) << 10 | m << 7;
+}
+LT_FN uint32_t lt_f16x2_of_fp8e4m3(uint16_t x) {
+  return lt_fp8e4m3_f16_bits(x & 0xffu) | lt_fp8e4m3_f16_bits((uint32_t)x >> 8) << 16;
+}
+#endif
+LT_FN uint32_t lt_f16x2_of_fp8e5m2(uint16_t x) { return (x & 0xffu) << 8 | (uint32_t)(x >> 8) << 24; }
+
 /* f32 rounded to fp8 and back: x:cast("fp8e4m3") in registers. */
 LT_FN float lt_round_fp8e4m3(float x) { return lt_fp8e4m3_to_f32(lt_f32_to_fp8e4m3(x)); }
 LT_FN float lt_round_fp8e5m2(float x) { return lt_fp8e5m2_to_f32(lt_f32_to_fp8e5m2(x)); }
@@ -188,10 +214,17 @@ LT_FN float lt_round_fp8e5m2(float x) { return lt_fp8e5m2_to_f32(lt_f32_to_fp8e5
 __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const float *__restrict__ scale_a, const float *__restrict__ scale_b, int M, int K, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 64 * 16;
+  const int warp_col = tid / 32 % 2 * 32;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
   const int pid = blockIdx.x;
+  /* As (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) lt_fp8e4m3 As[2][64][64];
+  /* Bs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) lt_fp8e4m3 Bs[2][64][64];
   // matmul_fp8.lua:37: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 64 - 1) / 64);
@@ -204,8 +237,11 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      acc_2[ri * 8 + vi] = 0.0f;
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 8 + ci * 2 + vi] = 0.0f;
+      }
     }
   }
   // matmul_fp8.lua:41: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
@@ -217,18 +253,18 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
       {
         const lt_fp8e4m3 *base = A;
         if (bm * 64 >= 0 && bm * 64 + 64 <= M && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          lt_cp_async16(&As[kt_stage][tid / 4][tid % 4 * 16], base + (int64_t)(bm * 64 + tid / 4) * K + kt * 64 + tid % 4 * 16, 16);
+          lt_cp_async16(&As[kt_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], base + (int64_t)(bm * 64 + tid / 4) * K + kt * 64 + tid % 4 * 16, 16);
         } else {
           const int gr = bm * 64 + tid / 4;
           const int gc = kt * 64 + tid % 4 * 16;
           const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
           if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
             const int n = gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
-            lt_cp_async16(&As[kt_stage][tid / 4][tid % 4 * 16], n > 0 ? ptr : A, n * 1);
+            lt_cp_async16(&As[kt_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], n > 0 ? ptr : A, n * 1);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 16; ++vi) {
-              As[kt_stage][tid / 4][tid % 4 * 16 + vi] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              As[kt_stage][tid / 4][(tid % 4 * 16 + vi) ^ ((tid / 4) >> 1 & 3) << 4] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
             }
           }
         }
@@ -237,18 +273,18 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
       {
         const lt_fp8e4m3 *base = B;
         if (bn * 64 >= 0 && bn * 64 + 64 <= N && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          lt_cp_async16(&Bs[kt_stage][tid / 4][tid % 4 * 16], base + (int64_t)(bn * 64 + tid / 4) * K + kt * 64 + tid % 4 * 16, 16);
+          lt_cp_async16(&Bs[kt_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], base + (int64_t)(bn * 64 + tid / 4) * K + kt * 64 + tid % 4 * 16, 16);
         } else {
           const int gr = bn * 64 + tid / 4;
           const int gc = kt * 64 + tid % 4 * 16;
           const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
           if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
             const int n = gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
-            lt_cp_async16(&Bs[kt_stage][tid / 4][tid % 4 * 16], n > 0 ? ptr : B, n * 1);
+            lt_cp_async16(&Bs[kt_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], n > 0 ? ptr : B, n * 1);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 16; ++vi) {
-              Bs[kt_stage][tid / 4][tid % 4 * 16 + vi] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              Bs[kt_stage][tid / 4][(tid % 4 * 16 + vi) ^ ((tid / 4) >> 1 & 3) << 4] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
             }
           }
         }
@@ -266,18 +302,18 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
       {
         const lt_fp8e4m3 *base = A;
         if (bm * 64 >= 0 && bm * 64 + 64 <= M && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          lt_cp_async16(&As[kt_next_stage][tid / 4][tid % 4 * 16], base + (int64_t)(bm * 64 + tid / 4) * K + kt_next * 64 + tid % 4 * 16, 16);
+          lt_cp_async16(&As[kt_next_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], base + (int64_t)(bm * 64 + tid / 4) * K + kt_next * 64 + tid % 4 * 16, 16);
         } else {
           const int gr = bm * 64 + tid / 4;
           const int gc = kt_next * 64 + tid % 4 * 16;
           const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
           if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
             const int n = gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
-            lt_cp_async16(&As[kt_next_stage][tid / 4][tid % 4 * 16], n > 0 ? ptr : A, n * 1);
+            lt_cp_async16(&As[kt_next_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], n > 0 ? ptr : A, n * 1);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 16; ++vi) {
-              As[kt_next_stage][tid / 4][tid % 4 * 16 + vi] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              As[kt_next_stage][tid / 4][(tid % 4 * 16 + vi) ^ ((tid / 4) >> 1 & 3) << 4] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
             }
           }
         }
@@ -286,18 +322,18 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
       {
         const lt_fp8e4m3 *base = B;
         if (bn * 64 >= 0 && bn * 64 + 64 <= N && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          lt_cp_async16(&Bs[kt_next_stage][tid / 4][tid % 4 * 16], base + (int64_t)(bn * 64 + tid / 4) * K + kt_next * 64 + tid % 4 * 16, 16);
+          lt_cp_async16(&Bs[kt_next_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], base + (int64_t)(bn * 64 + tid / 4) * K + kt_next * 64 + tid % 4 * 16, 16);
         } else {
           const int gr = bn * 64 + tid / 4;
           const int gc = kt_next * 64 + tid % 4 * 16;
           const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
           if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
             const int n = gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
-            lt_cp_async16(&Bs[kt_next_stage][tid / 4][tid % 4 * 16], n > 0 ? ptr : B, n * 1);
+            lt_cp_async16(&Bs[kt_next_stage][tid / 4][(tid % 4 * 16) ^ ((tid / 4) >> 1 & 3) << 4], n > 0 ? ptr : B, n * 1);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 16; ++vi) {
-              Bs[kt_next_stage][tid / 4][tid % 4 * 16 + vi] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              Bs[kt_next_stage][tid / 4][(tid % 4 * 16 + vi) ^ ((tid / 4) >> 1 & 3) << 4] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
             }
           }
         }
@@ -305,13 +341,61 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
     }
     lt_cp_async_commit();
     // matmul_fp8.lua:44: k:gemm(As, Bs, acc, { transpose_b = true })
-    #pragma unroll 4
-    for (int kk = 0; kk < 64; ++kk) {
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+    uint32_t As_frag[2][1][4], Bs_frag[2][4][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      As_frag[0][mi][0] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2)][((lane & 3) * 2) ^ ((warp_row + mi * 16 + (lane >> 2)) >> 1 & 3) << 4]);
+      As_frag[0][mi][1] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2) + 8][((lane & 3) * 2) ^ ((warp_row + mi * 16 + (lane >> 2) + 8) >> 1 & 3) << 4]);
+      As_frag[0][mi][2] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2)][((lane & 3) * 2 + 8) ^ ((warp_row + mi * 16 + (lane >> 2)) >> 1 & 3) << 4]);
+      As_frag[0][mi][3] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2) + 8][((lane & 3) * 2 + 8) ^ ((warp_row + mi * 16 + (lane >> 2) + 8) >> 1 & 3) << 4]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 4; ni += 2) {
+      uint32_t t[4];
+      t[0] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 0 + (lane >> 2)][((lane & 3) * 2) ^ ((warp_col + ni * 8 + 0 + (lane >> 2)) >> 1 & 3) << 4]);
+      t[1] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 0 + (lane >> 2)][((lane & 3) * 2 + 8) ^ ((warp_col + ni * 8 + 0 + (lane >> 2)) >> 1 & 3) << 4]);
+      t[2] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 8 + (lane >> 2)][((lane & 3) * 2) ^ ((warp_col + ni * 8 + 8 + (lane >> 2)) >> 1 & 3) << 4]);
+      t[3] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 8 + (lane >> 2)][((lane & 3) * 2 + 8) ^ ((warp_col + ni * 8 + 8 + (lane >> 2)) >> 1 & 3) << 4]);
+      Bs_frag[0][ni][0] = t[0];
+      Bs_frag[0][ni][1] = t[1];
+      Bs_frag[0][ni + 1][0] = t[2];
+      Bs_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          acc_2[ri * 8 + vi] += lt_fp8e4m3_to_f32(As[kt_stage][ri * 32 + ty][kk]) * lt_fp8e4m3_to_f32(Bs[kt_stage][tx * 8 + vi][kk]);
+        for (int mi = 0; mi < 1; ++mi) {
+          As_frag[cur ^ 1][mi][0] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2)][(kk + 16 + (lane & 3) * 2) ^ ((warp_row + mi * 16 + (lane >> 2)) >> 1 & 3) << 4]);
+          As_frag[cur ^ 1][mi][1] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2) + 8][(kk + 16 + (lane & 3) * 2) ^ ((warp_row + mi * 16 + (lane >> 2) + 8) >> 1 & 3) << 4]);
+          As_frag[cur ^ 1][mi][2] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2)][(kk + 16 + (lane & 3) * 2 + 8) ^ ((warp_row + mi * 16 + (lane >> 2)) >> 1 & 3) << 4]);
+          As_frag[cur ^ 1][mi][3] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&As[kt_stage][warp_row + mi * 16 + (lane >> 2) + 8][(kk + 16 + (lane & 3) * 2 + 8) ^ ((warp_row + mi * 16 + (lane >> 2) + 8) >> 1 & 3) << 4]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 4; ni += 2) {
+          uint32_t t[4];
+          t[0] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 0 + (lane >> 2)][(kk + 16 + (lane & 3) * 2) ^ ((warp_col + ni * 8 + 0 + (lane >> 2)) >> 1 & 3) << 4]);
+          t[1] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 0 + (lane >> 2)][(kk + 16 + (lane & 3) * 2 + 8) ^ ((warp_col + ni * 8 + 0 + (lane >> 2)) >> 1 & 3) << 4]);
+          t[2] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 8 + (lane >> 2)][(kk + 16 + (lane & 3) * 2) ^ ((warp_col + ni * 8 + 8 + (lane >> 2)) >> 1 & 3) << 4]);
+          t[3] = lt_f16x2_of_fp8e4m3(*(const uint16_t *)&Bs[kt_stage][warp_col + ni * 8 + 8 + (lane >> 2)][(kk + 16 + (lane & 3) * 2 + 8) ^ ((warp_col + ni * 8 + 8 + (lane >> 2)) >> 1 & 3) << 4]);
+          Bs_frag[cur ^ 1][ni][0] = t[0];
+          Bs_frag[cur ^ 1][ni][1] = t[1];
+          Bs_frag[cur ^ 1][ni + 1][0] = t[2];
+          Bs_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 4; ++ni) {
+          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 8], acc_2[i + 9]};
+          lt_mma_16816_f16(d, As_frag[cur][mi], Bs_frag[cur][ni]);
+          acc_2[i] = d[0];
+          acc_2[i + 1] = d[1];
+          acc_2[i + 8] = d[2];
+          acc_2[i + 9] = d[3];
         }
       }
     }
@@ -323,7 +407,7 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
     const float *base = scale_a;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 64 + ri * 32 + ty;
+      const int gr = bm * 64 + ri * 8 + row0;
       const float *ptr = base + gr;
       sa[ri] = gr >= 0 && gr < M ? ptr[0] : 0.0f;
     }
@@ -332,18 +416,20 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
   float sb[8];
   {
     const float *base = scale_b;
-    const int gc = bn * 64 + tx * 8;
-    const float *ptr = base + gc;
-    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[2]; float e[8]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      h.v[1] = ((const uint4 *)ptr)[1];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) sb[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        sb[vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      const int gc = bn * 64 + ci * 8 + col0;
+      const float *ptr = base + gc;
+      if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
+        union { uint2 v[1]; float e[2]; } h;
+        h.v[0] = ((const uint2 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) sb[ci * 2 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          sb[ci * 2 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -351,8 +437,11 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      acc_2[ri * 8 + vi] = acc_2[ri * 8 + vi] * sa[ri] * sb[vi];
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 8 + ci * 2 + vi] = acc_2[ri * 8 + ci * 2 + vi] * sa[ri] * sb[ci * 2 + vi];
+      }
     }
   }
   // matmul_fp8.lua:53: k:store(p.C:tile({ bm, bn }, { BM, BN }), acc)
@@ -360,18 +449,21 @@ __global__ void __launch_bounds__(256) matmul_fp8_row_kernel(const lt_fp8e4m3 *_
     __nv_bfloat16 *base = C;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 64 + ri * 32 + ty;
-      const int gc = bn * 64 + tx * 8;
-      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      if (gr >= 0 && gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 8 + vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 8 + vi]);
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gr = bm * 64 + ri * 8 + row0;
+        const int gc = bn * 64 + ci * 8 + col0;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+        if (gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 8 + ci * 2 + vi]);
+          ((uint32_t *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 8 + ci * 2 + vi]);
+          }
         }
       }
     }

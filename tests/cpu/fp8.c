@@ -5,7 +5,8 @@
  * the formats' definitions (OCP 8-bit floats, PyTorch's float8_e4m3fn and
  * float8_e5m2):
  *   - every one of the 256 codes of each format to f32, exactly (a NaN code
- *     to a NaN of its sign);
+ *     to a NaN of its sign), and to f16 as a byte pair (the f16 operands of
+ *     an fp8 gemm on mma.sync);
  *   - f32 to fp8 on the f32 values at and next to every rounding boundary
  *     (each midpoint between two neighbouring codes, one f32 ulp either
  *     side), around the saturation points, zeros, subnormal f32s,
@@ -47,6 +48,13 @@ static double decode(const Fmt *f, unsigned c) {
   else if (e == 0) v = ldexp((double)m, 1 - f->bias - f->mbits);
   else v = ldexp((double)((1u << f->mbits) + m), (int)e - f->bias - f->mbits);
   return s ? -v : v;
+}
+
+/* The value of f16 bits h (IEEE binary16), by its definition. */
+static double f16_value(uint32_t h) {
+  unsigned e = (h >> 10) & 31u, m = h & 1023u;
+  double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024.0 + m, (int)e - 25) : ldexp(m, -24);
+  return h & 0x8000u ? -v : v;
 }
 
 static int finite_code(const Fmt *f, unsigned c) { return isfinite(decode(f, c)); }
@@ -91,6 +99,13 @@ int main(void) {
       float got = f->to_f32((uint8_t)c);
       int ok = isnan(want) ? isnan(got) && !!signbit(got) == !!(c >> 7) : (double)got == want && (want != 0 || !!signbit(got) == !!(c >> 7));
       if (!ok && bad++ < 5) printf("FAIL cpu fp8 %s: code 0x%02x -> %a, want %a\n", f->name, c, got, want);
+    }
+    /* every pair of codes to an f16 pair (the mma.sync operands of an fp8 gemm), exactly */
+    for (unsigned c = 0; c < 256; c++) {
+      uint32_t h2 = fi ? lt_f16x2_of_fp8e5m2((uint16_t)(c | 0x3c00u)) : lt_f16x2_of_fp8e4m3((uint16_t)(c | 0x3c00u));
+      double want = decode(f, c), got = f16_value(h2 & 0xffffu), hi = f16_value(h2 >> 16);
+      int ok = (isnan(want) ? isnan(got) : got == want) && hi == decode(f, 0x3c);
+      if (!ok && bad++ < 5) printf("FAIL cpu fp8 %s: code 0x%02x -> f16 %04x, want %a\n", f->name, c, h2 & 0xffffu, want);
     }
     /* midpoints between neighbouring codes of a sign, one ulp either side, and the codes themselves */
     for (unsigned s = 0; s < 2; s++)
