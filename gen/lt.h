@@ -53,7 +53,9 @@ extern const char *ltU_file;                /* kernel file, as given */
 
 /* ---- ir.c: data types ---- */
 
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
+/* fp8e4m3 and fp8e5m2 are the OCP 8-bit floats (PyTorch's float8_e4m3fn and float8_e5m2): storage
+** types, held as f32 in registers; a value of them is cast, stored or fed to k:gemm, no arithmetic. */
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_FP8E4M3, DT_FP8E5M2, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
 
 typedef struct DtypeInfo {
   const char *name;   /* DSL spelling */
@@ -65,6 +67,7 @@ extern const DtypeInfo ltI_dtypes[DT_COUNT];
 int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
 Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
 int ltI_is_int(Dtype t);                    /* i32, i64, u32 */
+int ltI_is_fp8(Dtype t);                    /* fp8e4m3, fp8e5m2 */
 void ltI_int_range(Dtype t, double *lo, double *hi);   /* the values an integer dtype holds (i64: +-2^53, exact in a double) */
 void ltI_check_fits(double v, Dtype t, int line);      /* an error at line when constant v is not a value of t */
 
@@ -525,6 +528,7 @@ extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads 
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
+extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

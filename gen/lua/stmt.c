@@ -207,6 +207,9 @@ static int k_grid(lua_State *l) {
 static int k_fragment(lua_State *l) {
   ltF_name_locals();
   Dtype dt = ltF_arg_dtype(2);
+  if (ltI_is_fp8(dt))
+    return ltF_error("a fragment cannot be %s: fp8 values are stored, not computed on; keep an f32 fragment and "
+                     "cast when storing", ltI_dtypes[dt].name);
   int shape[2];
   int rank = ltF_arg_shape(3, shape);
   Sym *s = ltI_sym(K, SYM_FRAG, dt, ltF_line());
@@ -443,7 +446,7 @@ static int reduce(lua_State *l, BinOp op) {
   Expr *x = ltF_arg_expr(2, "the reduced value");
   if (!x->rank) return ltF_error("reductions take a tile, not a scalar");
   if (x->dt == DT_BOOL) return ltF_error("reductions take numbers, not bools");
-  if (x->dt == DT_I64 || x->dt == DT_U32)
+  if (x->dt == DT_I64 || x->dt == DT_U32 || ltI_is_fp8(x->dt))
     return ltF_error("reductions take f32, f16, bf16 or i32 values, not %s", ltI_dtypes[x->dt].name);
   lua_Integer axis = luaL_optinteger(l, 3, x->rank);
   if (axis < 1 || axis > x->rank)
@@ -759,8 +762,12 @@ static int k_gemm(lua_State *l) {
     return ltF_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
                      ltI_dtypes[b->dt].name, areg ? ltU_fmt(" (cast the register tile: x:cast(\"%s\"))",
                                                             ltI_dtypes[b->dt].name) : "");
-  if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32)
-    return ltF_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
+  if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32 && !(ltI_is_fp8(adt) && a))
+    return ltF_error("k:gemm takes f16, bf16, f32 or (shared tiles) fp8 operands, not %s%s", ltI_dtypes[adt].name,
+                     ltI_is_fp8(adt) ? " from registers (copy the fp8 tensor to a k:shared tile)" : "");
+  if (K->gemm && ltI_is_fp8(K->gemm->shared_b->dt) != ltI_is_fp8(adt))
+    return ltF_error("k:gemm: the gemms of a kernel share one instruction; line %d's operands are %s, these %s "
+                     "(all fp8 or none)", K->gemm->line, ltI_dtypes[K->gemm->shared_b->dt].name, ltI_dtypes[adt].name);
   if (st->tf32 && adt != DT_F32)
     return ltF_error("k:gemm option tf32 rounds f32 operands; these are %s (leave tf32 out)", ltI_dtypes[adt].name);
   if (K->gemm && K->gemm->tf32 != st->tf32)

@@ -2,7 +2,8 @@
 # CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c,
 # matmul.c and attention.c and runs them (see each), then builds and runs
 # examples/attention against out/c, and checks the HIP target's bf16 rounding
-# (tests/cpu/bf16.c).  Prints PASS/FAIL/SKIP lines.
+# (tests/cpu/bf16.c) and the fp8 conversions (tests/cpu/fp8.c).  Prints
+# PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.."
 b=build/tests/cpu
 mkdir -p $b
@@ -13,9 +14,10 @@ done
 wait
 # the matmul variants, one MM(fn, dtype, trans_a, trans_b, act, has_bias) line each
 {
-  for h in out/c/matmul_*.h; do echo "#include \"$(basename "$h")\""; done
+  for h in out/c/matmul_*.h; do [[ $h == */matmul_fp8_* ]] || echo "#include \"$(basename "$h")\""; done
   echo "#define MM_LIST \\"
   for h in out/c/matmul_*.h; do
+    [[ $h == */matmul_fp8_* ]] && continue   # matmul_fp8.c checks those
     n=$(basename "$h" .h); dt=${n#matmul_}; dt=${dt%%_*}; lay=${n##*_}; epi=${n#matmul_${dt}_}; epi=${epi%_$lay}
     act=$(echo "${epi#bias}" | tr -d _ | tr a-z A-Z); [ -z "$act" ] && act=NONE
     echo "  MM($n, $(echo $dt | tr a-z A-Z), $([ ${lay:0:1} = t ] && echo 1 || echo 0), $([ ${lay:1:1} = t ] && echo 1 || echo 0), $act, $([ $epi = none ] && echo 0 || echo 1)) \\"
@@ -48,9 +50,10 @@ wait
   echo ""
 } > $b/attention_list.h
 others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
+fp8mms=$(ls $b/*.o | grep '/matmul_fp8_')
 attns=$(ls $b/*.o | grep '/attention_' | grep -v '/attention_decode_')
 decodes=$(ls $b/*.o | grep '/attention_decode_')
-mms=$(ls $b/*.o | grep '/matmul_')
+mms=$(ls $b/*.o | grep '/matmul_' | grep -v '/matmul_fp8_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
   echo "FAIL cpu build: $(head -c 300 $b/build.log)"
@@ -126,4 +129,19 @@ elif cc -std=c11 -O2 -Wall -Wextra -I$b tests/cpu/bf16.c -lm -o $b/bf16 2>$b/bf1
   $b/bf16 || echo "FAIL cpu bf16: crashed (status $?)"
 else
   echo "FAIL cpu bf16 build: $(grep -m1 error $b/bf16_build.log | cut -c1-300)"
+fi
+# the fp8 conversions of templates/fp8.h against the formats' definitions (fp8.c says how)
+if cc -std=c11 -O2 -Wall -Wextra -Werror tests/cpu/fp8.c -lm -o $b/fp8 2>$b/fp8_build.log; then
+  $b/fp8 || echo "FAIL cpu fp8: crashed (status $?)"
+else
+  echo "FAIL cpu fp8 build: $(grep -m1 error $b/fp8_build.log | cut -c1-300)"
+fi
+# matmul_fp8: its own driver (fp8 inputs of every finite code, float64 reference; matmul_fp8.c)
+if [ -z "$fp8mms" ]; then
+  echo "FAIL cpu matmul_fp8: no out/c/matmul_fp8_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/matmul_fp8.c $fp8mms -lm -o $b/matmul_fp8 2>$b/matmul_fp8_build.log; then
+  $b/matmul_fp8 >/dev/null 2>&1 || $b/matmul_fp8 | grep -v '^PASS' | head -5 | sed 's/^/FAIL cpu matmul_fp8: /'
+  $b/matmul_fp8 | grep '^PASS'
+else
+  echo "FAIL cpu matmul_fp8 build: $(grep -m1 error $b/matmul_fp8_build.log | cut -c1-300)"
 fi

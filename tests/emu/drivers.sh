@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # tests/emu/drivers.sh: kernels checked by a C driver of their own, run as
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
-# the number types (docs/examples/types.lua, random_bits.lua) with their
-# drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua with
-# tests/cpu/dropout.c, and attention_decode.lua (bf16 d64) with
-# tests/cpu/attention_decode.c against its float64 reference; the outputs a
-# driver writes to $LT_DUMP must be the same bytes as the c target's.  Built with AddressSanitizer and
+# the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
+# their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
+# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, and
+# attention_decode.lua (bf16 d64) with tests/cpu/attention_decode.c against
+# its float64 reference; each driver's outputs (those it writes to $LT_DUMP)
+# must be the same bytes as the c target's.  Built with AddressSanitizer and
 # UBSan's bounds checks when the compiler has them.
 # Prints PASS / FAIL / SKIP lines; run by tests/emu/run.sh.
 cd "$(dirname "$0")/../.."
@@ -33,7 +34,9 @@ build() {
 # entries: kernel file:driver[:gen's -D options, comma-separated]
 for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/random_bits.lua:tests/docs/drivers/random_bits.c \
+             docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
+             dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
   case $drv in *:*) defs=$(echo "-D ${drv#*:}" | sed 's/,/ -D /g') drv=${drv%%:*} ;; esac
