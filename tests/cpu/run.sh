@@ -89,6 +89,16 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# examples/decode: prefill, then decode steps over a paged KV cache, checked against float64
+if [ -f out/c/attention_decode_bf16_d64_paged.h ] && [ -f out/c/attention_bf16_d64.h ]; then
+  if make -s -C examples/decode cpu-check BUILD="$PWD/$b/decode_example" >$b/decode_example.log 2>&1; then
+    echo "PASS cpu examples/decode: prefill and $(grep -o '[0-9]* decode steps' $b/decode_example.log) over a paged cache match float64"
+  else
+    echo "FAIL cpu examples/decode: $(tail -n 1 $b/decode_example.log | cut -c1-200)"
+  fi
+else
+  echo "FAIL cpu examples/decode: out/c lacks attention_decode_bf16_d64_paged or attention_bf16_d64"
+fi
 # a tile of 8 MB on the c target, run on a 1 MB stack (bigtile.c)
 if ${LT_GEN:-build/gen} tests/cpu/bigtile.lua --target c -o $b/bigtile >$b/bigtile.log 2>&1 &&
    cc -std=c11 -O2 -Wall -Wextra -Werror -I$b/bigtile tests/cpu/bigtile.c $b/bigtile/bigtile.c -lpthread \
