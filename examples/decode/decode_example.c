@@ -141,7 +141,7 @@ int main(void) {
 
   /* prefill: each prompt through the forward launcher, [S, H, D] memory */
   static uint16_t q[MP * PS][HQ][D], o[MP * PS][HQ][D];
-  static float lse[MP * PS][HQ];
+  static float lse[MP * PS * HQ];
   int prefill_rows = 0;
   for (int b = 0; b < B; b++) {
     int S = prompt_len[b];
@@ -166,7 +166,7 @@ int main(void) {
     }
     /* the forward's LSE is [1, HQ, S]: row (h, t) at h * S + t */
     for (int t = 0; t < S; t++)
-      for (int h = 0; h < HQ; h++) check_row(b, h, q[t][h], t + 1, scale, o[t][h], ((float *)lse)[h * S + t]);
+      for (int h = 0; h < HQ; h++) check_row(b, h, q[t][h], t + 1, scale, o[t][h], lse[h * S + t]);
     prefill_rows += S * HQ;
     for (int t = 0; t < S; t++)
       if (append(b, t)) return 1;
@@ -203,7 +203,7 @@ int main(void) {
     }
     /* the combine's LSE is [B, HQ, 1] */
     for (int b = 0; b < B; b++)
-      for (int h = 0; h < HQ; h++) check_row(b, h, q[b][h], len[b], scale, o[b][h], ((float *)lse)[b * HQ + h]);
+      for (int h = 0; h < HQ; h++) check_row(b, h, q[b][h], len[b], scale, o[b][h], lse[b * HQ + h]);
   }
 
   double rel = o_err / o_max;
