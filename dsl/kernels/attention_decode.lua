@@ -44,7 +44,13 @@ local function splits(k, p, c)
   local nrb = tile.cdiv(p.Sq * G, c.BM)
   local progs = p.B * p.Hkv * nrb
   local want = 2 * k:sm_count()
-  return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
+  return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+end
+
+-- Row r of a KV head's tile is query s = r / G of head hk G + r % G; the
+-- rows past Sq G (`inside` false) are padding, read as 0 and never stored.
+local function rows(p, G, hk, r)
+  return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
 end
 
 return tile.kernel {
@@ -56,7 +62,7 @@ return tile.kernel {
     hdim = { "d64", "d128" },
     pass = { "contig", "paged", "paged64", "combine" },
   },
-  config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64 },
+  config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8 },
   -- a key block lies in one page: 16 keys for every page size that is a
   -- multiple of 16, 64 for the multiples of 64
   variant_config = function(v)
@@ -93,43 +99,53 @@ return tile.kernel {
     local NS, nrb, G = splits(k, p, c)
     k:export("workspace_rows", NS * nrb * BM, "the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32")
     k:require(p.WR:ge(NS * nrb * BM), "the workspace has the rows <launcher>_workspace_rows gives")
-    -- one program per row block of a KV head of a sequence, and split
-    local prog, split
-    if v.pass == "combine" then prog = k:grid(nrb * p.B * p.Hkv) else prog, split = k:grid(nrb * p.B * p.Hkv, NS) end
-    local rb = prog % nrb
-    local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
-    -- Row r of the tile is query s = r / G of head hk G + r % G; the rows
-    -- past Sq G (`inside` false) are padding, read as 0 and never stored.
-    local function rows()
-      local r = k:iota({ BM, 1 }, 1) + rb * BM
-      return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
-    end
-
     if v.pass == "combine" then
-      local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the partials' LSE
-      local l = k:fragment("f32", { BM, 1 }, 0)            -- sum of exp(LSE_i - m)
-      local o = k:fragment("f32", { BM, D }, 0)            -- sum of exp(LSE_i - m) O_i
-      local _, _, inside = rows()
-      k:serial(0, NS, function(i)   -- (the padding rows are neither written nor read)
-        local r0 = (i * nrb + rb) * BM
-        local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }), -math.huge, { mask = inside })
-        local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }), 0, { mask = inside })
-        local m_new = tile.max(m, lse)
+      -- CM rows a program (a divisor of BM, so one row block of the split
+      -- pass holds them); its splits' partials are read CU at a time, all
+      -- CU loads in flight before the first is used
+      local CM, CU = c.CM, c.CU
+      local nrc = tile.cdiv(p.Sq * G, CM)
+      local prog = k:grid(nrc * p.B * p.Hkv)
+      local rc = prog % nrc   -- this program's block of CM rows
+      local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+      local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+      local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
+      local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+      local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+      local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+      k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+        local lse, oi = {}, {}
+        for u = 1, CU do
+          local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+          local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+          local ok = tile.both(inside, sp:lt(NS))
+          lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+          oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+        end
+        local m_new = m
+        for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
         local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
         local alpha = tile.exp2((m - mc) * LOG2E)
-        local w = tile.exp2((lse - mc) * LOG2E)
-        k:assign(l, l * alpha + w)
-        k:assign(o, o * alpha + oi * w)
+        local l_new, o_new = l * alpha, o * alpha
+        for u = 1, CU do
+          local w = tile.exp2((lse[u] - mc) * LOG2E)
+          l_new, o_new = l_new + w, o_new + oi[u] * w
+        end
+        k:assign(l, l_new)
+        k:assign(o, o_new)
         k:assign(m, m_new)
       end)
-      local s, h = rows()
       local seen = l:gt(0)
-      k:store(p.O:view({ b, s, h, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-      k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+      k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+      k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
               { mask = inside })
       return
     end
 
+    -- one program per row block of a KV head of a sequence, and split
+    local prog, split = k:grid(nrb * p.B * p.Hkv, NS)
+    local rb = prog % nrb
+    local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
     local paged = v.pass ~= "contig"
     local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
     if paged then
@@ -142,7 +158,7 @@ return tile.kernel {
     local first = tile.min(nkb, split * chunk)
     local last = tile.min(nkb, first + chunk)
 
-    local s0, h0, inside = rows()
+    local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
     local Qs = k:shared(v.dtype, { BM, D })
     k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
     local Ks = k:shared(v.dtype, { BN, D })

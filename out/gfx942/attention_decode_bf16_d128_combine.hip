@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 MAXS=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 MAXS=64 stages=3 threads=128.
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_decode_bf16_d128_combine.hip
  */
 #include <hip/hip_runtime.h>
@@ -68,180 +68,413 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
   const int progs = B * Hkv * nrb;
   // attention_decode.lua:46: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
-  const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:99: local rb = prog % nrb
-  const int rb = prog % nrb;
-  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
-  const int b = prog / nrb / Hkv;
-  const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:109: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the partials' LSE
-  float m[8];
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+  const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
+  // attention_decode.lua:107: local nrc = tile.cdiv(p.Sq * G, CM)
+  const int nrc = (Sq * G + 8 - 1) / 8;
+  // attention_decode.lua:109: local rc = prog % nrc   -- this program's block of CM rows
+  const int rc = prog % nrc;
+  // attention_decode.lua:110: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  const int b = prog / nrc / Hkv;
+  const int hk = prog / nrc % Hkv;
+  // attention_decode.lua:111: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  int t25[1];
+  t25[0] = ty + rc * 8;
+  // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s[1];
+  s[0] = lt_imin(t25[0] / G, Sq - 1);
+  int h_2[1];
+  h_2[0] = hk * G + t25[0] % G;
+  bool inside[1];
+  inside[0] = t25[0] < Sq * G;
+  // attention_decode.lua:112: local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
+  const int rb0 = rc * 8 / 64;
+  const int off_2 = rc * 8 % 64;
+  // attention_decode.lua:113: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  float m[1];
+  m[0] = -INFINITY;
+  // attention_decode.lua:114: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  float l[1];
+  l[0] = 0.0f;
+  // attention_decode.lua:115: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  float o[8];
   #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    m[ri] = -INFINITY;
+  for (int vi = 0; vi < 8; ++vi) {
+    o[vi] = 0.0f;
   }
-  // attention_decode.lua:110: local l = k:fragment("f32", { BM, 1 }, 0)            -- sum of exp(LSE_i - m)
-  float l[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    l[ri] = 0.0f;
-  }
-  // attention_decode.lua:111: local o = k:fragment("f32", { BM, D }, 0)            -- sum of exp(LSE_i - m) O_i
-  float o[64];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      o[ri * 8 + vi] = 0.0f;
-    }
-  }
-  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
-  bool inside[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = ri * 8 + ty + rb * 64 < Sq * G;
-  }
-  // attention_decode.lua:113: k:serial(0, NS, function(i)   -- (the padding rows are neither written nor read)
-  for (int i = 0; i < NS; ++i) {
-    // attention_decode.lua:114: local r0 = (i * nrb + rb) * BM
-    const int r0 = (i * nrb + rb) * 64;
-    // attention_decode.lua:115: local lse = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, BM, 1 }), -math.huge, { mask = inside })
-    float lse[8];
+  // attention_decode.lua:116: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+  for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp = i * 8;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_2[1];
+    ok_2[0] = inside[0] && sp < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t43[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = r0 + ri * 8 + ty;
-        const float *ptr = base + (int64_t)gr * 132;
-        lse[ri] = ok && gr >= 0 && gr < WR && inside[ri] ? ptr[0] : -INFINITY;
-      }
+      const int64_t gr = (int64_t)r0 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t43[0] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:116: local oi = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, BM, D }), 0, { mask = inside })
-    float oi[64];
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t44[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = r0 + ri * 8 + ty;
-        const int gc = tx * 8;
-        const float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[2]; float e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          h.v[1] = ((const uint4 *)ptr)[1];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) oi[ri * 8 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            oi[ri * 8 + vi] = ok && gr >= 0 && gr < WR && inside[ri] ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    }
-    // attention_decode.lua:117: local m_new = tile.max(m, lse)
-    float m_new[8];
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      m_new[ri] = fmaxf(m[ri], lse[ri]);
-    }
-    // attention_decode.lua:118: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
-    float mc[8];
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-    }
-    // attention_decode.lua:119: local alpha = tile.exp2((m - mc) * LOG2E)
-    float alpha[8];
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      alpha[ri] = lt_exp2((m[ri] - mc[ri]) * 1.442695f);
-    }
-    // attention_decode.lua:120: local w = tile.exp2((lse - mc) * LOG2E)
-    float w[8];
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      w[ri] = lt_exp2((lse[ri] - mc[ri]) * 1.442695f);
-    }
-    // attention_decode.lua:121: k:assign(l, l * alpha + w)
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      l[ri] = l[ri] * alpha[ri] + w[ri];
-    }
-    // attention_decode.lua:122: k:assign(o, o * alpha + oi * w)
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        o[ri * 8 + vi] = o[ri * 8 + vi] * alpha[ri] + oi[ri * 8 + vi] * w[ri];
-      }
-    }
-    // attention_decode.lua:123: k:assign(m, m_new)
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      m[ri] = m_new[ri];
-    }
-  }
-  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
-  int t44[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    t44[ri] = ri * 8 + ty + rb * 64;
-  }
-  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
-  int s[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    s[ri] = lt_imin(t44[ri] / G, Sq - 1);
-  }
-  int h_2[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    h_2[ri] = hk * G + t44[ri] % G;
-  }
-  // attention_decode.lua:126: local seen = l:gt(0)
-  bool seen[8];
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    seen[ri] = l[ri] > 0.0f;
-  }
-  // attention_decode.lua:127: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  {
-    const bool ok = b < B && b >= 0;
-    lt_bf16 *base = O + (int64_t)b * sob;
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int g1 = s[ri];
-      const int gr = h_2[ri];
+      const int64_t gr = (int64_t)r0 + ty;
       const int gc = tx * 8;
-      lt_bf16 *ptr = base + (int64_t)g1 * sos + (int64_t)gr * soh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_2[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(o[ri * 8 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-        ((uint4 *)ptr)[0] = h.v[0];
+        for (int vi = 0; vi < 8; ++vi) t44[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri]) ptr[vi] = lt_f32_to_bf16(o[ri * 8 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          t44[vi] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[vi] : 0.0f;
         }
       }
     }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_2 = i * 8 + 1;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_3[1];
+    ok_3[0] = inside[0] && sp_2 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t52[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_2 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t52[0] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t53[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_2 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_3[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t53[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t53[vi] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_3 = i * 8 + 2;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_4[1];
+    ok_4[0] = inside[0] && sp_3 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t61[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_3 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t61[0] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t62[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_3 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_4[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t62[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t62[vi] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_4 = i * 8 + 3;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_5[1];
+    ok_5[0] = inside[0] && sp_4 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t70[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_4 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t70[0] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t71[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_4 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_5[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t71[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t71[vi] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_5 = i * 8 + 4;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_6[1];
+    ok_6[0] = inside[0] && sp_5 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t79[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_5 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t79[0] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t80[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_5 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_6[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t80[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t80[vi] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_6 = i * 8 + 5;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_7[1];
+    ok_7[0] = inside[0] && sp_6 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t88[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_6 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t88[0] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t89[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_6 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_7[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t89[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t89[vi] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_7 = i * 8 + 6;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_8[1];
+    ok_8[0] = inside[0] && sp_7 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t97[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_7 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t97[0] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t98[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_7 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_8[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t98[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t98[vi] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:119: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    const int sp_8 = i * 8 + 7;
+    // attention_decode.lua:120: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
+    // attention_decode.lua:121: local ok = tile.both(inside, sp:lt(NS))
+    bool ok_9[1];
+    ok_9[0] = inside[0] && sp_8 < NS;
+    // attention_decode.lua:122: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t106[1];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+      const int64_t gr = (int64_t)r0_8 + ty;
+      const float *ptr = base + (int64_t)gr * 132;
+      t106[0] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[0] : -INFINITY;
+    }
+    // attention_decode.lua:123: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t107[8];
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+      const int64_t gr = (int64_t)r0_8 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && ok_9[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t107[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t107[vi] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:126: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    float m_new[1];
+    m_new[0] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[0], t43[0]), t52[0]), t61[0]), t70[0]), t79[0]), t88[0]), t97[0]), t106[0]);
+    // attention_decode.lua:127: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    float mc[1];
+    mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
+    // attention_decode.lua:128: local alpha = tile.exp2((m - mc) * LOG2E)
+    float alpha[1];
+    alpha[0] = lt_exp2((m[0] - mc[0]) * 1.442695f);
+    // attention_decode.lua:131: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    float t122[1];
+    t122[0] = lt_exp2((t43[0] - mc[0]) * 1.442695f);
+    float t128[1];
+    t128[0] = lt_exp2((t52[0] - mc[0]) * 1.442695f);
+    float t134[1];
+    t134[0] = lt_exp2((t61[0] - mc[0]) * 1.442695f);
+    float t140[1];
+    t140[0] = lt_exp2((t70[0] - mc[0]) * 1.442695f);
+    float t146[1];
+    t146[0] = lt_exp2((t79[0] - mc[0]) * 1.442695f);
+    float t152[1];
+    t152[0] = lt_exp2((t88[0] - mc[0]) * 1.442695f);
+    float t158[1];
+    t158[0] = lt_exp2((t97[0] - mc[0]) * 1.442695f);
+    float t164[1];
+    t164[0] = lt_exp2((t106[0] - mc[0]) * 1.442695f);
+    // attention_decode.lua:132: l_new, o_new = l_new + w, o_new + oi[u] * w
+    float l_new[1];
+    l_new[0] = l[0] * alpha[0] + t122[0] + t128[0] + t134[0] + t140[0] + t146[0] + t152[0] + t158[0] + t164[0];
+    float o_new[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      o_new[vi] = o[vi] * alpha[0] + t44[vi] * t122[0] + t53[vi] * t128[0] + t62[vi] * t134[0] + t71[vi] * t140[0] + t80[vi] * t146[0] + t89[vi] * t152[0] + t98[vi] * t158[0] + t107[vi] * t164[0];
+    }
+    // attention_decode.lua:134: k:assign(l, l_new)
+    l[0] = l_new[0];
+    // attention_decode.lua:135: k:assign(o, o_new)
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      o[vi] = o_new[vi];
+    }
+    // attention_decode.lua:136: k:assign(m, m_new)
+    m[0] = m_new[0];
   }
-  // attention_decode.lua:128: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:138: local seen = l:gt(0)
+  bool seen[1];
+  seen[0] = l[0] > 0.0f;
+  // attention_decode.lua:139: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  {
+    const bool ok = b < B && b >= 0;
+    lt_bf16 *base = O + (int64_t)b * sob;
+    const int g1 = s[0];
+    const int gr = h_2[0];
+    const int gc = tx * 8;
+    lt_bf16 *ptr = base + (int64_t)g1 * sos + (int64_t)gr * soh + gc;
+    if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(o[vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+      ((uint4 *)ptr)[0] = h.v[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0]) ptr[vi] = lt_f32_to_bf16(o[vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+      }
+    }
+  }
+  // attention_decode.lua:140: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0 && tx == 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      const int g1 = h_2[ri];
-      const int gr = s[ri];
-      float *ptr = base + (int64_t)g1 * Sq + gr;
-      if (ok && g1 >= 0 && g1 < Hq && gr >= 0 && gr < Sq && inside[ri]) ptr[0] = seen[ri] ? m[ri] + logf(l[ri]) : INFINITY;
-    }
+    const int g1 = h_2[0];
+    const int gr = s[0];
+    float *ptr = base + (int64_t)g1 * Sq + gr;
+    if (ok && g1 >= 0 && g1 < Hq && gr >= 0 && gr < Sq && inside[0]) ptr[0] = seen[0] ? m[0] + logf(l[0]) : INFINITY;
   }
 }
 
@@ -266,18 +499,18 @@ extern "C" int attention_decode_bf16_d128_combine(void *O, void *LSE, const void
   if (sm_err != hipSuccess) return (int)sm_err;
   if (sm_count < 1) return hipErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
-  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   attention_decode_bf16_d128_combine_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((lt_bf16 *)O, (float *)LSE, (const float *)Ws, B, Sq, Hq, Hkv, WR, sob, sos, (int)soh, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:100) */
 extern "C" int64_t attention_decode_bf16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -287,5 +520,5 @@ extern "C" int64_t attention_decode_bf16_d128_combine_workspace_rows(int B, int 
   if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
   if (sm_err != hipSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 MAXS=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 MAXS=64 stages=3 threads=128.
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_decode_f16_d128_contig.hip
  */
 #include <hip/hip_runtime.h>
@@ -113,36 +113,36 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
   const int progs = B * Hkv * nrb;
   // attention_decode.lua:46: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, tile.cdiv(want, progs))), nrb, G
-  const int NS = progs >= t7 ? 1 : lt_imin(64, (t7 + progs - 1) / progs);
-  // attention_decode.lua:99: local rb = prog % nrb
+  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+  const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
+  // attention_decode.lua:147: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:100: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:148: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:139: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t22 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:140: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:155: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t20 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t20, 0), Smax);
+  // attention_decode.lua:156: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:141: local chunk = tile.cdiv(nkb, NS)
+  // attention_decode.lua:157: local chunk = tile.cdiv(nkb, NS)
   const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:142: local first = tile.min(nkb, split * chunk)
+  // attention_decode.lua:158: local first = tile.min(nkb, split * chunk)
   const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:143: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:159: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:104: local r = k:iota({ BM, 1 }, 1) + rb * BM
-  int t32[1];
-  t32[0] = row0 + rb * 64;
-  // attention_decode.lua:105: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:161: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t30[1];
+  t30[0] = row0 + rb * 64;
+  // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t32[0] / G, Sq - 1);
+  s0[0] = lt_imin(t30[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t32[0] % G;
+  h0[0] = hk * G + t30[0] % G;
   bool inside[1];
-  inside[0] = t32[0] < Sq * G;
-  // attention_decode.lua:147: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t38[64];
+  inside[0] = t30[0] < Sq * G;
+  // attention_decode.lua:163: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t36[64];
   {
     const bool ok = b < B && b >= 0;
     const _Float16 *base = Q + (int64_t)b * sqb;
@@ -156,11 +156,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         union { uint2 v[1]; _Float16 e[4]; } h;
         h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t38[ci * 4 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 4; ++vi) t36[ci * 4 + vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t38[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          t36[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -169,10 +169,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
   for (int ci = 0; ci < 16; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t38[ci * 4 + vi]);
+      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t36[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:150: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:166: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ci = 0; ci < 16; ++ci) {
@@ -181,16 +181,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:151: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:167: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:152: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:168: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:153: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:169: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_decode.lua:159: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:175: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:160: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:176: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:162: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:178: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:163: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:179: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -264,11 +264,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:181: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
+    // attention_decode.lua:197: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
     const bool cuts = (j + 1) * 64 > len - Sq + 1;
-    // attention_decode.lua:183: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:199: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -276,10 +276,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:169: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
+      // attention_decode.lua:185: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
       int sq[1];
       sq[0] = (row0 + rb * 64) / G;
-      // attention_decode.lua:170: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:186: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -287,23 +287,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ci * 4 + vi] = ci * 8 + col0 + vi + j * 64 <= len - Sq + sq[0] ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t55[1];
-      t55[0] = -INFINITY;
+      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t53[1];
+      t53[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t55[0] = fmaxf(t55[0], s[ci * 4 + vi]);
+          t53[0] = fmaxf(t53[0], s[ci * 4 + vi]);
         }
       }
-      t55[0] = fmaxf(t55[0], __shfl_xor(t55[0], 32));
+      t53[0] = fmaxf(t53[0], __shfl_xor(t53[0], 32));
       float m_new[1];
-      m_new[0] = fmaxf(m[0], t55[0]);
-      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new[0] = fmaxf(m[0], t53[0]);
+      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[1];
       mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -311,22 +311,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
         }
       }
-      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
       float alpha[1];
       alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t61[1];
-      t61[0] = 0.0f;
+      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t59[1];
+      t59[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t61[0] = t61[0] + s[ci * 4 + vi];
+          t59[0] = t59[0] + s[ci * 4 + vi];
         }
       }
-      t61[0] = t61[0] + __shfl_xor(t61[0], 32);
-      l[0] = l[0] * alpha[0] + t61[0];
-      // attention_decode.lua:177: k:assign(o, o * alpha)
+      t59[0] = t59[0] + __shfl_xor(t59[0], 32);
+      l[0] = l[0] * alpha[0] + t59[0];
+      // attention_decode.lua:193: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
         }
       }
-      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -360,10 +360,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:179: k:assign(m, m_new)
+      // attention_decode.lua:195: k:assign(m, m_new)
       m[0] = m_new[0];
     } else {
-      // attention_decode.lua:167: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -371,23 +371,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:172: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t67[1];
-      t67[0] = -INFINITY;
+      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t65[1];
+      t65[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t67[0] = fmaxf(t67[0], s[ci * 4 + vi]);
+          t65[0] = fmaxf(t65[0], s[ci * 4 + vi]);
         }
       }
-      t67[0] = fmaxf(t67[0], __shfl_xor(t67[0], 32));
+      t65[0] = fmaxf(t65[0], __shfl_xor(t65[0], 32));
       float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t67[0]);
-      // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new_2[0] = fmaxf(m[0], t65[0]);
+      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[1];
       mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_decode.lua:174: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -395,22 +395,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
         }
       }
-      // attention_decode.lua:175: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
       float alpha_2[1];
       alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_decode.lua:176: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t73[1];
-      t73[0] = 0.0f;
+      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t71[1];
+      t71[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t73[0] = t73[0] + s[ci * 4 + vi];
+          t71[0] = t71[0] + s[ci * 4 + vi];
         }
       }
-      t73[0] = t73[0] + __shfl_xor(t73[0], 32);
-      l[0] = l[0] * alpha_2[0] + t73[0];
-      // attention_decode.lua:177: k:assign(o, o * alpha)
+      t71[0] = t71[0] + __shfl_xor(t71[0], 32);
+      l[0] = l[0] * alpha_2[0] + t71[0];
+      // attention_decode.lua:193: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 16; ++ci) {
         #pragma unroll
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
         }
       }
-      // attention_decode.lua:178: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -444,16 +444,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:179: k:assign(m, m_new)
+      // attention_decode.lua:195: k:assign(m, m_new)
       m[0] = m_new_2[0];
     }
   }
-  // attention_decode.lua:192: local seen = l:gt(0)
+  // attention_decode.lua:208: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:193: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:209: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:194: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:210: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:195: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:211: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -508,19 +508,19 @@ extern "C" int attention_decode_f16_d128_contig(const void *Q, const void *K, co
   if (sm_count < 1) return hipErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:92: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:95: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
+  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_decode_f16_d128_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:94) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:100) */
 extern "C" int64_t attention_decode_f16_d128_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -530,5 +530,5 @@ extern "C" int64_t attention_decode_f16_d128_contig_workspace_rows(int B, int Sq
   if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
   if (sm_err != hipSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : (2 * sm_count + (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) - 1) / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -37,7 +37,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
-             dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64; do
+             dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
   case $drv in *:*) defs=$(echo "-D ${drv#*:}" | sed 's/,/ -D /g') drv=${drv%%:*} ;; esac
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
