@@ -5,17 +5,22 @@ reference, then times them beside a device-to-device copy and torch SDPA
 
 Checks (every library given): contiguous and paged caches (pages of 16
 and 256, shuffled), Sq in {1, 4, 16}, GQA 4:1 and 1:1, ragged lengths with
-a 0 among them; O (bf16 or f16) by ||out - ref|| / ||ref|| < 1e-2 and LSE
+a 0 among them, a softcap and a left window; O (bf16 or f16) by ||out - ref|| / ||ref|| < 1e-2 and LSE
 within 1e-3 (relative) with +inf where a row sees no key; outputs and the
 workspace poisoned (NaN) first.  A library that fails is not timed.
 
 Timing: bf16, D 128, Hq 32 / Hkv 8, Sq 1 (and 4, 16 at B = 8), B in
 {1, 8, 64}, cache S in {1K, 4K, 16K, 64K, 128K} tokens (every sequence S
-long; B x S capped at 2M tokens, 8.6 GB of K and V), contiguous and paged
-(16: the paged launcher; 256: paged64).  A call of ours is the split launcher then the combine
-launcher.  Bandwidth: the bytes of K and V read (2 B S Hkv D 2) / median
-time (triton.testing.do_bench, CUDA events); copy: a device-to-device copy
-of 2 GB, (read + written) / time.  SDPA gets [B, H, S, D] views of the same
+long; B x S capped at 2M tokens, 8.6 GB of K and V), and two sizes off
+that grid (B 3 x 5000, B 20 x 37000), contiguous and paged (16: the paged
+launcher; 256: paged64).  A call of ours is the split launcher then the
+combine launcher.  Each call (ours and SDPA's) is captured in a CUDA graph
+and the graph replayed (as a serving loop runs decode steps; the time is
+the GPU's, not Python's): median time of triton.testing.do_bench (CUDA
+events, L2 flushed before each replay); `eager` is our call from Python
+through ctypes, as it was timed before 2026-11-25.  Bandwidth: the bytes
+of K and V read (2 B S Hkv D 2) / time; copy: a device-to-device copy of
+2 GB, (read + written) / time.  SDPA gets [B, H, S, D] views of the same
 cache with enable_gqa=True (Sq > 1: a bottom-right causal mask).
 
 usage: python3 bench/attention_decode.py LABEL=LIB.so [LABEL=LIB.so ...]
@@ -43,10 +48,10 @@ class Lib:
     def fns(self, dt, D):
         n = f"attention_decode_{dt}_d{D}"
         c = getattr(self.lib, n + "_contig")
-        c.argtypes = [P] * 5 + [I] * 6 + [L64] * 9 + [F, P]
+        c.argtypes = [P] * 5 + [I] * 6 + [L64] * 9 + [F, F, I, P]
         p = getattr(self.lib, n + "_paged"), getattr(self.lib, n + "_paged64")
         for f in p:
-            f.argtypes = [P] * 6 + [I] * 8 + [L64] * 9 + [F, P]
+            f.argtypes = [P] * 6 + [I] * 8 + [L64] * 9 + [F, F, I, P]
         m = getattr(self.lib, n + "_combine")
         m.argtypes = [P] * 3 + [I] * 5 + [L64] * 3 + [P]
         r = getattr(self.lib, n + "_contig_workspace_rows")
@@ -69,7 +74,7 @@ class Call:
     """One decode call's buffers and launches: q [B, Sq, Hq, D], the cache (contiguous [B, S, Hkv, D]
     or paged [NP, PS, Hkv, D] with a block table), lengths, the workspace, O and LSE."""
 
-    def __init__(self, lib, dt, q, lens, Hkv, k, v, bt=None):
+    def __init__(self, lib, dt, q, lens, Hkv, k, v, bt=None, softcap=0.0, window_left=-1):
         self.c, self.p, self.m, rows = lib.fns("bf16" if dt == torch.bfloat16 else "f16", q.shape[3])
         self.q, self.lens, self.k, self.v, self.bt, self.Hkv = q, lens, k, v, bt, Hkv
         B, Sq, Hq, D = q.shape
@@ -80,27 +85,30 @@ class Call:
         self.lse = torch.full((B, Hq, Sq), float("nan"), device=q.device)
         self.stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         self.scale = 1 / math.sqrt(D)
+        self.softcap, self.wl = softcap, window_left
 
     def __call__(self):
         q, k, v = self.q, self.k, self.v
         B, Sq, Hq, D = q.shape
+        self.stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)   # (a graph captures on its own)
         qs = [L64(x) for x in q.stride()[:3]]
         if self.bt is None:
             rc = self.c(ptr(q), ptr(k), ptr(v), ptr(self.lens), ptr(self.ws), B, Sq, Hq, self.Hkv, k.shape[1],
-                        self.rows, *qs, *kv_strides(k), *kv_strides(v), self.scale, self.stream)
+                        self.rows, *qs, *kv_strides(k), *kv_strides(v), self.scale, self.softcap, self.wl, self.stream)
         else:
             paged = self.p[1] if k.shape[1] % 64 == 0 else self.p[0]   # paged64 where the pages allow
             rc = paged(ptr(q), ptr(k), ptr(v), ptr(self.bt), ptr(self.lens), ptr(self.ws), B, Sq, Hq, k.shape[0],
                         self.Hkv, k.shape[1], self.bt.shape[1], self.rows, *qs, *kv_strides(k),
-                        *kv_strides(v), self.scale, self.stream)
+                        *kv_strides(v), self.scale, self.softcap, self.wl, self.stream)
         assert rc == 0, f"split launcher returned {rc}"
         rc = self.m(ptr(self.o), ptr(self.lse), ptr(self.ws), B, Sq, Hq, self.Hkv, self.rows,
                     *[L64(x) for x in self.o.stride()[:3]], self.stream)
         assert rc == 0, f"combine launcher returned {rc}"
 
 
-def reference(q, kc, vc, lens, G):
-    """float64 O [B, Sq, Hq, D] and LSE [B, Hq, Sq] from a contiguous cache [B, S, Hkv, D]."""
+def reference(q, kc, vc, lens, G, softcap=0.0, window_left=-1):
+    """float64 O [B, Sq, Hq, D] and LSE [B, Hq, Sq] from a contiguous cache [B, S, Hkv, D]: query s sees keys
+    n - Sq + s - window_left (window_left >= 0) .. n - Sq + s; logits softcap tanh(logit / softcap) (softcap > 0)."""
     B, Sq, Hq, D = q.shape
     o = torch.zeros(q.shape, dtype=torch.float64, device=q.device)
     lse = torch.full((B, Hq, Sq), math.inf, dtype=torch.float64, device=q.device)
@@ -112,8 +120,13 @@ def reference(q, kc, vc, lens, G):
         kb = kc[b, :n].double().transpose(0, 1).repeat_interleave(G, 0)     # [Hq, n, D]
         vb = vc[b, :n].double().transpose(0, 1).repeat_interleave(G, 0)
         s = qb @ kb.transpose(1, 2) / math.sqrt(D)                           # [Hq, Sq, n]
+        if softcap > 0:
+            s = softcap * torch.tanh(s / softcap)
         key = torch.arange(n, device=q.device)
-        vis = key[None, :] <= (n - Sq + torch.arange(Sq, device=q.device))[:, None]
+        own = (n - Sq + torch.arange(Sq, device=q.device))[:, None]
+        vis = key[None, :] <= own
+        if window_left >= 0:
+            vis &= key[None, :] >= own - window_left
         s = s.masked_fill(~vis[None], -math.inf)
         m = s.amax(-1, keepdim=True)
         seen = torch.isfinite(m)
@@ -143,14 +156,16 @@ def check(lib, label, log):
     """Every check case on library lib; returns the number of failures."""
     gen = torch.Generator().manual_seed(1)
     fails = 0
-    cases = [  # dtype, D, B, Sq, Hq, Hkv, S, page size (0: contiguous)
-        (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 0), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 0),
-        (torch.bfloat16, 128, 4, 16, 32, 8, 300, 0), (torch.float16, 64, 6, 1, 8, 2, 2050, 0),
-        (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 16), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 256),
-        (torch.bfloat16, 128, 4, 16, 32, 8, 300, 16), (torch.float16, 64, 2, 4, 8, 2, 4100, 256),
-        (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 0), (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 16),
+    cases = [  # dtype, D, B, Sq, Hq, Hkv, S, page size (0: contiguous), softcap (0: none), window_left (-1: none)
+        (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 0, 0, -1), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 0, 0, -1),
+        (torch.bfloat16, 128, 4, 16, 32, 8, 300, 0, 0, -1), (torch.float16, 64, 6, 1, 8, 2, 2050, 0, 0, -1),
+        (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 16, 0, -1), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 256, 0, -1),
+        (torch.bfloat16, 128, 4, 16, 32, 8, 300, 16, 0, -1), (torch.float16, 64, 2, 4, 8, 2, 4100, 256, 0, -1),
+        (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 0, 0, -1), (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 16, 0, -1),
+        (torch.bfloat16, 128, 5, 4, 32, 8, 3000, 0, 1.0, -1), (torch.bfloat16, 128, 5, 4, 32, 8, 3000, 0, 0, 700),
+        (torch.bfloat16, 128, 3, 1, 32, 8, 5000, 16, 1.0, 1000), (torch.float16, 64, 4, 16, 8, 2, 2000, 256, 1.0, 100),
     ]
-    for dt, D, B, Sq, Hq, Hkv, S, PS in cases:
+    for dt, D, B, Sq, Hq, Hkv, S, PS, cap, wl in cases:
         q = torch.randn((B, Sq, Hq, D), generator=gen).to("cuda", dt)
         kc = torch.randn((B, S, Hkv, D), generator=gen).to("cuda", dt)
         vc = torch.randn((B, S, Hkv, D), generator=gen).to("cuda", dt)
@@ -164,12 +179,12 @@ def check(lib, label, log):
             vp = torch.empty_like(kp)
             vp[bt.flatten().long()] = torch.nn.functional.pad(vc, (0, 0, 0, 0, 0, bt.shape[1] * PS - S)).view(
                 -1, PS, Hkv, D)
-            call = Call(lib, dt, q, lens, Hkv, kp, vp, bt)
+            call = Call(lib, dt, q, lens, Hkv, kp, vp, bt, cap, wl)
         else:
-            call = Call(lib, dt, q, lens, Hkv, kc, vc)
+            call = Call(lib, dt, q, lens, Hkv, kc, vc, None, cap, wl)
         call()
         torch.cuda.synchronize()
-        ro, rl = reference(q, kc, vc, lens.cpu(), Hq // Hkv)
+        ro, rl = reference(q, kc, vc, lens.cpu(), Hq // Hkv, cap, wl)
         err = ((call.o.double() - ro).norm() / ro.norm()).item()
         inf_ok = bool(torch.equal(torch.isinf(call.lse), torch.isinf(rl)))
         fin = torch.isfinite(rl)
@@ -177,8 +192,24 @@ def check(lib, label, log):
         ok = err < 1e-2 and lerr < 1e-3 and inf_ok and not torch.isnan(call.o).any().item()
         fails += not ok
         log(f"{'PASS' if ok else 'FAIL'} {label} {str(dt)[6:]} D={D} B={B} Sq={Sq} Hq={Hq} Hkv={Hkv} S={S} "
-            f"{'page ' + str(PS) if PS else 'contig'}: O rel err {err:.2e}, LSE {lerr:.1e}, inf rows ok {inf_ok}")
+            f"{'page ' + str(PS) if PS else 'contig'}{f' softcap {cap}' if cap else ''}"
+            f"{f' window_left {wl}' if wl >= 0 else ''}: O rel err {err:.2e}, LSE {lerr:.1e}, inf rows ok {inf_ok}")
     return fails
+
+
+def graphed(fn):
+    """The median time (ms) of fn captured in a CUDA graph and replayed (L2 flushed before each replay)."""
+    import triton.testing as tt
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):   # warm-up off the capture (cuDNN plans, ...)
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return tt.do_bench(g.replay, warmup=10, rep=100, return_mode="median")
 
 
 def bench(lib, label, log):
@@ -192,10 +223,11 @@ def bench(lib, label, log):
     copy_bw = 2 * n / (t * 1e-3) / 1e12
     del a, b2
     log(f"copy: {copy_bw:.2f} TB/s (1 GB read + 1 GB written)")
-    log(f"{'B':>3} {'Sq':>3} {'S':>7} {'cache':>7} | {'us':>8} {'TB/s':>6} {'%copy':>6} | {'sdpa us':>8} {'backend':>9}"
-        f" {'x sdpa':>7}")
+    log(f"{'B':>3} {'Sq':>3} {'S':>7} {'cache':>7} | {'us':>8} {'TB/s':>6} {'%copy':>6} {'eager':>7} | {'sdpa us':>8}"
+        f" {'backend':>9} {'x sdpa':>7}")
     points = [(B, 1, S) for B in (1, 8, 64) for S in (1024, 4096, 16384, 65536, 131072) if B * S <= (1 << 21)]
     points += [(8, Sq, S) for Sq in (4, 16) for S in (4096, 65536)]
+    points += [(3, 1, 5000), (20, 1, 37000)]   # off the grid
     for B, Sq, S in points:
         q = torch.randn((B, Sq, Hq, D), generator=gen).to("cuda", dt)
         kc = torch.randn((B, S, Hkv, D), device="cuda").to(dt)
@@ -214,11 +246,8 @@ def bench(lib, label, log):
                 continue
             try:
                 with sdpa_kernel([be]):
-                    f = lambda: torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask,
-                                                                                 enable_gqa=True)
-                    f()
-                    torch.cuda.synchronize()
-                    ts = tt.do_bench(f, warmup=25, rep=200, return_mode="median")
+                    ts = graphed(lambda: torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask,
+                                                                                          enable_gqa=True))
                 if sd is None or ts < sd[1]:
                     sd = (name, ts)
             except Exception:
@@ -232,11 +261,13 @@ def bench(lib, label, log):
                 call = Call(lib, dt, q, lens, Hkv, kc, vc)
             call()
             torch.cuda.synchronize()
-            tm = tt.do_bench(call, warmup=25, rep=200, return_mode="median")
+            te = tt.do_bench(call, warmup=10, rep=100, return_mode="median")
+            tm = graphed(call)
             bw = kv_bytes / (tm * 1e-3) / 1e12
             cache = "contig" if not PS else f"page{PS}"
             s = f" | {sd[1] * 1e3:8.1f} {sd[0]:>9} {sd[1] / tm:6.2f}x" if sd else " | no SDPA backend ran"
-            log(f"{B:>3} {Sq:>3} {S:>7} {cache:>7} | {tm * 1e3:8.1f} {bw:6.2f} {100 * bw / copy_bw:5.0f}%" + s)
+            log(f"{B:>3} {Sq:>3} {S:>7} {cache:>7} | {tm * 1e3:8.1f} {bw:6.2f} {100 * bw / copy_bw:5.0f}%"
+                f" {te * 1e3:7.1f}" + s)
             del call
             if PS:
                 del kp, vp, bt

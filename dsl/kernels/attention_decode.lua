@@ -90,6 +90,8 @@ return tile.kernel {
     ps.L = tile.tensor("i32", { "B" })
     ps.Ws = workspace()
     ps.scale = tile.scalar("f32", { positive = true })
+    ps.softcap = tile.scalar("f32")       -- > 0: logits softcap tanh(logit / softcap); 0: none
+    ps.window_left = tile.scalar("i32")   -- >= 0: a query sees that many keys before its own at most; < 0: all
     return ps
   end,
   body = function(k, p, c, v)
@@ -152,10 +154,16 @@ return tile.kernel {
       k:require((p.PS % BN):eq(0), ("the page size is a multiple of %d"):format(BN))
       k:require((p.MP * p.PS):lt(2^30), "a sequence's pages hold below 2^30 keys")
     end
+    k:require(p.softcap:ge(0), "softcap is 0 (none) or positive")
+    k:require(p.window_left:lt(2^30), "window_left below 2^30, as sizes")
+    local wl = p.window_left
     local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
     local nkb = tile.cdiv(len, BN)
-    local chunk = tile.cdiv(nkb, NS)
-    local first = tile.min(nkb, split * chunk)
+    -- the key blocks [kb0, nkb) hold every visible key (query 0's window
+    -- starts at key len - Sq - wl), cut into NS chunks
+    local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+    local chunk = tile.cdiv(nkb - kb0, NS)
+    local first = tile.min(nkb, kb0 + split * chunk)
     local last = tile.min(nkb, first + chunk)
 
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
@@ -180,10 +188,13 @@ return tile.kernel {
       -- one step of the online softmax, in place in s; `masked` for a block
       -- that holds a key some query must not see
       local function step(masked)
-        k:assign(s, s * (p.scale * LOG2E))
-        if masked then   -- query sq sees the keys up to len - Sq + sq
-          local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
-          k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+        k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+          k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        if masked then   -- query sq sees the keys from len - Sq + sq - wl (wl >= 0) up to len - Sq + sq
+          local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+          local col = k:iota({ BM, BN }, 2)
+          k:assign(s, tile.where(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), s, -math.huge))
         end
         local m_new = tile.max(m, k:reduce_max(s, 2))
         local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
@@ -194,7 +205,7 @@ return tile.kernel {
         k:gemm(s:cast(v.dtype), Vs, o)
         k:assign(m, m_new)
       end
-      local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
+      local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
       local function run()
         k:when(cuts, function() step(true) end, function() step(false) end)
       end

@@ -194,7 +194,7 @@ int main(void) {
     /* K and V [NP, PS, HKV, D] memory, strides in the launcher's (page, head, row) order */
     int rc = attention_decode_bf16_d64_paged(dQ, dK, dV, dBT, dL, dWs, B, 1, HQ, NP, HKV, PS, MP, (int)rows,
                                              sqb, HQ * D, D, (int64_t)PAGE, D, HKV * D, (int64_t)PAGE, D, HKV * D,
-                                             scale, NULL);
+                                             scale, 0.0f, -1, NULL);   /* no softcap, no window */
     if (rc == 0) rc = attention_decode_bf16_d64_combine(dO, dLSE, dWs, B, 1, HQ, HKV, (int)rows, sqb, HQ * D, D, NULL);
     if (rc == 0) rc = dev_sync();
     if (rc != 0 || dev_download(o, dO, (size_t)B * HQ * D * 2) || dev_download(lse, dLSE, (size_t)B * HQ * 4)) {

@@ -77,7 +77,7 @@ LT_FN void lt_wmma_16x16x16_bf16(float d[8], const uint32_t a[8], const uint32_t
 }
 
 /* One block (128 threads) of attention_decode_f16_d128_paged. */
-__global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, int sm_count)
+__global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -103,48 +103,50 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
   const int t7 = 2 * sm_count;
   // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:147: local rb = prog % nrb
+  // attention_decode.lua:149: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:148: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:150: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:150: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:152: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:155: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t24 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t24, 0), Sk);
-  // attention_decode.lua:156: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:160: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t26 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t26, 0), Sk);
+  // attention_decode.lua:161: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:157: local chunk = tile.cdiv(nkb, NS)
-  const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:158: local first = tile.min(nkb, split * chunk)
-  const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:159: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:164: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:165: local chunk = tile.cdiv(nkb - kb0, NS)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:166: local first = tile.min(nkb, kb0 + split * chunk)
+  const int first = lt_imin(nkb, kb0 + split * chunk);
+  // attention_decode.lua:167: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:161: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t34[8];
+  // attention_decode.lua:169: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t44[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t34[ri] = ri * 2 + row0 + rb * 64;
+    t44[ri] = ri * 2 + row0 + rb * 64;
   }
   // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    s0[ri] = lt_imin(t34[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t44[ri] / G, Sq - 1);
   }
   int h0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    h0[ri] = hk * G + t34[ri] % G;
+    h0[ri] = hk * G + t44[ri] % G;
   }
   bool inside[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = t34[ri] < Sq * G;
+    inside[ri] = t44[ri] < Sq * G;
   }
-  // attention_decode.lua:163: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t40[64];
+  // attention_decode.lua:171: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t50[64];
   {
     const bool ok = b < B && b >= 0;
     const _Float16 *base = Q + (int64_t)b * sqb;
@@ -156,7 +158,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
         const int gr = h0[ri];
         const int gc = ci * 16 + col0;
         const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t40[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        t50[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
       }
     }
   }
@@ -164,10 +166,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
   for (int ri = 0; ri < 8; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t40[ri * 8 + ci]);
+      Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t50[ri * 8 + ci]);
     }
   }
-  // attention_decode.lua:166: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:174: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -176,24 +178,24 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:167: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:175: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:168: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:176: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:169: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:177: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:171: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    // attention_decode.lua:179: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:172: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:180: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -212,7 +214,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
         }
       }
     }
-    // attention_decode.lua:173: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:181: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -231,14 +233,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
         }
       }
     }
-    // attention_decode.lua:178: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:186: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:179: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:187: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -264,85 +266,96 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
         }
       }
     }
-    // attention_decode.lua:197: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
-    const bool cuts = (j + 1) * 16 > len - Sq + 1;
-    // attention_decode.lua:202: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:208: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:213: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:203: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:214: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:199: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:210: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          s[ri] = s[ri] * (scale * 1.442695f);
+        // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
         }
-        // attention_decode.lua:185: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
-        int sq[8];
+        // attention_decode.lua:195: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          sq[ri] = (ri * 2 + row0 + rb * 64) / G;
+          diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:186: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+        // attention_decode.lua:196: local col = k:iota({ BM, BN }, 2)
+        int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          s[ri] = col0 + j * 16 <= len - Sq + sq[ri] ? s[ri] : -INFINITY;
+          col[ri] = col0;
+          s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
         }
-        // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t68[8];
+        // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t95[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t68[ri] = -INFINITY;
-          t68[ri] = fmaxf(t68[ri], s[ri]);
+          t95[ri] = -INFINITY;
+          t95[ri] = fmaxf(t95[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 8));
-          t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 4));
-          t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 2));
-          t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 1));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 8));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 4));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 2));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t68[ri]);
+          m_new[ri] = fmaxf(m[ri], t95[ri]);
         }
-        // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t74[8];
+        // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t101[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t74[ri] = 0.0f;
-          t74[ri] = t74[ri] + s[ri];
+          t101[ri] = 0.0f;
+          t101[ri] = t101[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t74[ei] = t74[ei] + __shfl_xor(t74[ei], 8);
-          t74[ei] = t74[ei] + __shfl_xor(t74[ei], 4);
-          t74[ei] = t74[ei] + __shfl_xor(t74[ei], 2);
-          t74[ei] = t74[ei] + __shfl_xor(t74[ei], 1);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 8);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 4);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 2);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t74[ri];
+          l[ri] = l[ri] * alpha[ri] + t101[ri];
         }
-        // attention_decode.lua:193: k:assign(o, o * alpha)
+        // attention_decode.lua:204: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -350,7 +363,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -381,72 +394,81 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:195: k:assign(m, m_new)
+        // attention_decode.lua:206: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          s[ri] = s[ri] * (scale * 1.442695f);
+        // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
         }
-        // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t80[8];
+        // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t113[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t80[ri] = -INFINITY;
-          t80[ri] = fmaxf(t80[ri], s[ri]);
+          t113[ri] = -INFINITY;
+          t113[ri] = fmaxf(t113[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 8));
-          t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 4));
-          t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 2));
-          t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 1));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 8));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 4));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 2));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t80[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t113[ri]);
         }
-        // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t86[8];
+        // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t119[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t86[ri] = 0.0f;
-          t86[ri] = t86[ri] + s[ri];
+          t119[ri] = 0.0f;
+          t119[ri] = t119[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t86[ei] = t86[ei] + __shfl_xor(t86[ei], 8);
-          t86[ei] = t86[ei] + __shfl_xor(t86[ei], 4);
-          t86[ei] = t86[ei] + __shfl_xor(t86[ei], 2);
-          t86[ei] = t86[ei] + __shfl_xor(t86[ei], 1);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 8);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 4);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 2);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t86[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t119[ri];
         }
-        // attention_decode.lua:193: k:assign(o, o * alpha)
+        // attention_decode.lua:204: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -454,7 +476,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -485,7 +507,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:195: k:assign(m, m_new)
+        // attention_decode.lua:206: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -493,15 +515,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
       }
     }
   }
-  // attention_decode.lua:208: local seen = l:gt(0)
+  // attention_decode.lua:219: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:209: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:220: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:210: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:221: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -516,7 +538,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
       }
     }
   }
-  // attention_decode.lua:211: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:222: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -530,7 +552,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_kernel(co
 }
 
 /* Checks the arguments, then runs attention_decode_f16_d128_paged over its grid on `stream`. */
-extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, void *stream)
+extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
@@ -554,19 +576,21 @@ extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, con
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:152: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:153: a sequence's pages hold below 2^30 keys */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:154: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:155: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:157: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:158: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_decode_f16_d128_paged_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, sm_count);
+  attention_decode_f16_d128_paged_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:100) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:102) */
 extern "C" int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

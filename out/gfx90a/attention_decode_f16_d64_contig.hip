@@ -90,7 +90,7 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 }
 
 /* One block (128 threads) of attention_decode_f16_d64_contig. */
-__global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, float scale, int sm_count)
+__global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -115,34 +115,36 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   const int t7 = 2 * sm_count;
   // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:147: local rb = prog % nrb
+  // attention_decode.lua:149: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:148: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:150: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:155: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t20 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t20, 0), Smax);
-  // attention_decode.lua:156: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:160: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t22 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t22, 0), Smax);
+  // attention_decode.lua:161: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:157: local chunk = tile.cdiv(nkb, NS)
-  const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:158: local first = tile.min(nkb, split * chunk)
-  const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:159: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:164: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:165: local chunk = tile.cdiv(nkb - kb0, NS)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:166: local first = tile.min(nkb, kb0 + split * chunk)
+  const int first = lt_imin(nkb, kb0 + split * chunk);
+  // attention_decode.lua:167: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:161: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t30[1];
-  t30[0] = row0 + rb * 64;
+  // attention_decode.lua:169: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t40[1];
+  t40[0] = row0 + rb * 64;
   // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t30[0] / G, Sq - 1);
+  s0[0] = lt_imin(t40[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t30[0] % G;
+  h0[0] = hk * G + t40[0] % G;
   bool inside[1];
-  inside[0] = t30[0] < Sq * G;
-  // attention_decode.lua:163: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t36[32];
+  inside[0] = t40[0] < Sq * G;
+  // attention_decode.lua:171: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t46[32];
   {
     const bool ok = b < B && b >= 0;
     const _Float16 *base = Q + (int64_t)b * sqb;
@@ -156,11 +158,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         union { uint2 v[1]; _Float16 e[4]; } h;
         h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t36[ci * 4 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 4; ++vi) t46[ci * 4 + vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t36[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          t46[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -169,10 +171,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   for (int ci = 0; ci < 8; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t36[ci * 4 + vi]);
+      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t46[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:166: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:174: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -181,16 +183,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:167: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:175: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:168: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:176: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:169: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:177: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_decode.lua:175: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:183: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:176: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:184: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -228,7 +230,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:178: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:186: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -238,7 +240,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:179: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:187: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -264,46 +266,60 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:197: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
-    const bool cuts = (j + 1) * 64 > len - Sq + 1;
-    // attention_decode.lua:199: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:208: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:210: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:195: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      int diag[1];
+      diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
+      // attention_decode.lua:196: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          col[ci * 4 + vi] = ci * 8 + col0 + vi;
+          s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_decode.lua:185: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
-      int sq[1];
-      sq[0] = (row0 + rb * 64) / G;
-      // attention_decode.lua:186: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t80[1];
+      t80[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = ci * 8 + col0 + vi + j * 64 <= len - Sq + sq[0] ? s[ci * 4 + vi] : -INFINITY;
+          t80[0] = fmaxf(t80[0], s[ci * 4 + vi]);
         }
       }
-      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t53[1];
-      t53[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t53[0] = fmaxf(t53[0], s[ci * 4 + vi]);
-        }
-      }
-      t53[0] = fmaxf(t53[0], __shfl_xor(t53[0], 32));
+      t80[0] = fmaxf(t80[0], __shfl_xor(t80[0], 32));
       float m_new[1];
-      m_new[0] = fmaxf(m[0], t53[0]);
-      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new[0] = fmaxf(m[0], t80[0]);
+      // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[1];
       mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -311,22 +327,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
         }
       }
-      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
       float alpha[1];
       alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t59[1];
-      t59[0] = 0.0f;
+      // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t86[1];
+      t86[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t59[0] = t59[0] + s[ci * 4 + vi];
+          t86[0] = t86[0] + s[ci * 4 + vi];
         }
       }
-      t59[0] = t59[0] + __shfl_xor(t59[0], 32);
-      l[0] = l[0] * alpha[0] + t59[0];
-      // attention_decode.lua:193: k:assign(o, o * alpha)
+      t86[0] = t86[0] + __shfl_xor(t86[0], 32);
+      l[0] = l[0] * alpha[0] + t86[0];
+      // attention_decode.lua:204: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -334,7 +350,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
         }
       }
-      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -360,34 +376,46 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:195: k:assign(m, m_new)
+      // attention_decode.lua:206: k:assign(m, m_new)
       m[0] = m_new[0];
     } else {
-      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
+      // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t98[1];
+      t98[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          t98[0] = fmaxf(t98[0], s[ci * 4 + vi]);
         }
       }
-      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t65[1];
-      t65[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t65[0] = fmaxf(t65[0], s[ci * 4 + vi]);
-        }
-      }
-      t65[0] = fmaxf(t65[0], __shfl_xor(t65[0], 32));
+      t98[0] = fmaxf(t98[0], __shfl_xor(t98[0], 32));
       float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t65[0]);
-      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new_2[0] = fmaxf(m[0], t98[0]);
+      // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[1];
       mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -395,22 +423,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
         }
       }
-      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
       float alpha_2[1];
       alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t71[1];
-      t71[0] = 0.0f;
+      // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t104[1];
+      t104[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t71[0] = t71[0] + s[ci * 4 + vi];
+          t104[0] = t104[0] + s[ci * 4 + vi];
         }
       }
-      t71[0] = t71[0] + __shfl_xor(t71[0], 32);
-      l[0] = l[0] * alpha_2[0] + t71[0];
-      // attention_decode.lua:193: k:assign(o, o * alpha)
+      t104[0] = t104[0] + __shfl_xor(t104[0], 32);
+      l[0] = l[0] * alpha_2[0] + t104[0];
+      // attention_decode.lua:204: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -418,7 +446,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
         }
       }
-      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -444,16 +472,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:195: k:assign(m, m_new)
+      // attention_decode.lua:206: k:assign(m, m_new)
       m[0] = m_new_2[0];
     }
   }
-  // attention_decode.lua:208: local seen = l:gt(0)
+  // attention_decode.lua:219: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:209: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:220: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:210: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:221: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -475,7 +503,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:211: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:222: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -486,7 +514,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
 }
 
 /* Checks the arguments, then runs attention_decode_f16_d64_contig over its grid on `stream`. */
-extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, void *stream)
+extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || Hkv <= 0 || Smax <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
@@ -510,17 +538,19 @@ extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, con
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:157: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:158: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_decode_f16_d64_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, sm_count);
+  attention_decode_f16_d64_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, softcap, window_left, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:100) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:102) */
 extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

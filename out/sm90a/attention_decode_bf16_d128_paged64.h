@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * int attention_decode_bf16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, void *stream)
+ * int attention_decode_bf16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
  *   Q        bf16 [B, Sq, Hq, 128], device pointer, read
  *   K        bf16 [NP, Hkv, PS, 128], device pointer, read
  *   V        bf16 [NP, Hkv, PS, 128], device pointer, read
@@ -29,6 +29,8 @@
  *   svh      stride in elements, >= 0
  *   svs      stride in elements, >= 0
  *   scale    f32 scalar, > 0
+ *   softcap  f32 scalar
+ *   window_left i32 scalar
  *   stream   cudaStream_t to launch on (NULL: the default stream)
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size or scalar, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
@@ -37,10 +39,12 @@
  *          (Sq * (Hq / Hkv) + 64 - 1) / 64 != 0 (a divisor of the kernel's index math)
  *          ((B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : lt_imin(64, 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) != 0 (a divisor of the kernel's index math)
  *          Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          WR >= ((B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : lt_imin(64, 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives)
- *          PS % 64 == 0 (attention_decode.lua:152: the page size is a multiple of 64)
- *          MP * PS < 1073741824 (attention_decode.lua:153: a sequence's pages hold below 2^30 keys)
+ *          Hq % Hkv == 0 (attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          WR >= ((B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : lt_imin(64, 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives)
+ *          PS % 64 == 0 (attention_decode.lua:154: the page size is a multiple of 64)
+ *          MP * PS < 1073741824 (attention_decode.lua:155: a sequence's pages hold below 2^30 keys)
+ *          softcap >= 0.0f (attention_decode.lua:157: softcap is 0 (none) or positive)
+ *          window_left < 1073741824 (attention_decode.lua:158: window_left below 2^30, as sizes)
  * sm_count in a condition: the current device's multiprocessors (SMs, CUs), queried by the launcher.
  * int64_t attention_decode_bf16_d128_paged64_workspace_rows(int B, int Sq, int Hq, int Hkv): the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_decode_bf16_d128_paged64.cu
@@ -54,7 +58,7 @@
 extern "C" {
 #endif
 
-int attention_decode_bf16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, void *stream);
+int attention_decode_bf16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream);
 int64_t attention_decode_bf16_d128_paged64_workspace_rows(int B, int Sq, int Hq, int Hkv);
 
 #ifdef __cplusplus

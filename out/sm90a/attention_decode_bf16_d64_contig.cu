@@ -194,7 +194,7 @@ template <int TB> LT_FN void lt_wgmma_m64n64k16_bf16(float (&d)[32], const uint3
 }
 
 /* One block (128 threads) of attention_decode_bf16_d64_contig. */
-__global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, int sm_count)
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -223,46 +223,48 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   const int t7 = 2 * sm_count;
   // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:147: local rb = prog % nrb
+  // attention_decode.lua:149: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:148: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:150: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:155: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t20 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t20, 0), Smax);
-  // attention_decode.lua:156: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:160: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t22 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t22, 0), Smax);
+  // attention_decode.lua:161: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:157: local chunk = tile.cdiv(nkb, NS)
-  const int chunk = (nkb + NS - 1) / NS;
-  // attention_decode.lua:158: local first = tile.min(nkb, split * chunk)
-  const int first = lt_imin(nkb, split * chunk);
-  // attention_decode.lua:159: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:164: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:165: local chunk = tile.cdiv(nkb - kb0, NS)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:166: local first = tile.min(nkb, kb0 + split * chunk)
+  const int first = lt_imin(nkb, kb0 + split * chunk);
+  // attention_decode.lua:167: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:161: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t30[2];
+  // attention_decode.lua:169: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t40[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t30[ri] = ri * 8 + row0 + rb * 64;
+    t40[ri] = ri * 8 + row0 + rb * 64;
   }
   // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t30[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t40[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t30[ri] % G;
+    h0[ri] = hk * G + t40[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t30[ri] < Sq * G;
+    inside[ri] = t40[ri] < Sq * G;
   }
-  // attention_decode.lua:163: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t36[32];
+  // attention_decode.lua:171: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t46[32];
   {
     const bool ok = b < B && b >= 0;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
@@ -278,11 +280,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t36[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          for (int vi = 0; vi < 2; ++vi) t46[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t36[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            t46[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -294,11 +296,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t36[ri * 16 + ci * 2 + vi]);
+        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t46[ri * 16 + ci * 2 + vi]);
       }
     }
   }
-  // attention_decode.lua:166: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:174: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -310,25 +312,25 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:167: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:175: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:168: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:176: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention_decode.lua:169: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:177: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:175: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:183: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -355,7 +357,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:176: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:184: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -389,9 +391,9 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention_decode.lua:178: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:186: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
-    // attention_decode.lua:179: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:187: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -404,7 +406,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     const int j_next = j + 1;
     const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
-      // attention_decode.lua:175: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:183: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -431,7 +433,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:176: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:184: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -460,71 +462,88 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
     lt_cp_async_commit();
-    // attention_decode.lua:197: local cuts = ((j + 1) * BN):gt(len - p.Sq + 1)
-    const bool cuts = (j + 1) * 64 > len - Sq + 1;
+    // attention_decode.lua:208: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention_decode.lua:199: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:210: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            }
           }
         }
       }
-      // attention_decode.lua:185: local sq = (k:iota({ BM, 1 }, 1) + rb * BM) // G
-      int sq[2];
+      // attention_decode.lua:195: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        sq[ri] = (ri * 8 + row0 + rb * 64) / G;
+        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:186: k:assign(s, tile.where((k:iota({ BM, BN }, 2) + j * BN):le(len - p.Sq + sq), s, -math.huge))
+      // attention_decode.lua:196: local col = k:iota({ BM, BN }, 2)
+      int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi + j * 64 <= len - Sq + sq[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t53[2];
+      // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t53[ri] = -INFINITY;
+        t80[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t53[ri] = fmaxf(t53[ri], s[ri * 16 + ci * 2 + vi]);
+            t80[ri] = fmaxf(t80[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t53[ei] = fmaxf(t53[ei], __shfl_xor_sync(0xffffffffu, t53[ei], 2));
-        t53[ei] = fmaxf(t53[ei], __shfl_xor_sync(0xffffffffu, t53[ei], 1));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 2));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor_sync(0xffffffffu, t80[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t53[ri]);
+        m_new[ri] = fmaxf(m[ri], t80[ri]);
       }
-      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -535,35 +554,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t59[2];
+      // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t86[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t59[ri] = 0.0f;
+        t86[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t59[ri] = t59[ri] + s[ri * 16 + ci * 2 + vi];
+            t86[ri] = t86[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t59[ei] = t59[ei] + __shfl_xor_sync(0xffffffffu, t59[ei], 2);
-        t59[ei] = t59[ei] + __shfl_xor_sync(0xffffffffu, t59[ei], 1);
+        t86[ei] = t86[ei] + __shfl_xor_sync(0xffffffffu, t86[ei], 2);
+        t86[ei] = t86[ei] + __shfl_xor_sync(0xffffffffu, t86[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t59[ri];
+        l[ri] = l[ri] * alpha[ri] + t86[ri];
       }
-      // attention_decode.lua:193: k:assign(o, o * alpha)
+      // attention_decode.lua:204: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -574,7 +593,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -595,53 +614,68 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:195: k:assign(m, m_new)
+      // attention_decode.lua:206: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:183: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      // attention_decode.lua:191: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:192: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:193: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            }
           }
         }
       }
-      // attention_decode.lua:188: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t65[2];
+      // attention_decode.lua:199: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t98[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t65[ri] = -INFINITY;
+        t98[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t65[ri] = fmaxf(t65[ri], s[ri * 16 + ci * 2 + vi]);
+            t98[ri] = fmaxf(t98[ri], s[ri * 16 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t65[ei] = fmaxf(t65[ei], __shfl_xor_sync(0xffffffffu, t65[ei], 2));
-        t65[ei] = fmaxf(t65[ei], __shfl_xor_sync(0xffffffffu, t65[ei], 1));
+        t98[ei] = fmaxf(t98[ei], __shfl_xor_sync(0xffffffffu, t98[ei], 2));
+        t98[ei] = fmaxf(t98[ei], __shfl_xor_sync(0xffffffffu, t98[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t65[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t98[ri]);
       }
-      // attention_decode.lua:189: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:200: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:190: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:201: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -652,35 +686,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:191: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:202: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:192: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t71[2];
+      // attention_decode.lua:203: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t104[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t71[ri] = 0.0f;
+        t104[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t71[ri] = t71[ri] + s[ri * 16 + ci * 2 + vi];
+            t104[ri] = t104[ri] + s[ri * 16 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t71[ei] = t71[ei] + __shfl_xor_sync(0xffffffffu, t71[ei], 2);
-        t71[ei] = t71[ei] + __shfl_xor_sync(0xffffffffu, t71[ei], 1);
+        t104[ei] = t104[ei] + __shfl_xor_sync(0xffffffffu, t104[ei], 2);
+        t104[ei] = t104[ei] + __shfl_xor_sync(0xffffffffu, t104[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t71[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t104[ri];
       }
-      // attention_decode.lua:193: k:assign(o, o * alpha)
+      // attention_decode.lua:204: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -691,7 +725,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:194: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:205: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -712,7 +746,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:195: k:assign(m, m_new)
+      // attention_decode.lua:206: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -720,17 +754,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:208: local seen = l:gt(0)
+  // attention_decode.lua:219: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:209: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:220: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
-  // attention_decode.lua:210: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:221: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -755,7 +789,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:211: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:222: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -769,7 +803,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
 }
 
 /* Checks the arguments, then runs attention_decode_bf16_d64_contig over its grid on `stream`. */
-extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, void *stream)
+extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || Hkv <= 0 || Smax <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
@@ -792,8 +826,10 @@ extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, co
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:98: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:101: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:157: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:158: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -801,11 +837,11 @@ extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, co
   /* 57344 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(attention_decode_bf16_d64_contig_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 57344);
   if (err != cudaSuccess) return (int)err;
-  attention_decode_bf16_d64_contig_kernel<<<grid, dim3(128), 57344, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, sm_count);
+  attention_decode_bf16_d64_contig_kernel<<<grid, dim3(128), 57344, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:100) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:102) */
 extern "C" int64_t attention_decode_bf16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -11,10 +11,13 @@
 ** 1:1, page sizes 16 and 48 (paged), 64 and 192 (paged64) with the pages
 ** in shuffled order, a block table entry of -1 and one past the cache
 ** inside a sequence (those pages' keys are left out), lengths past the
-** cache (clamped).  On the CPU k:sm_count() is 1, so a call of one program
+** cache (clamped); a softcap (softcap tanh(logit / softcap)) and a left
+** window (query s sees keys L[b] - Sq + s - window_left .. L[b] - Sq + s),
+** alone and together, contiguous and paged.  On the CPU k:sm_count() is 1, so a call of one program
 ** (B x Hkv x row blocks = 1) splits the keys in 2 and the combine merges
 ** them (in the emulator, 2 SMs: up to 4 splits).  Also: a
-** workspace one row short is refused (1) and nothing is written.
+** workspace one row short, a negative softcap and a window_left of 2^30
+** are refused (1) and nothing is written.
 ** Runs the variants whose headers are on the include path (all of out/c
 ** in tests/cpu/run.sh; one, emulated, in tests/emu/drivers.sh).
 */
@@ -50,10 +53,11 @@
 #endif
 
 typedef int (*contig_fn)(const void *, const void *, const void *, const void *, void *, int, int, int, int, int, int,
-                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, void *);
+                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, float, int,
+                         void *);
 typedef int (*paged_fn)(const void *, const void *, const void *, const void *, const void *, void *, int, int, int,
                         int, int, int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                        int64_t, float, void *);
+                        int64_t, float, float, int, void *);
 typedef int (*combine_fn)(void *, void *, const void *, int, int, int, int, int, int64_t, int64_t, int64_t, void *);
 typedef int64_t (*rows_fn)(int, int, int, int);
 
@@ -89,6 +93,8 @@ typedef struct {
   int PS;                     /* 0: contiguous */
   int bad_pages;              /* paged: a -1 and an id past the cache inside sequence 0 */
   int wide;                   /* paged: the paged64 launcher (PS a multiple of 64) */
+  double softcap;             /* 0: none */
+  int wl;                     /* window_left; -1: none */
 } Case;
 
 /* The reference of one case into O [B, Sq, Hq, D] and LSE [B, Hq, Sq];
@@ -104,14 +110,15 @@ static void reference(const Case *c, int dt, int D, const void *Q, const int *L,
       for (int h = 0; h < c->Hq; h++) {
         int len = L[b] < 0 ? 0 : L[b] > c->Smax ? c->Smax : L[b];
         int hi = len - c->Sq + s;   /* the last visible key */
+        int lo = c->wl < 0 ? 0 : hi - c->wl;   /* the first */
         double m = -INFINITY;
         for (int t = 0; t < len && t <= hi; t++) {
           w[t] = NAN;
-          if (isnan(kv(0, b, t, h / G, 0))) continue;
+          if (t < lo || isnan(kv(0, b, t, h / G, 0))) continue;
           double x = 0;
           for (int d = 0; d < D; d++)
             x += get(Q, dt, (((size_t)b * c->Sq + s) * c->Hq + h) * D + d) * kv(0, b, t, h / G, d);
-          w[t] = x * scale;
+          w[t] = c->softcap > 0 ? c->softcap * tanh(x * scale / c->softcap) : x * scale;
           if (w[t] > m) m = w[t];
         }
         double l = 0;
@@ -153,8 +160,11 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   paged_fn paged = c->wide ? v->paged64 : v->paged;
   int dt = v->dt, D = v->D, B = c->B, Sq = c->Sq, Hq = c->Hq, Hkv = c->Hkv;
   char name[160];
-  snprintf(name, sizeof name, "attention_decode %s %s B=%d Sq=%d Hq=%d Hkv=%d S=%d%s", v->name, what, B, Sq, Hq, Hkv,
-           c->Smax, c->PS ? (c->bad_pages ? " (bad page ids)" : "") : "");
+  char extra[64] = "";
+  if (c->softcap > 0) snprintf(extra, sizeof extra, " softcap=%g", c->softcap);
+  if (c->wl >= 0) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " window_left=%d", c->wl);
+  snprintf(name, sizeof name, "attention_decode %s %s B=%d Sq=%d Hq=%d Hkv=%d S=%d%s%s", v->name, what, B, Sq, Hq,
+           Hkv, c->Smax, c->PS ? (c->bad_pages ? " (bad page ids)" : "") : "", extra);
   double scale = 1 / sqrt((double)D);
   void *Q = random_buf(dt, (size_t)B * Sq * Hq * D, -1, 1);
   int *L = malloc(sizeof(int) * (size_t)B);
@@ -192,32 +202,33 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   void *O = poisoned(dt, (size_t)B * Sq * Hq * D);
   float *LSE = poisoned(F32, (size_t)B * Hq * Sq);
   int64_t sq[3] = {(int64_t)Sq * Hq * D, (int64_t)Hq * D, D};
-  int rc;
-  /* a workspace one row short is refused */
-  if (c->PS)
-    rc = paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows - 1, sq[0], sq[1], sq[2],
-                  (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,
-                  (float)scale, NULL);
-  else
-    rc = v->contig(Q, K, Vv, L, Ws, B, Sq, Hq, Hkv, c->Smax, (int)rows - 1, sq[0], sq[1], sq[2],
-                   (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D,
-                   (float)scale, NULL);
-  int untouched = 1;
-  for (size_t i = 0; i < wsn && untouched; i++) untouched = isnan(Ws[i]);
+  /* the split launcher with a workspace of `wr` rows, softcap sc, window_left wl */
+#define SPLIT(wr, sc, wl)                                                                                             \
+  (c->PS ? paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (wr), sq[0], sq[1], sq[2],                     \
+                 (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,       \
+                 (float)scale, (sc), (wl), NULL)                                                                      \
+         : v->contig(Q, K, Vv, L, Ws, B, Sq, Hq, Hkv, c->Smax, (wr), sq[0], sq[1], sq[2],                            \
+                     (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->Smax * Hkv * D, D,                 \
+                     (int64_t)Hkv * D, (float)scale, (sc), (wl), NULL))
+  /* refused, with nothing written: a workspace one row short, a negative softcap, a window of 2^30 */
+  const struct { int wr; float sc; int wl; const char *what; } bad[] = {
+      {(int)rows - 1, (float)c->softcap, c->wl, "a short workspace"},
+      {(int)rows, -1.0f, c->wl, "a negative softcap"},
+      {(int)rows, (float)c->softcap, 1 << 30, "a window_left of 2^30"},
+  };
   char why[120];
-  snprintf(why, sizeof why, "a workspace of %lld rows, one short, returned %d%s", (long long)rows - 1, rc,
-           untouched ? "" : " and wrote");
-  char rname[220];
-  snprintf(rname, sizeof rname, "%s: a short workspace is refused", name);
-  status(rname, rc == 1 && untouched, why);
-  if (c->PS)
-    rc = paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (int)rows, sq[0], sq[1], sq[2],
-                  (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,
-                  (float)scale, NULL);
-  else
-    rc = v->contig(Q, K, Vv, L, Ws, B, Sq, Hq, Hkv, c->Smax, (int)rows, sq[0], sq[1], sq[2],
-                   (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D,
-                   (float)scale, NULL);
+  int rc;
+  for (int i = 0; i < 3; i++) {
+    rc = SPLIT(bad[i].wr, bad[i].sc, bad[i].wl);
+    int untouched = 1;
+    for (size_t j = 0; j < wsn && untouched; j++) untouched = isnan(Ws[j]);
+    snprintf(why, sizeof why, "returned %d%s", rc, untouched ? "" : " and wrote");
+    char rname[220];
+    snprintf(rname, sizeof rname, "%s: %s is refused", name, bad[i].what);
+    status(rname, rc == 1 && untouched, why);
+  }
+  rc = SPLIT((int)rows, (float)c->softcap, c->wl);
+#undef SPLIT
   int rc2 = rc ? rc : v->combine(O, LSE, Ws, B, Sq, Hq, Hkv, (int)rows, sq[0], sq[1], sq[2], NULL);
   if (rc || rc2) {
     snprintf(why, sizeof why, "the launchers returned %d, %d", rc, rc2);
@@ -244,26 +255,32 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
 
 int main(void) {
   static const Case contig[] = {
-      {1, 1, 4, 1, 300, 0, 0, 0},    /* GQA 4:1, one program: 2 splits */
-      {2, 1, 2, 2, 200, 0, 0, 0},    /* 1:1 */
-      {5, 4, 8, 2, 130, 0, 0, 0},    /* GQA 4:1, Sq 4, ragged, a 0, one past the cache, one below Sq */
-      {4, 16, 4, 1, 97, 0, 0, 0},    /* Sq 16 x 4 heads: one row block of 64 */
-      {1, 16, 8, 1, 150, 0, 0, 0},   /* 128 rows: two row blocks, 1 split */
+      {1, 1, 4, 1, 300, 0, 0, 0, 0, -1},     /* GQA 4:1, one program: 2 splits */
+      {2, 1, 2, 2, 200, 0, 0, 0, 0, -1},     /* 1:1 */
+      {5, 4, 8, 2, 130, 0, 0, 0, 0, -1},     /* GQA 4:1, Sq 4, ragged, a 0, one past the cache, one below Sq */
+      {5, 4, 8, 2, 300, 0, 0, 0, 0.7, -1},   /* softcap */
+      {5, 4, 8, 2, 300, 0, 0, 0, 0, 70},     /* window: the blocks before it are skipped, the split cuts the rest */
+      {1, 1, 4, 1, 330, 0, 0, 0, 0.7, 0},    /* both; a window of 0: each query sees its own key only */
+      {4, 16, 4, 1, 97, 0, 0, 0, 0, -1},     /* Sq 16 x 4 heads: one row block of 64 */
+      {1, 16, 8, 1, 150, 0, 0, 0, 0, -1},    /* 128 rows: two row blocks, 1 split */
+      {1, 16, 8, 1, 250, 0, 0, 0, 1.5, 9},   /* the window edge inside the block of every row block */
   };
   static const Case paged[] = {
-      {4, 1, 4, 1, 256, 16, 0, 0},   /* page 16 */
-      {3, 4, 2, 2, 240, 48, 0, 0},   /* page 48, 1:1 */
-      {1, 1, 4, 1, 384, 64, 0, 1},   /* paged64: page 64, 2 splits */
-      {2, 4, 8, 2, 384, 192, 0, 1},  /* paged64: page 192 */
-      {1, 16, 4, 1, 192, 16, 1, 0},  /* a -1 and a page past the cache inside the sequence */
-      {1, 1, 4, 1, 384, 64, 1, 1},   /* the same, paged64 */
+      {4, 1, 4, 1, 256, 16, 0, 0, 0, -1},      /* page 16 */
+      {3, 4, 2, 2, 240, 48, 0, 0, 0, -1},      /* page 48, 1:1 */
+      {1, 1, 4, 1, 384, 64, 0, 1, 0, -1},      /* paged64: page 64, 2 splits */
+      {2, 4, 8, 2, 384, 192, 0, 1, 0, -1},     /* paged64: page 192 */
+      {3, 4, 8, 2, 256, 16, 0, 0, 0.7, 40},    /* page 16, softcap and window */
+      {2, 1, 4, 1, 384, 64, 0, 1, 0.7, 100},   /* paged64, softcap and window */
+      {1, 16, 4, 1, 192, 16, 1, 0, 0, -1},     /* a -1 and a page past the cache inside the sequence */
+      {1, 1, 4, 1, 384, 64, 1, 1, 0, -1},      /* the same, paged64 */
   };
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     const Variant *v = &variants[i];
     for (size_t j = 0; j < sizeof contig / sizeof *contig; j++)
-      if (v->D == 128 || j < 3) run_case(v, &contig[j], "contig");
+      if (v->D == 128 || j < 6) run_case(v, &contig[j], "contig");
     for (size_t j = 0; j < sizeof paged / sizeof *paged; j++)
-      if (v->D == 128 || j < 4) run_case(v, &paged[j], paged[j].wide ? "paged64" : "paged");
+      if (v->D == 128 || j < 6) run_case(v, &paged[j], paged[j].wide ? "paged64" : "paged");
   }
   size_t nv = sizeof variants / sizeof *variants;
   if (nv == 0) printf("FAIL attention_decode: no variant's header found\n");
