@@ -106,6 +106,8 @@ return tile.kernel {
       -- pass holds them); its splits' partials are read CU at a time, all
       -- CU loads in flight before the first is used
       local CM, CU = c.CM, c.CU
+      if BM % CM ~= 0 then error(("CM = %d does not divide BM = %d: a combine program's rows must lie in one row "
+                                  .. "block of the split pass"):format(CM, BM)) end
       local nrc = tile.cdiv(p.Sq * G, CM)
       local prog = k:grid(nrc * p.B * p.Hkv)
       local rc = prog % nrc   -- this program's block of CM rows
