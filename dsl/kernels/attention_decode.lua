@@ -20,11 +20,17 @@
 --     the workspace Ws.
 --   combine: merges the NS partials of each row by their LSE into O and
 --     LSE [B, Hq, Sq] (natural log).
+-- Options of the split launchers, as attention.lua's: softcap > 0 caps the
+-- logits at softcap tanh(logit / softcap) (0: none), and window_left >= 0
+-- lets query s see only keys L[b] - Sq + s - window_left .. L[b] - Sq + s
+-- (< 0: no window); the key blocks before the window are not read.
 -- NS is chosen by both launchers alike from the sizes and the device's
--- multiprocessors (k:sm_count): enough programs for 2 a multiprocessor (as
--- many as fit at once: 112 KB of shared memory each at d128), 1 (no split)
--- once B x Hkv x row blocks reach that, at most MAXS.  The
--- workspace Ws [B, Hkv, WR, D + 4] f32 needs WR >= the rows that
+-- multiprocessors (k:sm_count): as many programs as run at once, 2 a
+-- multiprocessor (up to 112 KB of shared memory each at d128), in one wave
+-- (NS = that // (B x Hkv x row blocks), at most MAXS; 1, no split, once
+-- the programs of one split fill it).  The combine runs CM rows a program
+-- and reads the partials of CU splits at a time, their loads in flight
+-- together.  The workspace Ws [B, Hkv, WR, D + 4] f32 needs WR >= the rows that
 -- `<launcher>_workspace_rows(B, Sq, Hq, Hkv)` returns (the launchers
 -- check); the launchers allocate nothing and never wait on the device, so
 -- a call can be captured in a CUDA graph.  A row with no visible key (a
@@ -64,9 +70,13 @@ return tile.kernel {
   },
   config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8 },
   -- a key block lies in one page: 16 keys for every page size that is a
-  -- multiple of 16, 64 for the multiples of 64
-  variant_config = function(v)
+  -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
+  -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
+  -- at d128; on an H200 3-10% faster than 64 keys in 3 stages, where a
+  -- program has one in flight: bench/results/2026-11-25-attention-decode-configs.txt)
+  variant_config = function(v, target)
     if v.pass == "paged" then return { BN = 16, stages = 6 } end
+    if v.pass == "contig" and target == "sm90a" then return { BN = 32, stages = 5 } end
   end,
   params = function(v, c)
     local D = tonumber(v.hdim:sub(2))

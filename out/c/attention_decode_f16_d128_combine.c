@@ -60,29 +60,29 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_decode_f16_d128_combine: what one GPU block computes, with one thread. */
 static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O, float *restrict LSE, const float *restrict Ws, int B, int Sq, int Hq, int Hkv, int WR, int64_t sob, int64_t sos, int64_t soh, int sm_count)
 {
-  // attention_decode.lua:43: local G = p.Hq // p.Hkv
+  // attention_decode.lua:49: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:50: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:51: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  // attention_decode.lua:52: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+  // attention_decode.lua:53: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:111: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:121: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:113: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:123: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:114: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:124: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:115: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:125: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t25[8];
   for (int ri = 0; ri < 8; ++ri) {
     t25[ri] = ri + rc * 8;
   }
-  // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:59: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[8];
   for (int ri = 0; ri < 8; ++ri) {
     s[ri] = lt_imin(t25[ri] / G, Sq - 1);
@@ -95,38 +95,38 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t25[ri] < Sq * G;
   }
-  // attention_decode.lua:116: local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
+  // attention_decode.lua:126: local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:117: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:127: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[8];
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:118: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:128: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[8];
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:119: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:129: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[1024];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:120: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+  // attention_decode.lua:130: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
   for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp = i * 8;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_2[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_2[ri] = inside[ri] && sp < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t43[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -137,7 +137,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t43[ri] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t44[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -151,16 +151,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_3[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_3[ri] = inside[ri] && sp_2 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t52[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -171,7 +171,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t52[ri] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t53[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -185,16 +185,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_4[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_4[ri] = inside[ri] && sp_3 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t61[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -205,7 +205,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t61[ri] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t62[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -219,16 +219,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_5[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_5[ri] = inside[ri] && sp_4 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t70[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -239,7 +239,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t70[ri] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t71[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -253,16 +253,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_6[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_6[ri] = inside[ri] && sp_5 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t79[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -273,7 +273,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t79[ri] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t80[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -287,16 +287,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_7[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_7[ri] = inside[ri] && sp_6 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t88[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -307,7 +307,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t88[ri] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t89[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -321,16 +321,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_8[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_8[ri] = inside[ri] && sp_7 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t97[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -341,7 +341,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t97[ri] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t98[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -355,16 +355,16 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:123: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:124: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:125: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
     bool ok_9[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_9[ri] = inside[ri] && sp_8 < NS;
     }
-    // attention_decode.lua:126: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t106[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -375,7 +375,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t106[ri] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:127: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t107[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -389,22 +389,22 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:130: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:140: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       m_new[ri] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[ri], t43[ri]), t52[ri]), t61[ri]), t70[ri]), t79[ri]), t88[ri]), t97[ri]), t106[ri]);
     }
-    // attention_decode.lua:131: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:141: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[8];
     for (int ri = 0; ri < 8; ++ri) {
       mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
     }
-    // attention_decode.lua:132: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:142: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[8];
     for (int ri = 0; ri < 8; ++ri) {
       alpha[ri] = exp2f((m[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:135: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    // attention_decode.lua:145: local w = tile.exp2((lse[u] - mc) * LOG2E)
     float t122[8];
     for (int ri = 0; ri < 8; ++ri) {
       t122[ri] = exp2f((t43[ri] - mc[ri]) * 1.442695f);
@@ -437,7 +437,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
     for (int ri = 0; ri < 8; ++ri) {
       t164[ri] = exp2f((t106[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:136: l_new, o_new = l_new + w, o_new + oi[u] * w
+    // attention_decode.lua:146: l_new, o_new = l_new + w, o_new + oi[u] * w
     float l_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       l_new[ri] = l[ri] * alpha[ri] + t122[ri] + t128[ri] + t134[ri] + t140[ri] + t146[ri] + t152[ri] + t158[ri] + t164[ri];
@@ -448,27 +448,27 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         o_new[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri] + t44[ri * 128 + ci] * t122[ri] + t53[ri * 128 + ci] * t128[ri] + t62[ri * 128 + ci] * t134[ri] + t71[ri * 128 + ci] * t140[ri] + t80[ri * 128 + ci] * t146[ri] + t89[ri * 128 + ci] * t152[ri] + t98[ri * 128 + ci] * t158[ri] + t107[ri * 128 + ci] * t164[ri];
       }
     }
-    // attention_decode.lua:138: k:assign(l, l_new)
+    // attention_decode.lua:148: k:assign(l, l_new)
     for (int ri = 0; ri < 8; ++ri) {
       l[ri] = l_new[ri];
     }
-    // attention_decode.lua:139: k:assign(o, o_new)
+    // attention_decode.lua:149: k:assign(o, o_new)
     for (int ri = 0; ri < 8; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
         o[ri * 128 + ci] = o_new[ri * 128 + ci];
       }
     }
-    // attention_decode.lua:140: k:assign(m, m_new)
+    // attention_decode.lua:150: k:assign(m, m_new)
     for (int ri = 0; ri < 8; ++ri) {
       m[ri] = m_new[ri];
     }
   }
-  // attention_decode.lua:142: local seen = l:gt(0)
+  // attention_decode.lua:152: local seen = l:gt(0)
   bool seen[8];
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:143: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:153: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0;
     lt_f16 *base = O + (int64_t)b * sob;
@@ -482,7 +482,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
       }
     }
   }
-  // attention_decode.lua:144: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:154: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -512,8 +512,8 @@ int attention_decode_f16_d128_combine(void *O, void *LSE, const void *Ws, int B,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:110: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:113: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return 1;
   for (int prog = 0; prog < grid_x; ++prog)
@@ -521,7 +521,7 @@ int attention_decode_f16_d128_combine(void *O, void *LSE, const void *Ws, int B,
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:102) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:112) */
 int64_t attention_decode_f16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

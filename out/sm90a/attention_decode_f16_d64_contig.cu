@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 MAXS=64 stages=3 threads=128.
+ * Config: BM=64 BN=32 CM=8 CU=8 MAXS=64 stages=5 threads=128.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_decode_f16_d64_contig.cu
  */
 #include <cuda_runtime.h>
@@ -171,14 +171,12 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+/* d = A @ B + (scale_d ? d : 0): one m64n32k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_f16_ss(float (&d)[16], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %20, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[8]), "+f"(d[9]), "+f"(d[2]), "+f"(d[3]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[12]), "+f"(d[13]), "+f"(d[6]), "+f"(d[7]), "+f"(d[14]), "+f"(d[15])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -198,7 +196,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -206,48 +204,47 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
   const int split = blockIdx.y;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Qs)[64] = (__half (*)[64])(lt_smem + 0);
-  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Ks)[64][64] = (__half (*)[64][64])(lt_smem + 8192);
-  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Vs)[64][64] = (__half (*)[64][64])(lt_smem + 32768);
-  // attention_decode.lua:43: local G = p.Hq // p.Hkv
+  __shared__ __attribute__((aligned(1024))) __half Qs[64][64];
+  /* Ks (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Ks[5][32][64];
+  /* Vs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __shared__ __attribute__((aligned(1024))) __half Vs[5][32][64];
+  // attention_decode.lua:49: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:44: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:50: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:45: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:51: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:46: local want = 2 * k:sm_count()
+  // attention_decode.lua:52: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:47: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+  // attention_decode.lua:53: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
   const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:151: local rb = prog % nrb
+  // attention_decode.lua:161: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:152: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:162: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:162: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:172: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t22 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:163: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:166: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:167: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:173: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 32 - 1) / 32;
+  // attention_decode.lua:176: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
+  // attention_decode.lua:177: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:168: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:178: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:169: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:179: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:171: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:181: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t40[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t40[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:53: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:59: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -263,7 +260,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t40[ri] < Sq * G;
   }
-  // attention_decode.lua:173: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:183: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t46[32];
   {
     const bool ok = b < B && b >= 0;
@@ -300,7 +297,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:176: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:186: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -312,37 +309,37 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:177: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:187: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:178: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:188: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention_decode.lua:179: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first iteration, one commit group */
-  for (int j_stage = 0; j_stage < 1; ++j_stage) {
+  // attention_decode.lua:189: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:185: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:195: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Smax && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 32 >= 0 && j * 32 + 32 <= Smax && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 32 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 32 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -357,19 +354,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:186: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:196: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Smax && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 32 >= 0 && j * 32 + 32 <= Smax && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 32 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 32 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -387,38 +384,38 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 4 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention_decode.lua:188: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    // attention_decode.lua:189: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:198: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[16];
+    // attention_decode.lua:199: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
+      lt_wgmma_m64n32k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
-    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
-    const int j_next = j + 1;
-    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+    /* the copies for iteration j + 3, issued while the tensor cores run the wgmmas above */
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage < 2 ? j_stage + 3 : j_stage - 2;
     if (j_next < last) {
-      // attention_decode.lua:185: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:195: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Smax && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Smax && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 32 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -433,19 +430,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:186: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:196: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Smax && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 32 >= 0 && j_next * 32 + 32 <= Smax && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 32 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 32 + ri * 16 + tid / 8;
             const int gc = tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -462,68 +459,68 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
     lt_cp_async_commit();
-    // attention_decode.lua:210: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:220: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention_decode.lua:212: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:222: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:193: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:203: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:194: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:204: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         }
       } else {
-        // attention_decode.lua:195: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:205: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
       }
-      // attention_decode.lua:197: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:207: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
+        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:198: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      // attention_decode.lua:208: local col = k:iota({ BM, BN }, 2)
+      int col[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 8 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_decode.lua:201: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:211: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t80[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t80[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t80[ri] = fmaxf(t80[ri], s[ri * 16 + ci * 2 + vi]);
+            t80[ri] = fmaxf(t80[ri], s[ri * 8 + ci * 2 + vi]);
           }
         }
       }
@@ -537,39 +534,39 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t80[ri]);
       }
-      // attention_decode.lua:202: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:212: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:203: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:213: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc[ri]);
+            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
           }
         }
       }
-      // attention_decode.lua:204: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:214: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:205: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:215: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t86[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t86[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t86[ri] = t86[ri] + s[ri * 16 + ci * 2 + vi];
+            t86[ri] = t86[ri] + s[ri * 8 + ci * 2 + vi];
           }
         }
       }
@@ -582,7 +579,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t86[ri];
       }
-      // attention_decode.lua:206: k:assign(o, o * alpha)
+      // attention_decode.lua:216: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -593,69 +590,69 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:207: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      // attention_decode.lua:217: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 32; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
           s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
         }
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
+      for (int kk = 0; kk < 32; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:208: k:assign(m, m_new)
+      // attention_decode.lua:218: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:193: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:203: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:194: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:204: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         }
       } else {
-        // attention_decode.lua:195: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:205: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
       }
-      // attention_decode.lua:201: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:211: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t98[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t98[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t98[ri] = fmaxf(t98[ri], s[ri * 16 + ci * 2 + vi]);
+            t98[ri] = fmaxf(t98[ri], s[ri * 8 + ci * 2 + vi]);
           }
         }
       }
@@ -669,39 +666,39 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t98[ri]);
       }
-      // attention_decode.lua:202: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:212: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:203: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:213: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc_2[ri]);
+            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
           }
         }
       }
-      // attention_decode.lua:204: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:214: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:205: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:215: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t104[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         t104[ri] = 0.0f;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t104[ri] = t104[ri] + s[ri * 16 + ci * 2 + vi];
+            t104[ri] = t104[ri] + s[ri * 8 + ci * 2 + vi];
           }
         }
       }
@@ -714,7 +711,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t104[ri];
       }
-      // attention_decode.lua:206: k:assign(o, o * alpha)
+      // attention_decode.lua:216: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -725,28 +722,28 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:207: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      // attention_decode.lua:217: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 32; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
           s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
         }
       }
       lt_wgmma_settle(s_frag);
       lt_wgmma_settle(o);
       lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
+      for (int kk = 0; kk < 32; kk += 16) {
+        lt_wgmma_m64n64k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:208: k:assign(m, m_new)
+      // attention_decode.lua:218: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -754,17 +751,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:221: local seen = l:gt(0)
+  // attention_decode.lua:231: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:222: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:232: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
-  // attention_decode.lua:223: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:233: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -789,7 +786,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:224: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:234: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -826,22 +823,19 @@ extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, con
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:100: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:103: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:159: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:160: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:110: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:113: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:169: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:170: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 57344 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d64_contig_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 57344);
-  if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d64_contig_kernel<<<grid, dim3(128), 57344, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d64_contig_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:102) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:112) */
 extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

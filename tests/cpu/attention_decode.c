@@ -155,9 +155,25 @@ static double kv_paged(int which, int b, int t, int h, int d) {
   return get(which ? cV : cK, cur_dt, i);
 }
 
+/* The split launcher of case c on variant v (all tensors contiguous), with
+** a workspace of wr rows, softcap sc and window_left wl. */
+static int split(const Variant *v, const Case *c, const void *Q, const void *K, const void *Vv, const int *BT,
+                 const int *L, float *Ws, int NP, int wr, double scale, float sc, int wl) {
+  int D = v->D, B = c->B, Sq = c->Sq, Hq = c->Hq, Hkv = c->Hkv;
+  int64_t sq[3] = {(int64_t)Sq * Hq * D, (int64_t)Hq * D, D};   /* Q's strides */
+  if (c->PS) {
+    paged_fn paged = c->wide ? v->paged64 : v->paged;
+    return paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, c->Smax / c->PS, wr, sq[0], sq[1], sq[2],
+                 (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,
+                 (float)scale, sc, wl, NULL);
+  }
+  return v->contig(Q, K, Vv, L, Ws, B, Sq, Hq, Hkv, c->Smax, wr, sq[0], sq[1], sq[2],
+                   (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D,
+                   (float)scale, sc, wl, NULL);
+}
+
 /* Runs case c on variant v and compares. */
 static void run_case(const Variant *v, const Case *c, const char *what) {
-  paged_fn paged = c->wide ? v->paged64 : v->paged;
   int dt = v->dt, D = v->D, B = c->B, Sq = c->Sq, Hq = c->Hq, Hkv = c->Hkv;
   char name[160];
   char extra[64] = "";
@@ -202,14 +218,6 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   void *O = poisoned(dt, (size_t)B * Sq * Hq * D);
   float *LSE = poisoned(F32, (size_t)B * Hq * Sq);
   int64_t sq[3] = {(int64_t)Sq * Hq * D, (int64_t)Hq * D, D};
-  /* the split launcher with a workspace of `wr` rows, softcap sc, window_left wl */
-#define SPLIT(wr, sc, wl)                                                                                             \
-  (c->PS ? paged(Q, K, Vv, BT, L, Ws, B, Sq, Hq, NP, Hkv, c->PS, MP, (wr), sq[0], sq[1], sq[2],                     \
-                 (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->PS * Hkv * D, D, (int64_t)Hkv * D,       \
-                 (float)scale, (sc), (wl), NULL)                                                                      \
-         : v->contig(Q, K, Vv, L, Ws, B, Sq, Hq, Hkv, c->Smax, (wr), sq[0], sq[1], sq[2],                            \
-                     (int64_t)c->Smax * Hkv * D, D, (int64_t)Hkv * D, (int64_t)c->Smax * Hkv * D, D,                 \
-                     (int64_t)Hkv * D, (float)scale, (sc), (wl), NULL))
   /* refused, with nothing written: a workspace one row short, a negative softcap, a window of 2^30 */
   const struct { int wr; float sc; int wl; const char *what; } bad[] = {
       {(int)rows - 1, (float)c->softcap, c->wl, "a short workspace"},
@@ -219,7 +227,7 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
   char why[120];
   int rc;
   for (int i = 0; i < 3; i++) {
-    rc = SPLIT(bad[i].wr, bad[i].sc, bad[i].wl);
+    rc = split(v, c, Q, K, Vv, BT, L, Ws, NP, bad[i].wr, scale, bad[i].sc, bad[i].wl);
     int untouched = 1;
     for (size_t j = 0; j < wsn && untouched; j++) untouched = isnan(Ws[j]);
     snprintf(why, sizeof why, "returned %d%s", rc, untouched ? "" : " and wrote");
@@ -227,8 +235,7 @@ static void run_case(const Variant *v, const Case *c, const char *what) {
     snprintf(rname, sizeof rname, "%s: %s is refused", name, bad[i].what);
     status(rname, rc == 1 && untouched, why);
   }
-  rc = SPLIT((int)rows, (float)c->softcap, c->wl);
-#undef SPLIT
+  rc = split(v, c, Q, K, Vv, BT, L, Ws, NP, (int)rows, scale, (float)c->softcap, c->wl);
   int rc2 = rc ? rc : v->combine(O, LSE, Ws, B, Sq, Hq, Hkv, (int)rows, sq[0], sq[1], sq[2], NULL);
   if (rc || rc2) {
     snprintf(why, sizeof why, "the launchers returned %d, %d", rc, rc2);
