@@ -11,10 +11,10 @@ log="$o/$(basename "$f").$t.log"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 # the files whose machine code must show the target's matrix instruction:
 # the f16 and bf16 matmuls, and every attention kernel with a gemm (all but
-# pre and post, which have none)
+# pre, post and attention_decode's combine, which have none)
 case $(basename "$f") in
   matmul_f16_*|matmul_bf16_*) mma=matmul ;;
-  attention_bwd_pre_*|attention_bwd_post_*) mma= ;;
+  attention_bwd_pre_*|attention_bwd_post_*|attention_decode_*_combine.*) mma= ;;
   attention*) mma=attention ;;
   *) mma= ;;
 esac
