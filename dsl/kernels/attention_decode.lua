@@ -27,8 +27,9 @@
 -- NS is chosen by both launchers alike from the sizes and the device's
 -- multiprocessors (k:sm_count): as many programs as run at once, 2 a
 -- multiprocessor (up to 112 KB of shared memory each at d128), in one wave
--- (NS = that // (B x Hkv x row blocks), at most MAXS; 1, no split, once
--- the programs of one split fill it).  The combine runs CM rows a program
+-- (NS = that // (B x Hkv x row blocks)), or in two where that gives more
+-- than twice the splits; at most MAXS, and 1 (no split) once the programs
+-- of one split fill two waves.  The combine runs CM rows a program
 -- and reads the partials of CU splits at a time, their loads in flight
 -- together.  The workspace Ws [B, Hkv, WR, D + 4] f32 needs WR >= the rows that
 -- `<launcher>_workspace_rows(B, Sq, Hq, Hkv)` returns (the launchers
@@ -50,7 +51,10 @@ local function splits(k, p, c)
   local nrb = tile.cdiv(p.Sq * G, c.BM)
   local progs = p.B * p.Hkv * nrb
   local want = 2 * k:sm_count()
-  return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
+  -- one wave (w1 splits) unless two waves take more than twice the splits
+  -- (each then less than half as long): 160 programs on 264 slots take 3
+  local w1, w2 = want // progs, 2 * want // progs
+  return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
 end
 
 -- Row r of a KV head's tile is query s = r / G of head hk G + r % G; the

@@ -327,6 +327,15 @@ static int prec(const Expr *x) {
   }
 }
 
+/* Operand x of the launcher's int64 max or min (a conditional), with the
+** parentheses it needs there: those of a conditional kept (a nested max,
+** min or select), a comparison or looser operator put in them. */
+static const char *minmax_operand(E *e, const Expr *x, const Ctx *c) {
+  Buf o = {0};
+  expr(e, &o, x, c);
+  return prec(x) <= 10 && x->kind != E_SELECT ? ltU_fmt("(%s)", o.p) : o.p;
+}
+
 /* Expression x at the element of context c (NULL for scalars), into o:
 ** casts round through f16 / bf16 / fp8 where the IR says, and operands get
 ** parentheses only where C's precedence needs them. */
@@ -398,9 +407,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
       /* the launcher's int64 grid arithmetic: a conditional, as lt_imax
       ** and lt_imin take int */
-      const char *a = ltE_etext(e, x->a, c), *b = ltE_etext(e, x->b, c);
-      if (prec(x->a) <= 10) a = ltU_fmt("(%s)", a);
-      if (prec(x->b) <= 10) b = ltU_fmt("(%s)", b);
+      const char *a = minmax_operand(e, x->a, c), *b = minmax_operand(e, x->b, c);
       ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
       return;
     }

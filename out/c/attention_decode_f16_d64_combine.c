@@ -60,85 +60,88 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of attention_decode_f16_d64_combine: what one GPU block computes, with one thread. */
 static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O, float *restrict LSE, const float *restrict Ws, int B, int Sq, int Hq, int Hkv, int WR, int64_t sob, int64_t sos, int64_t soh, int sm_count)
 {
-  // attention_decode.lua:49: local G = p.Hq // p.Hkv
+  // attention_decode.lua:50: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:50: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:51: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:51: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:52: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:52: local want = 2 * k:sm_count()
+  // attention_decode.lua:53: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:53: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
-  const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:121: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:56: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:57: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:125: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:123: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:127: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:124: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:128: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:125: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
-  int t25[8];
+  // attention_decode.lua:129: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  int t29[8];
   for (int ri = 0; ri < 8; ++ri) {
-    t25[ri] = ri + rc * 8;
+    t29[ri] = ri + rc * 8;
   }
-  // attention_decode.lua:59: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:63: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[8];
   for (int ri = 0; ri < 8; ++ri) {
-    s[ri] = lt_imin(t25[ri] / G, Sq - 1);
+    s[ri] = lt_imin(t29[ri] / G, Sq - 1);
   }
   int h_2[8];
   for (int ri = 0; ri < 8; ++ri) {
-    h_2[ri] = hk * G + t25[ri] % G;
+    h_2[ri] = hk * G + t29[ri] % G;
   }
   bool inside[8];
   for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = t25[ri] < Sq * G;
+    inside[ri] = t29[ri] < Sq * G;
   }
-  // attention_decode.lua:126: local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
+  // attention_decode.lua:130: local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:127: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:131: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[8];
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:128: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:132: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[8];
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:129: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:133: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[512];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:130: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+  // attention_decode.lua:134: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
   for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp = i * 8;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_2[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_2[ri] = inside[ri] && sp < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t43[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t47[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t43[ri] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : -INFINITY;
+        t47[ri] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t44[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t48[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -147,32 +150,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t44[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : 0.0f;
+          t48[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_3[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_3[ri] = inside[ri] && sp_2 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t52[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t56[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_2 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t52[ri] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : -INFINITY;
+        t56[ri] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t53[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t57[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -181,32 +184,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_2 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t53[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : 0.0f;
+          t57[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_4[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_4[ri] = inside[ri] && sp_3 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t61[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t65[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_3 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t61[ri] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : -INFINITY;
+        t65[ri] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t62[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t66[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -215,32 +218,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_3 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t62[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : 0.0f;
+          t66[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_5[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_5[ri] = inside[ri] && sp_4 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t70[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t74[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_4 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t70[ri] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : -INFINITY;
+        t74[ri] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t71[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t75[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -249,32 +252,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_4 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t71[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : 0.0f;
+          t75[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_6[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_6[ri] = inside[ri] && sp_5 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t79[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t83[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_5 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t79[ri] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : -INFINITY;
+        t83[ri] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t80[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t84[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -283,32 +286,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_5 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t80[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : 0.0f;
+          t84[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_7[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_7[ri] = inside[ri] && sp_6 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t88[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t92[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_6 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t88[ri] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : -INFINITY;
+        t92[ri] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t89[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t93[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -317,32 +320,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_6 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t89[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : 0.0f;
+          t93[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_8[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_8[ri] = inside[ri] && sp_7 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t97[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t101[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_7 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t97[ri] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : -INFINITY;
+        t101[ri] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t98[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t102[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -351,32 +354,32 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_7 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t98[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : 0.0f;
+          t102[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:133: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:137: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:134: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+    // attention_decode.lua:138: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
     const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:135: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:139: local ok = tile.both(inside, sp:lt(NS))
     bool ok_9[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_9[ri] = inside[ri] && sp_8 < NS;
     }
-    // attention_decode.lua:136: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t106[8];
+    // attention_decode.lua:140: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t110[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
       for (int ri = 0; ri < 8; ++ri) {
         const int64_t gr = (int64_t)r0_8 + ri;
         const float *ptr = base + (int64_t)gr * 68;
-        t106[ri] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : -INFINITY;
+        t110[ri] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:137: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t107[512];
+    // attention_decode.lua:141: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t111[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -385,90 +388,90 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
           const int64_t gr = (int64_t)r0_8 + ri;
           const int gc = ci;
           const float *ptr = base + (int64_t)gr * 68 + gc;
-          t107[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : 0.0f;
+          t111[ri * 64 + ci] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:140: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:144: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[8];
     for (int ri = 0; ri < 8; ++ri) {
-      m_new[ri] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[ri], t43[ri]), t52[ri]), t61[ri]), t70[ri]), t79[ri]), t88[ri]), t97[ri]), t106[ri]);
+      m_new[ri] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[ri], t47[ri]), t56[ri]), t65[ri]), t74[ri]), t83[ri]), t92[ri]), t101[ri]), t110[ri]);
     }
-    // attention_decode.lua:141: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:145: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[8];
     for (int ri = 0; ri < 8; ++ri) {
       mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
     }
-    // attention_decode.lua:142: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:146: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[8];
     for (int ri = 0; ri < 8; ++ri) {
       alpha[ri] = exp2f((m[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:145: local w = tile.exp2((lse[u] - mc) * LOG2E)
-    float t122[8];
+    // attention_decode.lua:149: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    float t126[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t122[ri] = exp2f((t43[ri] - mc[ri]) * 1.442695f);
+      t126[ri] = exp2f((t47[ri] - mc[ri]) * 1.442695f);
     }
-    float t128[8];
+    float t132[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t128[ri] = exp2f((t52[ri] - mc[ri]) * 1.442695f);
+      t132[ri] = exp2f((t56[ri] - mc[ri]) * 1.442695f);
     }
-    float t134[8];
+    float t138[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t134[ri] = exp2f((t61[ri] - mc[ri]) * 1.442695f);
+      t138[ri] = exp2f((t65[ri] - mc[ri]) * 1.442695f);
     }
-    float t140[8];
+    float t144[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t140[ri] = exp2f((t70[ri] - mc[ri]) * 1.442695f);
+      t144[ri] = exp2f((t74[ri] - mc[ri]) * 1.442695f);
     }
-    float t146[8];
+    float t150[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t146[ri] = exp2f((t79[ri] - mc[ri]) * 1.442695f);
+      t150[ri] = exp2f((t83[ri] - mc[ri]) * 1.442695f);
     }
-    float t152[8];
+    float t156[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t152[ri] = exp2f((t88[ri] - mc[ri]) * 1.442695f);
+      t156[ri] = exp2f((t92[ri] - mc[ri]) * 1.442695f);
     }
-    float t158[8];
+    float t162[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t158[ri] = exp2f((t97[ri] - mc[ri]) * 1.442695f);
+      t162[ri] = exp2f((t101[ri] - mc[ri]) * 1.442695f);
     }
-    float t164[8];
+    float t168[8];
     for (int ri = 0; ri < 8; ++ri) {
-      t164[ri] = exp2f((t106[ri] - mc[ri]) * 1.442695f);
+      t168[ri] = exp2f((t110[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:146: l_new, o_new = l_new + w, o_new + oi[u] * w
+    // attention_decode.lua:150: l_new, o_new = l_new + w, o_new + oi[u] * w
     float l_new[8];
     for (int ri = 0; ri < 8; ++ri) {
-      l_new[ri] = l[ri] * alpha[ri] + t122[ri] + t128[ri] + t134[ri] + t140[ri] + t146[ri] + t152[ri] + t158[ri] + t164[ri];
+      l_new[ri] = l[ri] * alpha[ri] + t126[ri] + t132[ri] + t138[ri] + t144[ri] + t150[ri] + t156[ri] + t162[ri] + t168[ri];
     }
     float o_new[512];
     for (int ri = 0; ri < 8; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
-        o_new[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri] + t44[ri * 64 + ci] * t122[ri] + t53[ri * 64 + ci] * t128[ri] + t62[ri * 64 + ci] * t134[ri] + t71[ri * 64 + ci] * t140[ri] + t80[ri * 64 + ci] * t146[ri] + t89[ri * 64 + ci] * t152[ri] + t98[ri * 64 + ci] * t158[ri] + t107[ri * 64 + ci] * t164[ri];
+        o_new[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri] + t48[ri * 64 + ci] * t126[ri] + t57[ri * 64 + ci] * t132[ri] + t66[ri * 64 + ci] * t138[ri] + t75[ri * 64 + ci] * t144[ri] + t84[ri * 64 + ci] * t150[ri] + t93[ri * 64 + ci] * t156[ri] + t102[ri * 64 + ci] * t162[ri] + t111[ri * 64 + ci] * t168[ri];
       }
     }
-    // attention_decode.lua:148: k:assign(l, l_new)
+    // attention_decode.lua:152: k:assign(l, l_new)
     for (int ri = 0; ri < 8; ++ri) {
       l[ri] = l_new[ri];
     }
-    // attention_decode.lua:149: k:assign(o, o_new)
+    // attention_decode.lua:153: k:assign(o, o_new)
     for (int ri = 0; ri < 8; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         o[ri * 64 + ci] = o_new[ri * 64 + ci];
       }
     }
-    // attention_decode.lua:150: k:assign(m, m_new)
+    // attention_decode.lua:154: k:assign(m, m_new)
     for (int ri = 0; ri < 8; ++ri) {
       m[ri] = m_new[ri];
     }
   }
-  // attention_decode.lua:152: local seen = l:gt(0)
+  // attention_decode.lua:156: local seen = l:gt(0)
   bool seen[8];
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:153: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:157: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0;
     lt_f16 *base = O + (int64_t)b * sob;
@@ -482,7 +485,7 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
       }
     }
   }
-  // attention_decode.lua:154: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:158: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -512,8 +515,8 @@ int attention_decode_f16_d64_combine(void *O, void *LSE, const void *Ws, int B, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:110: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:113: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:114: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (1 > (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))) ? 1 : (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:117: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return 1;
   for (int prog = 0; prog < grid_x; ++prog)
@@ -521,9 +524,9 @@ int attention_decode_f16_d64_combine(void *O, void *LSE, const void *Ws, int B, 
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:112) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:116) */
 int64_t attention_decode_f16_d64_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(1 > (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))) ? 1 : (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }

@@ -105,46 +105,49 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[64][64];
-  // attention_decode.lua:49: local G = p.Hq // p.Hkv
+  // attention_decode.lua:50: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:50: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:51: local nrb = tile.cdiv(p.Sq * G, c.BM)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:51: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:52: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:52: local want = 2 * k:sm_count()
+  // attention_decode.lua:53: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:53: return tile.where(progs:ge(want), 1, tile.min(c.MAXS, want // progs)), nrb, G
-  const int NS = progs >= t7 ? 1 : lt_imin(64, t7 / progs);
-  // attention_decode.lua:161: local rb = prog % nrb
+  // attention_decode.lua:56: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:57: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:165: local rb = prog % nrb
   const int rb = prog % nrb;
-  // attention_decode.lua:162: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+  // attention_decode.lua:166: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
   const int b = prog / nrb / Hkv;
   const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:172: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t22 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t22, 0), Smax);
-  // attention_decode.lua:173: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:176: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t26 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t26, 0), Smax);
+  // attention_decode.lua:177: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:176: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:180: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:177: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:181: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:178: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:182: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:179: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:183: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:181: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t40[1];
-  t40[0] = row0 + rb * 64;
-  // attention_decode.lua:59: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:185: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t44[1];
+  t44[0] = row0 + rb * 64;
+  // attention_decode.lua:63: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t40[0] / G, Sq - 1);
+  s0[0] = lt_imin(t44[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t40[0] % G;
+  h0[0] = hk * G + t44[0] % G;
   bool inside[1];
-  inside[0] = t40[0] < Sq * G;
-  // attention_decode.lua:183: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t46[32];
+  inside[0] = t44[0] < Sq * G;
+  // attention_decode.lua:187: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t50[32];
   {
     const bool ok = b < B && b >= 0;
     const _Float16 *base = Q + (int64_t)b * sqb;
@@ -158,11 +161,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         union { uint2 v[1]; _Float16 e[4]; } h;
         h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t46[ci * 4 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 4; ++vi) t50[ci * 4 + vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t46[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          t50[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -171,10 +174,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
   for (int ci = 0; ci < 8; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t46[ci * 4 + vi]);
+      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t50[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:186: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:190: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -183,16 +186,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:187: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:191: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:188: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:192: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:189: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:193: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_decode.lua:195: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:199: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -211,7 +214,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:196: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:200: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -230,7 +233,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:198: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:202: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -240,7 +243,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:199: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:203: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -266,13 +269,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
         }
       }
     }
-    // attention_decode.lua:220: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:224: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:222: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:226: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:203: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:207: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:204: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:208: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -281,7 +284,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       } else {
-        // attention_decode.lua:205: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:209: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -290,10 +293,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:207: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:211: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[1];
       diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
-      // attention_decode.lua:208: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:212: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -303,23 +306,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_decode.lua:211: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t80[1];
-      t80[0] = -INFINITY;
+      // attention_decode.lua:215: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t84[1];
+      t84[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t80[0] = fmaxf(t80[0], s[ci * 4 + vi]);
+          t84[0] = fmaxf(t84[0], s[ci * 4 + vi]);
         }
       }
-      t80[0] = fmaxf(t80[0], __shfl_xor(t80[0], 32));
+      t84[0] = fmaxf(t84[0], __shfl_xor(t84[0], 32));
       float m_new[1];
-      m_new[0] = fmaxf(m[0], t80[0]);
-      // attention_decode.lua:212: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new[0] = fmaxf(m[0], t84[0]);
+      // attention_decode.lua:216: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[1];
       mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_decode.lua:213: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:217: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -327,22 +330,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
         }
       }
-      // attention_decode.lua:214: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:218: local alpha = tile.exp2(m - mc)
       float alpha[1];
       alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_decode.lua:215: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t86[1];
-      t86[0] = 0.0f;
+      // attention_decode.lua:219: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t90[1];
+      t90[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t86[0] = t86[0] + s[ci * 4 + vi];
+          t90[0] = t90[0] + s[ci * 4 + vi];
         }
       }
-      t86[0] = t86[0] + __shfl_xor(t86[0], 32);
-      l[0] = l[0] * alpha[0] + t86[0];
-      // attention_decode.lua:216: k:assign(o, o * alpha)
+      t90[0] = t90[0] + __shfl_xor(t90[0], 32);
+      l[0] = l[0] * alpha[0] + t90[0];
+      // attention_decode.lua:220: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -350,7 +353,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
         }
       }
-      // attention_decode.lua:217: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:221: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -376,12 +379,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:218: k:assign(m, m_new)
+      // attention_decode.lua:222: k:assign(m, m_new)
       m[0] = m_new[0];
     } else {
-      // attention_decode.lua:203: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:207: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:204: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:208: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -390,7 +393,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       } else {
-        // attention_decode.lua:205: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:209: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -399,23 +402,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:211: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t98[1];
-      t98[0] = -INFINITY;
+      // attention_decode.lua:215: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t102[1];
+      t102[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t98[0] = fmaxf(t98[0], s[ci * 4 + vi]);
+          t102[0] = fmaxf(t102[0], s[ci * 4 + vi]);
         }
       }
-      t98[0] = fmaxf(t98[0], __shfl_xor(t98[0], 32));
+      t102[0] = fmaxf(t102[0], __shfl_xor(t102[0], 32));
       float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t98[0]);
-      // attention_decode.lua:212: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new_2[0] = fmaxf(m[0], t102[0]);
+      // attention_decode.lua:216: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[1];
       mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_decode.lua:213: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:217: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -423,22 +426,22 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
         }
       }
-      // attention_decode.lua:214: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:218: local alpha = tile.exp2(m - mc)
       float alpha_2[1];
       alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_decode.lua:215: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t104[1];
-      t104[0] = 0.0f;
+      // attention_decode.lua:219: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t108[1];
+      t108[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t104[0] = t104[0] + s[ci * 4 + vi];
+          t108[0] = t108[0] + s[ci * 4 + vi];
         }
       }
-      t104[0] = t104[0] + __shfl_xor(t104[0], 32);
-      l[0] = l[0] * alpha_2[0] + t104[0];
-      // attention_decode.lua:216: k:assign(o, o * alpha)
+      t108[0] = t108[0] + __shfl_xor(t108[0], 32);
+      l[0] = l[0] * alpha_2[0] + t108[0];
+      // attention_decode.lua:220: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -446,7 +449,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
         }
       }
-      // attention_decode.lua:217: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:221: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -472,16 +475,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
           }
         }
       }
-      // attention_decode.lua:218: k:assign(m, m_new)
+      // attention_decode.lua:222: k:assign(m, m_new)
       m[0] = m_new_2[0];
     }
   }
-  // attention_decode.lua:231: local seen = l:gt(0)
+  // attention_decode.lua:235: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:232: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+  // attention_decode.lua:236: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:233: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:237: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -503,7 +506,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_contig_kernel(co
       }
     }
   }
-  // attention_decode.lua:234: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:238: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -536,21 +539,20 @@ extern "C" int attention_decode_f16_d64_contig(const void *Q, const void *K, con
   if (sm_count < 1) return hipErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:110: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < (((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:113: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:169: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:170: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:114: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < (1 > (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))) ? 1 : (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:117: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:173: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:174: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = (int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)));
+  const int64_t grid_y = 1 > (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))) ? 1 : (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_decode_f16_d64_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, softcap, window_left, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:112) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:116) */
 extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
@@ -560,5 +562,5 @@ extern "C" int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq,
   if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
   if (sm_err != hipSuccess) return -1;
   if (sm_count < 1) return -1;
-  return (int64_t)(((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) >= 2 * sm_count ? 1 : (64 < 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) ? 64 : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
+  return (int64_t)(1 > (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))) ? 1 : (64 < (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 64 : (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64;
 }
