@@ -91,45 +91,49 @@ return tile.kernel {
     local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
     local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
     local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-    last = tile.where(q0:lt(Sq), tile.max(first, last), first)
+    last = tile.max(first, last)
 
     local Qs = k:shared(v.dtype, { BM, D })
     local Ks = k:shared(v.dtype, { BN, D })
     local Vs = k:shared(v.dtype, { BN, D })
-    k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     local o = k:fragment("f32", { BM, D }, 0)
     local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-    k:pipelined(first, last, c.stages, function(j)
-      k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
-      k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-      local s = k:fragment("f32", { BM, BN }, 0)
-      k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      -- one step of the online softmax, in place in s; `masked` for blocks
-      -- that cut the causal / window boundary or the sequence's end: query
-      -- row sees the key columns [lo, hi) of this block
-      local function step(masked)
-        k:assign(s, s * (p.scale * LOG2E))
-        if masked then
-          local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-          local lo = tile.where(wl:lt(0), 0, row - wl)
-          local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-          local col = k:iota({ BM, BN }, 2)
-          k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
+    -- a block past its sequence's end (most of the grid when the lengths
+    -- differ) copies nothing and stores nothing
+    k:when(q0:lt(Sq), function()
+      k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+      k:pipelined(first, last, c.stages, function(j)
+        k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        local s = k:fragment("f32", { BM, BN }, 0)
+        k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        -- one step of the online softmax, in place in s; `masked` for blocks
+        -- that cut the causal / window boundary or the sequence's end: query
+        -- row sees the key columns [lo, hi) of this block
+        local function step(masked)
+          k:assign(s, s * (p.scale * LOG2E))
+          if masked then
+            local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+            local lo = tile.where(wl:lt(0), 0, row - wl)
+            local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+            local col = k:iota({ BM, BN }, 2)
+            k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
+          end
+          local m_new = tile.max(m, k:reduce_max(s, 2))
+          local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+          k:assign(s, tile.exp2(s - mc))
+          local alpha = tile.exp2(m - mc)
+          k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          k:assign(o, o * alpha)
+          k:gemm(s:cast(v.dtype), Vs, o)
+          k:assign(m, m_new)
         end
-        local m_new = tile.max(m, k:reduce_max(s, 2))
-        local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        k:assign(s, tile.exp2(s - mc))
-        local alpha = tile.exp2(m - mc)
-        k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        k:assign(o, o * alpha)
-        k:gemm(s:cast(v.dtype), Vs, o)
-        k:assign(m, m_new)
-      end
-      local kend = (j + 1) * BN
-      local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-                                                         tile.both(wl:ge(0), (j * BN):lt(q0 + BM - 1 + diag - wl))))
-      k:when(cuts, function() step(true) end, function() step(false) end)
+        local kend = (j + 1) * BN
+        local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+                                                           tile.both(wl:ge(0), (j * BN):lt(q0 + BM - 1 + diag - wl))))
+        k:when(cuts, function() step(true) end, function() step(false) end)
+      end)
     end)
     local seen = l:gt(0)
     k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))

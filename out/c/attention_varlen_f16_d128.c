@@ -96,255 +96,258 @@ static void attention_varlen_f16_d128_block(int pid, int h_2, int b, const lt_f1
   const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention_varlen.lua:92: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen.lua:94: last = tile.where(q0:lt(Sq), tile.max(first, last), first)
-  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1)))) : first;
-  // attention_varlen.lua:99: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
-  {
-    const bool ok = h_2 < Hq;
-    const lt_f16 *base = Q + (int64_t)h_2 * sqh;
-    for (int ri = 0; ri < 128; ++ri) {
-      for (int ci = 0; ci < 128; ++ci) {
-        const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri;
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)gr * sqt + gc;
-        Qs[ri][ci] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[0] : lt_f32_to_f16(0.0f);
-      }
-    }
-  }
-  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:94: last = tile.max(first, last)
+  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
+  // attention_varlen.lua:99: local o = k:fragment("f32", { BM, D }, 0)
   float o[16384];
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_varlen.lua:100: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[128];
   for (int ri = 0; ri < 128; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:101: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[128];
   for (int ri = 0; ri < 128; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:103: k:pipelined(first, last, c.stages, function(j)
-  for (int j = first; j < last; ++j) {
-    // attention_varlen.lua:104: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+  // attention_varlen.lua:104: k:when(q0:lt(Sq), function()
+  if (q0 < Sq) {
+    // attention_varlen.lua:105: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     {
-      const bool ok = hk < Hkv;
-      const lt_f16 *base = K + (int64_t)hk * skh;
-      for (int ri = 0; ri < 64; ++ri) {
+      const bool ok = h_2 < Hq;
+      const lt_f16 *base = Q + (int64_t)h_2 * sqh;
+      for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
-          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri;
+          const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri;
           const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)gr * skt + gc;
-          Ks[ri][ci] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[0] : lt_f32_to_f16(0.0f);
+          const lt_f16 *ptr = base + (int64_t)gr * sqt + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // attention_varlen.lua:105: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-    {
-      const bool ok = hk < Hkv;
-      const lt_f16 *base = V + (int64_t)hk * svh;
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 128; ++ci) {
-          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri;
-          const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)gr * svt + gc;
-          Vs[ri][ci] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[0] : lt_f32_to_f16(0.0f);
-        }
-      }
-    }
-    // attention_varlen.lua:106: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[8192];
-    for (int ri = 0; ri < 128; ++ri) {
-      for (int ci = 0; ci < 64; ++ci) {
-        s[ri * 64 + ci] = 0.0f;
-      }
-    }
-    // attention_varlen.lua:107: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    for (int kk = 0; kk < 128; ++kk) {
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s[ri * 64 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
-        }
-      }
-    }
-    // attention_varlen.lua:129: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention_varlen.lua:130: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention_varlen.lua:132: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
-        }
-      }
-      // attention_varlen.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        row[ri] = ri + (q0 + diag - j * 64);
-      }
-      // attention_varlen.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-      }
-      // attention_varlen.lua:116: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
-      }
-      // attention_varlen.lua:117: local col = k:iota({ BM, BN }, 2)
-      int col[8192];
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          col[ri * 64 + ci] = ci;
-          s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t90[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        t90[ri] = -INFINITY;
-        for (int ci = 0; ci < 64; ++ci) {
-          t90[ri] = fmaxf(t90[ri], s[ri * 64 + ci]);
-        }
-      }
-      float m_new[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t90[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        alpha[ri] = exp2f(m[ri] - mc[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t96[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        t96[ri] = 0.0f;
-        for (int ci = 0; ci < 64; ++ci) {
-          t96[ri] = t96[ri] + s[ri * 64 + ci];
-        }
-      }
-      for (int ri = 0; ri < 128; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t96[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 128; ++ci) {
-          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
-        }
-      }
-      for (int kk = 0; kk < 64; ++kk) {
-        for (int ri = 0; ri < 128; ++ri) {
+    // attention_varlen.lua:106: k:pipelined(first, last, c.stages, function(j)
+    for (int j = first; j < last; ++j) {
+      // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      {
+        const bool ok = hk < Hkv;
+        const lt_f16 *base = K + (int64_t)hk * skh;
+        for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
-            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri;
+            const int gc = ci;
+            const lt_f16 *ptr = base + (int64_t)gr * skt + gc;
+            Ks[ri][ci] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      for (int ri = 0; ri < 128; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t102[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        t102[ri] = -INFINITY;
-        for (int ci = 0; ci < 64; ++ci) {
-          t102[ri] = fmaxf(t102[ri], s[ri * 64 + ci]);
-        }
-      }
-      float m_new_2[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t102[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha_2[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t108[128];
-      for (int ri = 0; ri < 128; ++ri) {
-        t108[ri] = 0.0f;
-        for (int ci = 0; ci < 64; ++ci) {
-          t108[ri] = t108[ri] + s[ri * 64 + ci];
-        }
-      }
-      for (int ri = 0; ri < 128; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t108[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 128; ++ci) {
-          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 128; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
-        }
-      }
-      for (int kk = 0; kk < 64; ++kk) {
-        for (int ri = 0; ri < 128; ++ri) {
+      // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      {
+        const bool ok = hk < Hkv;
+        const lt_f16 *base = V + (int64_t)hk * svh;
+        for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
-            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri;
+            const int gc = ci;
+            const lt_f16 *ptr = base + (int64_t)gr * svt + gc;
+            Vs[ri][ci] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[0] : lt_f32_to_f16(0.0f);
           }
         }
       }
-      // attention_varlen.lua:127: k:assign(m, m_new)
+      // attention_varlen.lua:109: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[8192];
       for (int ri = 0; ri < 128; ++ri) {
-        m[ri] = m_new_2[ri];
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = 0.0f;
+        }
+      }
+      // attention_varlen.lua:110: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      for (int kk = 0; kk < 128; ++kk) {
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+          }
+        }
+      }
+      // attention_varlen.lua:132: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 64;
+      // attention_varlen.lua:133: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+      // attention_varlen.lua:135: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
+          }
+        }
+        // attention_varlen.lua:117: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          row[ri] = ri + (q0 + diag - j * 64);
+        }
+        // attention_varlen.lua:118: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        }
+        // attention_varlen.lua:119: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        }
+        // attention_varlen.lua:120: local col = k:iota({ BM, BN }, 2)
+        int col[8192];
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            col[ri * 64 + ci] = ci;
+            s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t89[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          t89[ri] = -INFINITY;
+          for (int ci = 0; ci < 64; ++ci) {
+            t89[ri] = fmaxf(t89[ri], s[ri * 64 + ci]);
+          }
+        }
+        float m_new[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t89[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          alpha[ri] = exp2f(m[ri] - mc[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t95[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          t95[ri] = 0.0f;
+          for (int ci = 0; ci < 64; ++ci) {
+            t95[ri] = t95[ri] + s[ri * 64 + ci];
+          }
+        }
+        for (int ri = 0; ri < 128; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t95[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 64; ++kk) {
+          for (int ri = 0; ri < 128; ++ri) {
+            for (int ci = 0; ci < 128; ++ci) {
+              o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        for (int ri = 0; ri < 128; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t101[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          t101[ri] = -INFINITY;
+          for (int ci = 0; ci < 64; ++ci) {
+            t101[ri] = fmaxf(t101[ri], s[ri * 64 + ci]);
+          }
+        }
+        float m_new_2[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t101[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha_2[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t107[128];
+        for (int ri = 0; ri < 128; ++ri) {
+          t107[ri] = 0.0f;
+          for (int ci = 0; ci < 64; ++ci) {
+            t107[ri] = t107[ri] + s[ri * 64 + ci];
+          }
+        }
+        for (int ri = 0; ri < 128; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t107[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        for (int ri = 0; ri < 128; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 64; ++kk) {
+          for (int ri = 0; ri < 128; ++ri) {
+            for (int ci = 0; ci < 128; ++ci) {
+              o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        for (int ri = 0; ri < 128; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
-  // attention_varlen.lua:134: local seen = l:gt(0)
+  // attention_varlen.lua:138: local seen = l:gt(0)
   bool seen[128];
   for (int ri = 0; ri < 128; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:135: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:139: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     lt_f16 *base = O + (int64_t)h_2 * soh;
@@ -357,7 +360,7 @@ static void attention_varlen_f16_d128_block(int pid, int h_2, int b, const lt_f1
       }
     }
   }
-  // attention_varlen.lua:136: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:140: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq;
     float *base = LSE + (int64_t)h_2 * TQ;

@@ -126,28 +126,9 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d64_kernel(const lt
   const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention_varlen.lua:92: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen.lua:94: last = tile.where(q0:lt(Sq), tile.max(first, last), first)
-  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1)))) : first;
-  // attention_varlen.lua:99: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
-  {
-    const bool ok = h_2 < Hq;
-    const lt_bf16 *base = Q + (int64_t)h_2 * sqh;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 32 + tid / 8;
-      const int gc = tid % 8 * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sqt + gc;
-      if (ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
-        }
-      }
-    }
-  }
-  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:94: last = tile.max(first, last)
+  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
+  // attention_varlen.lua:99: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -156,374 +137,396 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d64_kernel(const lt
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_varlen.lua:100: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:101: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:103: k:pipelined(first, last, c.stages, function(j)
-  for (int j = first; j < last; ++j) {
-    // attention_varlen.lua:104: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+  // attention_varlen.lua:104: k:when(q0:lt(Sq), function()
+  if (q0 < Sq) {
+    // attention_varlen.lua:105: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     {
-      const bool ok = hk < Hkv;
-      const lt_bf16 *base = K + (int64_t)hk * skh;
+      const bool ok = h_2 < Hq;
+      const lt_bf16 *base = Q + (int64_t)h_2 * sqh;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 32 + tid / 8;
         const int gc = tid % 8 * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * skt + gc;
-        if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        const lt_bf16 *ptr = base + (int64_t)gr * sqt + gc;
+        if (ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
     }
-    lt_syncthreads();
-    // attention_varlen.lua:105: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-    {
-      const bool ok = hk < Hkv;
-      const lt_bf16 *base = V + (int64_t)hk * svh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
-        const int gc = tid % 8 * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * svt + gc;
-        if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
+    // attention_varlen.lua:106: k:pipelined(first, last, c.stages, function(j)
+    for (int j = first; j < last; ++j) {
+      // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      {
+        const bool ok = hk < Hkv;
+        const lt_bf16 *base = K + (int64_t)hk * skh;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+          const int gc = tid % 8 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * skt + gc;
+          if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
           }
-        }
-      }
-    }
-    // attention_varlen.lua:106: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    #pragma unroll
-    for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        s[ri * 4 + ci] = 0.0f;
-      }
-    }
-    // attention_varlen.lua:107: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    #pragma unroll 1
-    for (int kk = 0; kk < 64; kk += 16) {
-      union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int x = 0; x < 16; ++x) {
-          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + x];
-        }
-      }
-      #pragma unroll
-      for (int ni = 0; ni < 4; ++ni) {
-        #pragma unroll
-        for (int x = 0; x < 16; ++x) {
-          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          float d[8];
-          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 4 + ni];
-          lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag.u);
-          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 4 + ni] = d[v];
-        }
-      }
-    }
-    // attention_varlen.lua:129: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention_varlen.lua:130: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention_varlen.lua:132: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
-        }
-      }
-      // attention_varlen.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        row[ri] = ri * 2 + row0 + (q0 + diag - j * 64);
-      }
-      // attention_varlen.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-      }
-      // attention_varlen.lua:116: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
-      }
-      // attention_varlen.lua:117: local col = k:iota({ BM, BN }, 2)
-      int col[32];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          col[ri * 4 + ci] = ci * 16 + col0;
-          s[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? s[ri * 4 + ci] : -INFINITY;
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t90[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t90[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          t90[ri] = fmaxf(t90[ri], s[ri * 4 + ci]);
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 8; ++ei) {
-        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 8));
-        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 4));
-        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 2));
-        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 1));
-      }
-      float m_new[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t90[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t96[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t96[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          t96[ri] = t96[ri] + s[ri * 4 + ci];
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 8; ++ei) {
-        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 8);
-        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 4);
-        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 2);
-        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t96[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(s[ri * 4 + ci]));
         }
       }
       lt_syncthreads();
+      // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      {
+        const bool ok = hk < Hkv;
+        const lt_bf16 *base = V + (int64_t)hk * svh;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+          const int gc = tid % 8 * 8;
+          const lt_bf16 *ptr = base + (int64_t)gr * svt + gc;
+          if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : lt_f32_to_bf16(0.0f);
+            }
+          }
+        }
+      }
+      // attention_varlen.lua:109: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[32];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s[ri * 4 + ci] = 0.0f;
+        }
+      }
+      // attention_varlen.lua:110: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       #pragma unroll 1
       for (int kk = 0; kk < 64; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+        union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + x];
           }
         }
         #pragma unroll
         for (int ni = 0; ni < 4; ++ni) {
           #pragma unroll
           for (int x = 0; x < 16; ++x) {
-            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
           }
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
             float d[8];
-            for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
-            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
-            for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 4 + ni];
+            lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag.u);
+            for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 4 + ni] = d[v];
           }
         }
       }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
+      // attention_varlen.lua:132: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 64;
+      // attention_varlen.lua:133: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+      // attention_varlen.lua:135: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t102[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t102[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          t102[ri] = fmaxf(t102[ri], s[ri * 4 + ci]);
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 8; ++ei) {
-        t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 8));
-        t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 4));
-        t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 2));
-        t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 1));
-      }
-      float m_new_2[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t102[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha_2[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t108[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t108[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          t108[ri] = t108[ri] + s[ri * 4 + ci];
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 8; ++ei) {
-        t108[ei] = t108[ei] + __shfl_xor(t108[ei], 8);
-        t108[ei] = t108[ei] + __shfl_xor(t108[ei], 4);
-        t108[ei] = t108[ei] + __shfl_xor(t108[ei], 2);
-        t108[ei] = t108[ei] + __shfl_xor(t108[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t108[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(s[ri * 4 + ci]));
-        }
-      }
-      lt_syncthreads();
-      #pragma unroll 1
-      for (int kk = 0; kk < 64; kk += 16) {
-        union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int x = 0; x < 16; ++x) {
-            s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
+          }
+        }
+        // attention_varlen.lua:117: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          row[ri] = ri * 2 + row0 + (q0 + diag - j * 64);
+        }
+        // attention_varlen.lua:118: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        }
+        // attention_varlen.lua:119: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        }
+        // attention_varlen.lua:120: local col = k:iota({ BM, BN }, 2)
+        int col[32];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            col[ri * 4 + ci] = ci * 16 + col0;
+            s[ri * 4 + ci] = col[ri * 4 + ci] >= lo[ri] && col[ri * 4 + ci] < hi[ri] ? s[ri * 4 + ci] : -INFINITY;
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t89[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t89[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            t89[ri] = fmaxf(t89[ri], s[ri * 4 + ci]);
           }
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int ei = 0; ei < 8; ++ei) {
+          t89[ei] = fmaxf(t89[ei], __shfl_xor(t89[ei], 8));
+          t89[ei] = fmaxf(t89[ei], __shfl_xor(t89[ei], 4));
+          t89[ei] = fmaxf(t89[ei], __shfl_xor(t89[ei], 2));
+          t89[ei] = fmaxf(t89[ei], __shfl_xor(t89[ei], 1));
+        }
+        float m_new[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t89[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
-          for (int x = 0; x < 16; ++x) {
-            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
           }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t95[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t95[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            t95[ri] = t95[ri] + s[ri * 4 + ci];
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t95[ei] = t95[ei] + __shfl_xor(t95[ei], 8);
+          t95[ei] = t95[ei] + __shfl_xor(t95[ei], 4);
+          t95[ei] = t95[ei] + __shfl_xor(t95[ei], 2);
+          t95[ei] = t95[ei] + __shfl_xor(t95[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t95[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(s[ri * 4 + ci]));
+          }
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            float d[8];
-            for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
-            lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
-            for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
           }
         }
-      }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t101[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t101[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            t101[ri] = fmaxf(t101[ri], s[ri * 4 + ci]);
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t101[ei] = fmaxf(t101[ei], __shfl_xor(t101[ei], 8));
+          t101[ei] = fmaxf(t101[ei], __shfl_xor(t101[ei], 4));
+          t101[ei] = fmaxf(t101[ei], __shfl_xor(t101[ei], 2));
+          t101[ei] = fmaxf(t101[ei], __shfl_xor(t101[ei], 1));
+        }
+        float m_new_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t101[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t107[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t107[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            t107[ri] = t107[ri] + s[ri * 4 + ci];
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t107[ei] = t107[ei] + __shfl_xor(t107[ei], 8);
+          t107[ei] = t107[ei] + __shfl_xor(t107[ei], 4);
+          t107[ei] = t107[ei] + __shfl_xor(t107[ei], 2);
+          t107[ei] = t107[ei] + __shfl_xor(t107[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t107[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s_sh[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(lt_round_bf16(s[ri * 4 + ci]));
+          }
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 64; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
-  // attention_varlen.lua:134: local seen = l:gt(0)
+  // attention_varlen.lua:138: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:135: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:139: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     lt_bf16 *base = O + (int64_t)h_2 * soh;
@@ -538,7 +541,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d64_kernel(const lt
       }
     }
   }
-  // attention_varlen.lua:136: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:140: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;

@@ -138,28 +138,9 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d64_kernel(const _Fl
   const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention_varlen.lua:92: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen.lua:94: last = tile.where(q0:lt(Sq), tile.max(first, last), first)
-  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1)))) : first;
-  // attention_varlen.lua:99: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
-  {
-    const bool ok = h_2 < Hq;
-    const _Float16 *base = Q + (int64_t)h_2 * sqh;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 32 + tid / 8;
-      const int gc = tid % 8 * 8;
-      const _Float16 *ptr = base + (int64_t)gr * sqt + gc;
-      if (ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq && (uintptr_t)ptr % 16 == 0) {
-        ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : (_Float16)(0.0f);
-        }
-      }
-    }
-  }
-  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:94: last = tile.max(first, last)
+  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
+  // attention_varlen.lua:99: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -168,287 +149,309 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d64_kernel(const _Fl
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_varlen.lua:100: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:101: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_varlen.lua:103: k:pipelined(first, last, c.stages, function(j)
-  for (int j = first; j < last; ++j) {
-    lt_syncthreads();
-    // attention_varlen.lua:104: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+  // attention_varlen.lua:104: k:when(q0:lt(Sq), function()
+  if (q0 < Sq) {
+    // attention_varlen.lua:105: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     {
-      const bool ok = hk < Hkv;
-      const _Float16 *base = K + (int64_t)hk * skh;
+      const bool ok = h_2 < Hq;
+      const _Float16 *base = Q + (int64_t)h_2 * sqh;
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 32 + tid / 8;
         const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)gr * skt + gc;
-        if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        const _Float16 *ptr = base + (int64_t)gr * sqt + gc;
+        if (ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : (_Float16)(0.0f);
+            Qs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
-    // attention_varlen.lua:105: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-    {
-      const bool ok = hk < Hkv;
-      const _Float16 *base = V + (int64_t)hk * svh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
-        const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)gr * svt + gc;
-        if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : (_Float16)(0.0f);
+    // attention_varlen.lua:106: k:pipelined(first, last, c.stages, function(j)
+    for (int j = first; j < last; ++j) {
+      lt_syncthreads();
+      // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      {
+        const bool ok = hk < Hkv;
+        const _Float16 *base = K + (int64_t)hk * skh;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+          const int gc = tid % 8 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * skt + gc;
+          if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&Ks[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : (_Float16)(0.0f);
+            }
           }
         }
       }
-    }
-    // attention_varlen.lua:106: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        s[ci * 4 + vi] = 0.0f;
-      }
-    }
-    lt_syncthreads();
-    // attention_varlen.lua:107: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 8) {
-      union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
+      // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      {
+        const bool ok = hk < Hkv;
+        const _Float16 *base = V + (int64_t)hk * svh;
         #pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          Qs_frag[mi].h[x] = Qs[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+        for (int ri = 0; ri < 2; ++ri) {
+          const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 32 + tid / 8;
+          const int gc = tid % 8 * 8;
+          const _Float16 *ptr = base + (int64_t)gr * svt + gc;
+          if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk && (uintptr_t)ptr % 16 == 0) {
+            ((uint4 *)&Vs[ri * 32 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[ri * 32 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : (_Float16)(0.0f);
+            }
+          }
         }
       }
-      #pragma unroll
-      for (int ni = 0; ni < 2; ++ni) {
-        #pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          Ks_frag[ni].h[x] = Ks[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
-        }
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 1; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-          lt_mfma_32x32x8_f16(&s[mi * 32 + ni * 16], Ks_frag[ni].u, Qs_frag[mi].u);
-        }
-      }
-    }
-    // attention_varlen.lua:129: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention_varlen.lua:130: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention_varlen.lua:132: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
+      // attention_varlen.lua:109: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          s[ci * 4 + vi] = 0.0f;
         }
       }
-      // attention_varlen.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[1];
-      row[0] = row0 + (q0 + diag - j * 64);
-      // attention_varlen.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[1];
-      lo[0] = window_left < 0 ? 0 : row[0] - window_left;
-      // attention_varlen.lua:116: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[1];
-      hi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
-      // attention_varlen.lua:117: local col = k:iota({ BM, BN }, 2)
-      int col[32];
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          col[ci * 4 + vi] = ci * 8 + col0 + vi;
-          s[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? s[ci * 4 + vi] : -INFINITY;
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t90[1];
-      t90[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t90[0] = fmaxf(t90[0], s[ci * 4 + vi]);
-        }
-      }
-      t90[0] = fmaxf(t90[0], __shfl_xor(t90[0], 32));
-      float m_new[1];
-      m_new[0] = fmaxf(m[0], t90[0]);
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[1];
-      mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha[1];
-      alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t96[1];
-      t96[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t96[0] = t96[0] + s[ci * 4 + vi];
-        }
-      }
-      t96[0] = t96[0] + __shfl_xor(t96[0], 32);
-      l[0] = l[0] * alpha[0] + t96[0];
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
+      lt_syncthreads();
+      // attention_varlen.lua:110: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
+        union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 32 + kk / 2 + x]);
+            Qs_frag[mi].h[x] = Qs[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
           }
         }
         #pragma unroll
         for (int ni = 0; ni < 2; ++ni) {
           #pragma unroll
           for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+            Ks_frag[ni].h[x] = Ks[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
           }
         }
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
           for (int ni = 0; ni < 2; ++ni) {
-            lt_mfma_32x32x8_f16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            lt_mfma_32x32x8_f16(&s[mi * 32 + ni * 16], Ks_frag[ni].u, Qs_frag[mi].u);
           }
         }
       }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      m[0] = m_new[0];
-    } else {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
+      // attention_varlen.lua:132: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 64;
+      // attention_varlen.lua:133: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+      // attention_varlen.lua:135: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t102[1];
-      t102[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t102[0] = fmaxf(t102[0], s[ci * 4 + vi]);
-        }
-      }
-      t102[0] = fmaxf(t102[0], __shfl_xor(t102[0], 32));
-      float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t102[0]);
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[1];
-      mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha_2[1];
-      alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t108[1];
-      t108[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t108[0] = t108[0] + s[ci * 4 + vi];
-        }
-      }
-      t108[0] = t108[0] + __shfl_xor(t108[0], 32);
-      l[0] = l[0] * alpha_2[0] + t108[0];
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 8) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 32 + kk / 2 + x]);
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
+        // attention_varlen.lua:117: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[1];
+        row[0] = row0 + (q0 + diag - j * 64);
+        // attention_varlen.lua:118: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[1];
+        lo[0] = window_left < 0 ? 0 : row[0] - window_left;
+        // attention_varlen.lua:119: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[1];
+        hi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
+        // attention_varlen.lua:120: local col = k:iota({ BM, BN }, 2)
+        int col[32];
         #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+          for (int vi = 0; vi < 4; ++vi) {
+            col[ci * 4 + vi] = ci * 8 + col0 + vi;
+            s[ci * 4 + vi] = col[ci * 4 + vi] >= lo[0] && col[ci * 4 + vi] < hi[0] ? s[ci * 4 + vi] : -INFINITY;
           }
         }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t89[1];
+        t89[0] = -INFINITY;
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t89[0] = fmaxf(t89[0], s[ci * 4 + vi]);
+          }
+        }
+        t89[0] = fmaxf(t89[0], __shfl_xor(t89[0], 32));
+        float m_new[1];
+        m_new[0] = fmaxf(m[0], t89[0]);
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[1];
+        mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha[1];
+        alpha[0] = lt_exp2(m[0] - mc[0]);
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t95[1];
+        t95[0] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t95[0] = t95[0] + s[ci * 4 + vi];
+          }
+        }
+        t95[0] = t95[0] + __shfl_xor(t95[0], 32);
+        l[0] = l[0] * alpha[0] + t95[0];
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 8) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 32 + kk / 2 + x]);
+            }
+          }
           #pragma unroll
           for (int ni = 0; ni < 2; ++ni) {
-            lt_mfma_32x32x8_f16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 2; ++ni) {
+              lt_mfma_32x32x8_f16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            }
           }
         }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        m[0] = m_new[0];
+      } else {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t101[1];
+        t101[0] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t101[0] = fmaxf(t101[0], s[ci * 4 + vi]);
+          }
+        }
+        t101[0] = fmaxf(t101[0], __shfl_xor(t101[0], 32));
+        float m_new_2[1];
+        m_new_2[0] = fmaxf(m[0], t101[0]);
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[1];
+        mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha_2[1];
+        alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t107[1];
+        t107[0] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t107[0] = t107[0] + s[ci * 4 + vi];
+          }
+        }
+        t107[0] = t107[0] + __shfl_xor(t107[0], 32);
+        l[0] = l[0] * alpha_2[0] + t107[0];
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 8) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 32 + kk / 2 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 2; ++ni) {
+              lt_mfma_32x32x8_f16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        m[0] = m_new_2[0];
       }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      m[0] = m_new_2[0];
     }
   }
-  // attention_varlen.lua:134: local seen = l:gt(0)
+  // attention_varlen.lua:138: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_varlen.lua:135: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:139: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     _Float16 *base = O + (int64_t)h_2 * soh;
@@ -470,7 +473,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d64_kernel(const _Fl
       }
     }
   }
-  // attention_varlen.lua:136: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:140: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;

@@ -169,37 +169,9 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
   const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention_varlen.lua:92: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 32);
-  // attention_varlen.lua:94: last = tile.where(q0:lt(Sq), tile.max(first, last), first)
-  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1)))) : first;
-  // attention_varlen.lua:99: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
-  /* cp.async: lands with the first stage of the pipelined loop below */
-  {
-    const bool ok = h_2 < Hq;
-    const __nv_bfloat16 *base = Q + (int64_t)h_2 * sqh;
-    if (ok && (int64_t)q_lo + (int64_t)qb * 128 >= 0 && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= TQ && (int64_t)q_lo + (int64_t)qb * 128 >= q_lo && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= q_lo + Sq && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
-      #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + qb * 128 + tid / 16) * sqt + (int64_t)(ri * 8) * sqt + tid % 16 * 8, 16);
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 8 + tid / 16;
-        const int gc = tid % 16 * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
-        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
-          const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-          }
-        }
-      }
-    }
-  }
-  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:94: last = tile.max(first, last)
+  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1))));
+  // attention_varlen.lua:99: local o = k:fragment("f32", { BM, D }, 0)
   float o[128];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -211,510 +183,541 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
     }
   }
-  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_varlen.lua:100: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:101: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:103: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first iteration, one commit group */
-  for (int j_stage = 0; j_stage < 1; ++j_stage) {
-    const int j = first + j_stage;
-    if (j < last) {
-      // attention_varlen.lua:104: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
-      {
-        const bool ok = hk < Hkv;
-        const __nv_bfloat16 *base = K + (int64_t)hk * skh;
-        if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
-            const int gc = tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
+  // attention_varlen.lua:104: k:when(q0:lt(Sq), function()
+  if (q0 < Sq) {
+    // attention_varlen.lua:105: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+    /* cp.async: lands with the first stage of the pipelined loop below */
+    {
+      const bool ok = h_2 < Hq;
+      const __nv_bfloat16 *base = Q + (int64_t)h_2 * sqh;
+      if (ok && (int64_t)q_lo + (int64_t)qb * 128 >= 0 && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= TQ && (int64_t)q_lo + (int64_t)qb * 128 >= q_lo && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= q_lo + Sq && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+        #pragma unroll
+        for (int ri = 0; ri < 16; ++ri) {
+          lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + qb * 128 + tid / 16) * sqt + (int64_t)(ri * 8) * sqt + tid % 16 * 8, 16);
         }
-      }
-      // attention_varlen.lua:105: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-      {
-        const bool ok = hk < Hkv;
-        const __nv_bfloat16 *base = V + (int64_t)hk * svh;
-        if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
-            const int gc = tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 16; ++ri) {
+          const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 8 + tid / 16;
+          const int gc = tid % 16 * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+            lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
             }
           }
         }
       }
     }
-    lt_cp_async_commit();
-  }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 1;
-    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
-    if (j_next < last) {
-      // attention_varlen.lua:104: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
-      {
-        const bool ok = hk < Hkv;
-        const __nv_bfloat16 *base = K + (int64_t)hk * skh;
-        if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
+    // attention_varlen.lua:106: k:pipelined(first, last, c.stages, function(j)
+    /* prologue: start the copies of the first iteration, one commit group */
+    for (int j_stage = 0; j_stage < 1; ++j_stage) {
+      const int j = first + j_stage;
+      if (j < last) {
+        // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        {
+          const bool ok = hk < Hkv;
+          const __nv_bfloat16 *base = K + (int64_t)hk * skh;
+          if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
+              const int gc = tid % 16 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
+              }
+            }
           }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
-            const int gc = tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+        }
+        // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        {
+          const bool ok = hk < Hkv;
+          const __nv_bfloat16 *base = V + (int64_t)hk * svh;
+          if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
+              const int gc = tid % 16 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
               }
             }
           }
         }
       }
-      // attention_varlen.lua:105: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-      {
-        const bool ok = hk < Hkv;
-        const __nv_bfloat16 *base = V + (int64_t)hk * svh;
-        if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
-            const int gc = tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
+      lt_cp_async_commit();
     }
-    lt_cp_async_commit();
-    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_varlen.lua:106: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+      lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+      __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+      const int j_next = j + 1;
+      const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+      if (j_next < last) {
+        // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        {
+          const bool ok = hk < Hkv;
+          const __nv_bfloat16 *base = K + (int64_t)hk * skh;
+          if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
+              const int gc = tid % 16 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+        // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        {
+          const bool ok = hk < Hkv;
+          const __nv_bfloat16 *base = V + (int64_t)hk * svh;
+          if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 4; ++ri) {
+              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
+              const int gc = tid % 16 * 8;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
+              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+                lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 8; ++vi) {
+                  Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                }
+              }
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
+      const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+      // attention_varlen.lua:109: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[32];
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 8 + ci * 2 + vi] = 0.0f;
+        for (int ci = 0; ci < 4; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 8 + ci * 2 + vi] = 0.0f;
+          }
         }
       }
-    }
-    // attention_varlen.lua:107: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
-    #pragma unroll
-    for (int mi = 0; mi < 2; ++mi) {
-      const int r = warp_row + mi * 16 + (j_lane & 15);
-      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-    }
-    #pragma unroll
-    for (int ni = 0; ni < 4; ni += 2) {
-      uint32_t t[4];
-      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-      Ks_frag[0][ni][0] = t[0];
-      Ks_frag[0][ni][1] = t[1];
-      Ks_frag[0][ni + 1][0] = t[2];
-      Ks_frag[0][ni + 1][1] = t[3];
-    }
-    #pragma unroll
-    for (int kk = 0; kk < 128; kk += 16) {
-      const int cur = kk / 16 % 2;
-      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-        #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          Ks_frag[cur ^ 1][ni][0] = t[0];
-          Ks_frag[cur ^ 1][ni][1] = t[1];
-          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
-          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
-        }
-      }
+      // attention_varlen.lua:110: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      uint32_t Qs_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 2; ++mi) {
-        #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
-          lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
-          s[i] = d[0];
-          s[i + 1] = d[1];
-          s[i + 8] = d[2];
-          s[i + 9] = d[3];
-        }
-      }
-    }
-    // attention_varlen.lua:129: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 32;
-    // attention_varlen.lua:130: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
-    // attention_varlen.lua:132: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention_varlen.lua:114: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 32);
-      }
-      // attention_varlen.lua:115: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-      }
-      // attention_varlen.lua:116: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
-      }
-      // attention_varlen.lua:117: local col = k:iota({ BM, BN }, 2)
-      int col[32];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
-          }
-        }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t90[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        t90[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t90[ri] = fmaxf(t90[ri], s[ri * 8 + ci * 2 + vi]);
-          }
-        }
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ei = 0; ei < 4; ++ei) {
-        t90[ei] = fmaxf(t90[ei], __shfl_xor_sync(0xffffffffu, t90[ei], 2));
-        t90[ei] = fmaxf(t90[ei], __shfl_xor_sync(0xffffffffu, t90[ei], 1));
-      }
-      float m_new[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t90[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
-          }
-        }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t96[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        t96[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t96[ri] = t96[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
+      for (int ni = 0; ni < 4; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+        Ks_frag[0][ni][0] = t[0];
+        Ks_frag[0][ni][1] = t[1];
+        Ks_frag[0][ni + 1][0] = t[2];
+        Ks_frag[0][ni + 1][1] = t[3];
       }
       #pragma unroll
-      for (int ei = 0; ei < 4; ++ei) {
-        t96[ei] = t96[ei] + __shfl_xor_sync(0xffffffffu, t96[ei], 2);
-        t96[ei] = t96[ei] + __shfl_xor_sync(0xffffffffu, t96[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t96[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-          }
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[2][4];
-        #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+      for (int kk = 0; kk < 128; kk += 16) {
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
           #pragma unroll
           for (int mi = 0; mi < 2; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            Ks_frag[cur ^ 1][ni][0] = t[0];
+            Ks_frag[cur ^ 1][ni][1] = t[1];
+            Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+            Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
+            lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+            s[i] = d[0];
+            s[i + 1] = d[1];
+            s[i + 8] = d[2];
+            s[i + 9] = d[3];
+          }
+        }
+      }
+      // attention_varlen.lua:132: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 32;
+      // attention_varlen.lua:133: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
+      // attention_varlen.lua:135: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_bf16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-      }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_varlen.lua:112: k:assign(s, s * (p.scale * LOG2E))
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+        // attention_varlen.lua:117: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[4];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
-          }
+        for (int ri = 0; ri < 4; ++ri) {
+          row[ri] = ri * 8 + row0 + (q0 + diag - j * 32);
         }
-      }
-      // attention_varlen.lua:120: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t102[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        t102[ri] = -INFINITY;
+        // attention_varlen.lua:118: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[4];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t102[ri] = fmaxf(t102[ri], s[ri * 8 + ci * 2 + vi]);
-          }
+        for (int ri = 0; ri < 4; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 4; ++ei) {
-        t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
-        t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
-      }
-      float m_new_2[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t102[ri]);
-      }
-      // attention_varlen.lua:121: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_varlen.lua:122: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+        // attention_varlen.lua:119: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[4];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
-          }
+        for (int ri = 0; ri < 4; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
         }
-      }
-      // attention_varlen.lua:123: local alpha = tile.exp2(m - mc)
-      float alpha_2[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-      }
-      // attention_varlen.lua:124: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t108[4];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        t108[ri] = 0.0f;
+        // attention_varlen.lua:120: local col = k:iota({ BM, BN }, 2)
+        int col[32];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 4; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t108[ri] = t108[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 4; ++ei) {
-        t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
-        t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t108[ri];
-      }
-      // attention_varlen.lua:125: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-          }
-        }
-      }
-      // attention_varlen.lua:126: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[2][4];
-        #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-          #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
+          for (int ci = 0; ci < 4; ++ci) {
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_bf16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-      }
-      // attention_varlen.lua:127: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t89[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          t89[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t89[ri] = fmaxf(t89[ri], s[ri * 8 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 4; ++ei) {
+          t89[ei] = fmaxf(t89[ei], __shfl_xor_sync(0xffffffffu, t89[ei], 2));
+          t89[ei] = fmaxf(t89[ei], __shfl_xor_sync(0xffffffffu, t89[ei], 1));
+        }
+        float m_new[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t89[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
+            }
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t95[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          t95[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t95[ri] = t95[ri] + s[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 4; ++ei) {
+          t95[ei] = t95[ei] + __shfl_xor_sync(0xffffffffu, t95[ei], 2);
+          t95[ei] = t95[ei] + __shfl_xor_sync(0xffffffffu, t95[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t95[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          uint32_t s_frag[2][4];
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
+            s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_bf16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t101[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          t101[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t101[ri] = fmaxf(t101[ri], s[ri * 8 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 4; ++ei) {
+          t101[ei] = fmaxf(t101[ei], __shfl_xor_sync(0xffffffffu, t101[ei], 2));
+          t101[ei] = fmaxf(t101[ei], __shfl_xor_sync(0xffffffffu, t101[ei], 1));
+        }
+        float m_new_2[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t101[ri]);
+        }
+        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
+            }
+          }
+        }
+        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
+        float alpha_2[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t107[4];
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          t107[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t107[ri] = t107[ri] + s[ri * 8 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 4; ++ei) {
+          t107[ei] = t107[ei] + __shfl_xor_sync(0xffffffffu, t107[ei], 2);
+          t107[ei] = t107[ei] + __shfl_xor_sync(0xffffffffu, t107[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t107[ri];
+        }
+        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 16) {
+          uint32_t s_frag[2][4];
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
+            s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_bf16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
+            }
+          }
+        }
+        // attention_varlen.lua:130: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
+    lt_cp_async_wait<0>();
   }
-  lt_cp_async_wait<0>();
-  // attention_varlen.lua:134: local seen = l:gt(0)
+  // attention_varlen.lua:138: local seen = l:gt(0)
   bool seen[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:135: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:139: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)h_2 * soh;
@@ -758,7 +761,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
     }
   }
-  // attention_varlen.lua:136: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:140: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;

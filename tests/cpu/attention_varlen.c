@@ -17,8 +17,9 @@
 ** window, Sk > Sq and Sk < Sq, a sequence cut by max_seqlen_q, rows with
 ** a gap of 8 elements past Hq D (strides not the packed ones).  Also the
 ** launcher's refusals (Hq not a multiple of Hkv, max_seqlen_q = 0) leave
-** O untouched.  Under tests/emu/drivers.sh (LT_DUMP set: the emulator,
-** one variant, lane by lane) the cases of 1000 rows are left out.
+** O untouched.  The last line sums up.  Under tests/emu/drivers.sh
+** (LT_DUMP set: the emulator, one variant, lane by lane) the cases of 1000
+** rows are left out.
 */
 #include "common.h"
 #if __has_include("attention_varlen_f16_d64.h")
@@ -200,9 +201,9 @@ int main(void) {
       {"lengths 1000 12 37 1, causal, GQA 4:1", 4, 4, 1, {1000, 12, 37, 1}, {1000, 12, 37, 1}, 1, -1, 0, 1},
       {"lengths 12 1000, full", 2, 2, 2, {12, 1000}, {37, 1000}, 0, -1, 0, 1},
   };
-  int emu = getenv("LT_DUMP") != NULL;
+  int emu = getenv("LT_DUMP") != NULL, nv = 0;
   (void)compare;   /* common.h's; the checks here are row by row */
-  for (const Variant *v = variants; v->fn; v++) {
+  for (const Variant *v = variants; v->fn; v++, nv++) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
       if (!(emu && cases[i].big)) run_case(v, &cases[i]);
     refusals(v);
@@ -211,5 +212,7 @@ int main(void) {
     printf("FAIL cpu attention_varlen: no attention_varlen_* header on the include path\n");
     failures++;
   }
+  printf("%s attention_varlen: %d variants, %d cases passed, %d failed\n", failures ? "FAIL" : "PASS", nv, passes,
+         failures);
   return failures ? 1 : 0;
 }
