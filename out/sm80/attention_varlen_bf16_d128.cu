@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward over packed variable-length sequences (cu_seqlens): O and LSE, with GQA, causal / window.
  *
- * Config: BM=128 BN=32 stages=2 threads=128.
+ * Config: BM=128 BN=64 stages=2 threads=256.
  * Build: nvcc -O3 -arch=sm_80 -c attention_varlen_bf16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -114,13 +114,13 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (128 threads) of attention_varlen_bf16_d128. */
-__global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
+/* One block (256 threads) of attention_varlen_bf16_d128. */
+__global__ void __launch_bounds__(256) attention_varlen_bf16_d128_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 32] accumulator */
-  const int warp_row = tid / 32 * 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
@@ -132,49 +132,49 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Qs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Ks)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 32768);
+  __nv_bfloat16 (*Ks)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 49152);
+  __nv_bfloat16 (*Vs)[64][128] = (__nv_bfloat16 (*)[64][128])(lt_smem + 65536);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*O_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
-  // attention_varlen.lua:72: local nqb = tile.cdiv(p.max_seqlen_q, BM)
+  // attention_varlen.lua:73: local nqb = tile.cdiv(p.max_seqlen_q, BM)
   const int nqb = (max_seqlen_q + 128 - 1) / 128;
-  // attention_varlen.lua:74: local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
+  // attention_varlen.lua:75: local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
   const int qb = nqb - 1 - pid;
-  // attention_varlen.lua:75: local hk = h // (p.Hq // p.Hkv)
+  // attention_varlen.lua:76: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_varlen.lua:78: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen.lua:79: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t17 = b < B1 ? cu_seqlens_q[b] : 0;
   const int q_lo = lt_imin(lt_imax(t17, 0), TQ);
-  // attention_varlen.lua:79: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen.lua:80: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t20 = b + 1 < B1 ? cu_seqlens_q[b + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t20, q_lo), TQ);
-  // attention_varlen.lua:80: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen.lua:81: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t22 = b < B1 ? cu_seqlens_k[b] : 0;
   const int k_lo = lt_imin(lt_imax(t22, 0), TK);
-  // attention_varlen.lua:81: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen.lua:82: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t25 = b + 1 < B1 ? cu_seqlens_k[b + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t25, k_lo), TK);
-  // attention_varlen.lua:82: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+  // attention_varlen.lua:83: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
   const int Sq = lt_imin(q_hi - q_lo, max_seqlen_q);
   const int Sk = lt_imin(k_hi - k_lo, max_seqlen_k);
-  // attention_varlen.lua:83: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen.lua:84: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
   const int diag = k_hi - k_lo - (q_hi - q_lo);
-  // attention_varlen.lua:87: local q0 = qb * BM
+  // attention_varlen.lua:88: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention_varlen.lua:90: local nkb = tile.cdiv(Sk, BN)
-  const int nkb = (Sk + 32 - 1) / 32;
-  // attention_varlen.lua:91: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_varlen.lua:91: local nkb = tile.cdiv(Sk, BN)
+  const int nkb = (Sk + 64 - 1) / 64;
+  // attention_varlen.lua:92: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention_varlen.lua:92: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
-  const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 32);
-  // attention_varlen.lua:94: last = tile.max(first, last)
-  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 32 + 1))));
-  // attention_varlen.lua:99: local o = k:fragment("f32", { BM, D }, 0)
-  float o[128];
+  // attention_varlen.lua:93: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+  const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
+  // attention_varlen.lua:95: last = tile.max(first, last)
+  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
+  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  float o[64];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
@@ -183,102 +183,102 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
     }
   }
-  // attention_varlen.lua:100: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
-  float m[4];
+  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:101: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-  float l[4];
+  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:104: k:when(q0:lt(Sq), function()
+  // attention_varlen.lua:105: k:when(q0:lt(Sq), function()
   if (q0 < Sq) {
-    // attention_varlen.lua:105: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+    // attention_varlen.lua:106: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     /* cp.async: lands with the first stage of the pipelined loop below */
     {
       const bool ok = h_2 < Hq;
       const __nv_bfloat16 *base = Q + (int64_t)h_2 * sqh;
       if (ok && (int64_t)q_lo + (int64_t)qb * 128 >= 0 && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= TQ && (int64_t)q_lo + (int64_t)qb * 128 >= q_lo && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= q_lo + Sq && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
         #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + qb * 128 + tid / 16) * sqt + (int64_t)(ri * 8) * sqt + tid % 16 * 8, 16);
+        for (int ri = 0; ri < 8; ++ri) {
+          lt_cp_async16(&Qs[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + qb * 128 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
         }
       } else {
         #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 8 + tid / 16;
+        for (int ri = 0; ri < 8; ++ri) {
+          const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 16 + tid / 16;
           const int gc = tid % 16 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
           if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
             const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+            lt_cp_async16(&Qs[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              Qs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
             }
           }
         }
       }
     }
-    // attention_varlen.lua:106: k:pipelined(first, last, c.stages, function(j)
+    // attention_varlen.lua:107: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        // attention_varlen.lua:108: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
         {
           const bool ok = hk < Hkv;
           const __nv_bfloat16 *base = K + (int64_t)hk * skh;
-          if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          if (ok && (int64_t)k_lo + (int64_t)j * 64 >= 0 && (int64_t)k_lo + (int64_t)j * 64 + 64 <= TK && (int64_t)k_lo + (int64_t)j * 64 >= k_lo && (int64_t)k_lo + (int64_t)j * 64 + 64 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
+              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 64 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
+              const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Ks[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
           }
         }
-        // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        // attention_varlen.lua:109: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
         {
           const bool ok = hk < Hkv;
           const __nv_bfloat16 *base = V + (int64_t)hk * svh;
-          if (ok && (int64_t)k_lo + (int64_t)j * 32 >= 0 && (int64_t)k_lo + (int64_t)j * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j * 32 >= k_lo && (int64_t)k_lo + (int64_t)j * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          if (ok && (int64_t)k_lo + (int64_t)j * 64 >= 0 && (int64_t)k_lo + (int64_t)j * 64 + 64 <= TK && (int64_t)k_lo + (int64_t)j * 64 >= k_lo && (int64_t)k_lo + (int64_t)j * 64 + 64 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
+              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j * 64 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j * 32 + ri * 8 + tid / 16;
+              const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Vs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -293,55 +293,55 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_varlen.lua:107: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        // attention_varlen.lua:108: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
         {
           const bool ok = hk < Hkv;
           const __nv_bfloat16 *base = K + (int64_t)hk * skh;
-          if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          if (ok && (int64_t)k_lo + (int64_t)j_next * 64 >= 0 && (int64_t)k_lo + (int64_t)j_next * 64 + 64 <= TK && (int64_t)k_lo + (int64_t)j_next * 64 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 64 + 64 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * skt + (int64_t)(ri * 8) * skt + tid % 16 * 8, 16);
+              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 64 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
+              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Ks[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
           }
         }
-        // attention_varlen.lua:108: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        // attention_varlen.lua:109: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
         {
           const bool ok = hk < Hkv;
           const __nv_bfloat16 *base = V + (int64_t)hk * svh;
-          if (ok && (int64_t)k_lo + (int64_t)j_next * 32 >= 0 && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= TK && (int64_t)k_lo + (int64_t)j_next * 32 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 32 + 32 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          if (ok && (int64_t)k_lo + (int64_t)j_next * 64 >= 0 && (int64_t)k_lo + (int64_t)j_next * 64 + 64 <= TK && (int64_t)k_lo + (int64_t)j_next * 64 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 64 + 64 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 32 + tid / 16) * svt + (int64_t)(ri * 8) * svt + tid % 16 * 8, 16);
+              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(k_lo + j_next * 64 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
             }
           } else {
             #pragma unroll
             for (int ri = 0; ri < 4; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 32 + ri * 8 + tid / 16;
+              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 64 + ri * 16 + tid / 16;
               const int gc = tid % 16 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
               if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
-                  Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                  Vs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
                 }
               }
             }
@@ -350,27 +350,27 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-      // attention_varlen.lua:109: local s = k:fragment("f32", { BM, BN }, 0)
+      // attention_varlen.lua:110: local s = k:fragment("f32", { BM, BN }, 0)
       float s[32];
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = 0.0f;
+            s[ri * 16 + ci * 2 + vi] = 0.0f;
           }
         }
       }
-      // attention_varlen.lua:110: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      uint32_t Qs_frag[2][2][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+      // attention_varlen.lua:111: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
+      for (int mi = 0; mi < 1; ++mi) {
         const int r = warp_row + mi * 16 + (j_lane & 15);
         lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
       }
       #pragma unroll
-      for (int ni = 0; ni < 4; ni += 2) {
+      for (int ni = 0; ni < 8; ni += 2) {
         uint32_t t[4];
         const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
         lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -384,12 +384,12 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
         const int cur = kk / 16 % 2;
         if (kk + 16 < 128) {   /* the next 16 of K into the other set */
           #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
+          for (int mi = 0; mi < 1; ++mi) {
             const int r = warp_row + mi * 16 + (j_lane & 15);
             lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           }
           #pragma unroll
-          for (int ni = 0; ni < 4; ni += 2) {
+          for (int ni = 0; ni < 8; ni += 2) {
             uint32_t t[4];
             const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
             lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -400,138 +400,138 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
           }
         }
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
+        for (int mi = 0; mi < 1; ++mi) {
           #pragma unroll
-          for (int ni = 0; ni < 4; ++ni) {
-            const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-            float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
+          for (int ni = 0; ni < 8; ++ni) {
+            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
             lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
             s[i] = d[0];
             s[i + 1] = d[1];
-            s[i + 8] = d[2];
-            s[i + 9] = d[3];
+            s[i + 16] = d[2];
+            s[i + 17] = d[3];
           }
         }
       }
-      // attention_varlen.lua:132: local kend = (j + 1) * BN
-      const int kend = (j + 1) * 32;
-      // attention_varlen.lua:133: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 32 < q0 + 128 - 1 + diag - window_left));
-      // attention_varlen.lua:135: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_varlen.lua:133: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 64;
+      // attention_varlen.lua:134: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
+      // attention_varlen.lua:136: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen.lua:116: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_varlen.lua:117: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-        int row[4];
+        // attention_varlen.lua:118: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        int row[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          row[ri] = ri * 8 + row0 + (q0 + diag - j * 32);
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
         }
-        // attention_varlen.lua:118: local lo = tile.where(wl:lt(0), 0, row - wl)
-        int lo[4];
+        // attention_varlen.lua:119: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
         }
-        // attention_varlen.lua:119: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-        int hi[4];
+        // attention_varlen.lua:120: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          hi[ri] = lt_imin(Sk - j * 32, (window_right < 0 ? 32 : row[ri] + window_right + 1));
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
         }
-        // attention_varlen.lua:120: local col = k:iota({ BM, BN }, 2)
+        // attention_varlen.lua:121: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 8 + ci * 2 + vi] = col[ri * 8 + ci * 2 + vi] >= lo[ri] && col[ri * 8 + ci * 2 + vi] < hi[ri] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
+              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t89[4];
+        // attention_varlen.lua:124: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t89[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           t89[ri] = -INFINITY;
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t89[ri] = fmaxf(t89[ri], s[ri * 8 + ci * 2 + vi]);
+              t89[ri] = fmaxf(t89[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
-        for (int ei = 0; ei < 4; ++ei) {
+        for (int ei = 0; ei < 2; ++ei) {
           t89[ei] = fmaxf(t89[ei], __shfl_xor_sync(0xffffffffu, t89[ei], 2));
           t89[ei] = fmaxf(t89[ei], __shfl_xor_sync(0xffffffffu, t89[ei], 1));
         }
-        float m_new[4];
+        float m_new[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           m_new[ri] = fmaxf(m[ri], t89[ri]);
         }
-        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        float mc[4];
+        // attention_varlen.lua:125: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        // attention_varlen.lua:126: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc[ri]);
             }
           }
         }
-        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
-        float alpha[4];
+        // attention_varlen.lua:127: local alpha = tile.exp2(m - mc)
+        float alpha[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t95[4];
+        // attention_varlen.lua:128: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t95[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           t95[ri] = 0.0f;
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t95[ri] = t95[ri] + s[ri * 8 + ci * 2 + vi];
+              t95[ri] = t95[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
-        for (int ei = 0; ei < 4; ++ei) {
+        for (int ei = 0; ei < 2; ++ei) {
           t95[ei] = t95[ei] + __shfl_xor_sync(0xffffffffu, t95[ei], 2);
           t95[ei] = t95[ei] + __shfl_xor_sync(0xffffffffu, t95[ei], 1);
         }
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t95[ri];
         }
-        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        // attention_varlen.lua:129: k:assign(o, o * alpha)
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
@@ -540,17 +540,17 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             }
           }
         }
-        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:130: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t s_frag[2][4];
+        for (int kk = 0; kk < 64; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-            s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
             s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 18], s[i + 18 + 1]);
           }
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
@@ -558,7 +558,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int mi = 0; mi < 2; ++mi) {
+            for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
               for (int nj = 0; nj < 2; ++nj) {
                 const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
@@ -573,94 +573,94 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             }
           }
         }
-        // attention_varlen.lua:130: k:assign(m, m_new)
+        // attention_varlen.lua:131: k:assign(m, m_new)
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_varlen.lua:115: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen.lua:116: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_varlen.lua:123: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t101[4];
+        // attention_varlen.lua:124: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t101[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           t101[ri] = -INFINITY;
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t101[ri] = fmaxf(t101[ri], s[ri * 8 + ci * 2 + vi]);
+              t101[ri] = fmaxf(t101[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
-        for (int ei = 0; ei < 4; ++ei) {
+        for (int ei = 0; ei < 2; ++ei) {
           t101[ei] = fmaxf(t101[ei], __shfl_xor_sync(0xffffffffu, t101[ei], 2));
           t101[ei] = fmaxf(t101[ei], __shfl_xor_sync(0xffffffffu, t101[ei], 1));
         }
-        float m_new_2[4];
+        float m_new_2[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t101[ri]);
         }
-        // attention_varlen.lua:124: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        float mc_2[4];
+        // attention_varlen.lua:125: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_varlen.lua:125: k:assign(s, tile.exp2(s - mc))
+        // attention_varlen.lua:126: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc_2[ri]);
             }
           }
         }
-        // attention_varlen.lua:126: local alpha = tile.exp2(m - mc)
-        float alpha_2[4];
+        // attention_varlen.lua:127: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_varlen.lua:127: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t107[4];
+        // attention_varlen.lua:128: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t107[2];
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           t107[ri] = 0.0f;
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t107[ri] = t107[ri] + s[ri * 8 + ci * 2 + vi];
+              t107[ri] = t107[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
-        for (int ei = 0; ei < 4; ++ei) {
+        for (int ei = 0; ei < 2; ++ei) {
           t107[ei] = t107[ei] + __shfl_xor_sync(0xffffffffu, t107[ei], 2);
           t107[ei] = t107[ei] + __shfl_xor_sync(0xffffffffu, t107[ei], 1);
         }
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t107[ri];
         }
-        // attention_varlen.lua:128: k:assign(o, o * alpha)
+        // attention_varlen.lua:129: k:assign(o, o * alpha)
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 16; ++ci) {
             #pragma unroll
@@ -669,17 +669,17 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             }
           }
         }
-        // attention_varlen.lua:129: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:130: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int kk = 0; kk < 32; kk += 16) {
-          uint32_t s_frag[2][4];
+        for (int kk = 0; kk < 64; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
-          for (int mi = 0; mi < 2; ++mi) {
-            const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
             s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-            s_frag[mi][1] = lt_pack_bf16x2(s[i + 8], s[i + 8 + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
             s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[mi][3] = lt_pack_bf16x2(s[i + 10], s[i + 10 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 18], s[i + 18 + 1]);
           }
           #pragma unroll
           for (int ni = 0; ni < 16; ni += 2) {
@@ -687,7 +687,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
             lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int mi = 0; mi < 2; ++mi) {
+            for (int mi = 0; mi < 1; ++mi) {
               #pragma unroll
               for (int nj = 0; nj < 2; ++nj) {
                 const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
@@ -702,29 +702,29 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
             }
           }
         }
-        // attention_varlen.lua:130: k:assign(m, m_new)
+        // attention_varlen.lua:131: k:assign(m, m_new)
         #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
+        for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
     }
     lt_cp_async_wait<0>();
   }
-  // attention_varlen.lua:138: local seen = l:gt(0)
-  bool seen[4];
+  // attention_varlen.lua:139: local seen = l:gt(0)
+  bool seen[2];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:139: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:140: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     __nv_bfloat16 *base = O + (int64_t)h_2 * soh;
     if (ok && (int64_t)q_lo + (int64_t)qb * 128 >= 0 && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= TQ && (int64_t)q_lo + (int64_t)qb * 128 >= q_lo && (int64_t)q_lo + (int64_t)qb * 128 + 128 <= q_lo + Sq && (uintptr_t)base % 16 == 0 && sot % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
       __syncthreads();   /* every warp is done with the shared tiles O_out lies over */
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           union { uint32_t v; __nv_bfloat16 e[2]; } h;
@@ -735,12 +735,12 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
       __syncthreads();   /* O_out is whole */
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        *(uint4 *)(base + (int64_t)(q_lo + qb * 128 + tid / 16) * sot + (int64_t)(ri * 8) * sot + tid % 16 * 8) = *(const uint4 *)&O_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(q_lo + qb * 128 + tid / 16) * sot + (int64_t)(ri * 16) * sot + tid % 16 * 8) = *(const uint4 *)&O_out[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 8 + row0;
@@ -761,12 +761,12 @@ __global__ void __launch_bounds__(128) attention_varlen_bf16_d128_kernel(const _
       }
     }
   }
-  // attention_varlen.lua:140: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:141: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;
     #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    for (int ri = 0; ri < 2; ++ri) {
       const int64_t gr = (int64_t)q_lo + (int64_t)qb * 128 + ri * 8 + row0;
       float *ptr = base + gr;
       if (ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_lo + Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
@@ -789,18 +789,18 @@ extern "C" int attention_varlen_bf16_d128(const void *Q, const void *K, const vo
   if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)cu_seqlens_q % 4 != 0 || (uintptr_t)cu_seqlens_k % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if (!(max_seqlen_q >= 1 && max_seqlen_q < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:68: max_seqlen_q in [1, 2^30) */
-  if (!(max_seqlen_k >= 0 && max_seqlen_k < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:69: max_seqlen_k in [0, 2^30) */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_varlen.lua:70: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:71: windows below 2^30, as sizes */
+  if (!(max_seqlen_q >= 1 && max_seqlen_q < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:69: max_seqlen_q in [1, 2^30) */
+  if (!(max_seqlen_k >= 0 && max_seqlen_k < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:70: max_seqlen_k in [0, 2^30) */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_varlen.lua:71: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:72: windows below 2^30, as sizes */
   const int64_t grid_x = (max_seqlen_q + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)Hq;
   const int64_t grid_z = (int64_t)B1 - 1;
   if (grid_x > 2147483647 || grid_y > 65535 || grid_z > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z);
-  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
   if (err != cudaSuccess) return (int)err;
-  attention_varlen_bf16_d128_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right);
+  attention_varlen_bf16_d128_kernel<<<grid, dim3(256), 98304, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
