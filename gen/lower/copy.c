@@ -49,11 +49,20 @@ static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *di
   return ltU_fmt("%s + %d <= %s", otext(e, origin, ext, NULL), ext, ltE_itext(e, dim));
 }
 
-/* The test that row index `r` (text) of view v lies in the rows [lo, hi)
-** of X:rows(lo, hi) (v->rlo, v->rhi); NULL for a view of the whole tensor. */
+/* Is the row offset of view v of X:rows(lo, hi) (its origin: lo + offset,
+** expr.c) known not to be negative?  Then no row of it lies before lo. */
+static int rows_from_lo(const View *v) {
+  const Expr *o = v->origin[v->rdim];
+  return o == v->rlo || (o->kind == E_BINARY && o->op == B_ADD && o->a == v->rlo && ltI_nonneg(o->b));
+}
+
+/* The test that row index `r` (text; the view's origin plus a row of it,
+** not negative) of view v lies in the rows [lo, hi) of X:rows(lo, hi)
+** (v->rlo, v->rhi); NULL for a view of the whole tensor. */
 static const char *in_rows(E *e, const View *v, const char *r) {
   if (!v->rlo) return NULL;
-  return ltU_fmt("%s >= %s && %s < %s", r, ltE_itext(e, v->rlo), r, ltE_itext(e, v->rhi));
+  const char *hi = ltU_fmt("%s < %s", r, ltE_itext(e, v->rhi));
+  return rows_from_lo(v) ? hi : ltU_fmt("%s >= %s && %s", r, ltE_itext(e, v->rlo), hi);
 }
 
 /* Does view v run past its tensor's last column at a constant origin, the
@@ -80,8 +89,8 @@ const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok) {
   full = all_of(full, ends_inside(e, ro, v->ext[v->rdim], t->dims[v->rdim]));
   if (v->rlo) {   /* and inside X:rows(lo, hi) */
     const char *rw = otext(e, ro, v->ext[v->rdim], NULL);
-    full = all_of(full, ltU_fmt("%s >= %s && %s + %d <= %s", rw, ltE_itext(e, v->rlo), rw, v->ext[v->rdim],
-                                ltE_itext(e, v->rhi)));
+    if (!rows_from_lo(v)) full = all_of(full, ltU_fmt("%s >= %s", rw, ltE_itext(e, v->rlo)));
+    full = all_of(full, ltU_fmt("%s + %d <= %s", rw, v->ext[v->rdim], ltE_itext(e, v->rhi)));
   }
   if (!cols_overrun(v)) full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
   full = all_of(full, "(uintptr_t)base % 16 == 0");
