@@ -15,7 +15,9 @@
 --
 -- On sm90a the key blocks go through the cp.async ring with the two
 -- warpgroups taking turns at S = Q K^T, not the TMA ring: a tensor map
--- zero-fills only past the tensor's own ends, not at a sequence's end.
+-- zero-fills only past the tensor's own ends, not at a sequence's end (a
+-- build with TMA for the blocks wholly inside a sequence and the last one
+-- after the loop measured slower: docs/performance.md).
 --
 -- A sequence's start is clamped to [0, total] and its end to [start,
 -- total]; its queries past max_seqlen_q are not computed (their O and LSE

@@ -137,41 +137,41 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
   __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
   /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
-  // attention_varlen.lua:73: local nqb = tile.cdiv(p.max_seqlen_q, BM)
+  // attention_varlen.lua:75: local nqb = tile.cdiv(p.max_seqlen_q, BM)
   const int nqb = (max_seqlen_q + 128 - 1) / 128;
-  // attention_varlen.lua:75: local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
+  // attention_varlen.lua:77: local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
   const int qb = nqb - 1 - pid;
-  // attention_varlen.lua:76: local hk = h // (p.Hq // p.Hkv)
+  // attention_varlen.lua:78: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_varlen.lua:79: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen.lua:81: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t17 = b < B1 ? cu_seqlens_q[b] : 0;
   const int q_lo = lt_imin(lt_imax(t17, 0), TQ);
-  // attention_varlen.lua:80: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen.lua:82: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t20 = b + 1 < B1 ? cu_seqlens_q[b + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t20, q_lo), TQ);
-  // attention_varlen.lua:81: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen.lua:83: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t22 = b < B1 ? cu_seqlens_k[b] : 0;
   const int k_lo = lt_imin(lt_imax(t22, 0), TK);
-  // attention_varlen.lua:82: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen.lua:84: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t25 = b + 1 < B1 ? cu_seqlens_k[b + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t25, k_lo), TK);
-  // attention_varlen.lua:83: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+  // attention_varlen.lua:85: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
   const int Sq = lt_imin(q_hi - q_lo, max_seqlen_q);
   const int Sk = lt_imin(k_hi - k_lo, max_seqlen_k);
-  // attention_varlen.lua:84: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen.lua:86: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
   const int diag = k_hi - k_lo - (q_hi - q_lo);
-  // attention_varlen.lua:88: local q0 = qb * BM
+  // attention_varlen.lua:90: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention_varlen.lua:91: local nkb = tile.cdiv(Sk, BN)
+  // attention_varlen.lua:93: local nkb = tile.cdiv(Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_varlen.lua:92: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_varlen.lua:94: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention_varlen.lua:93: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+  // attention_varlen.lua:95: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen.lua:95: last = tile.max(first, last)
+  // attention_varlen.lua:97: last = tile.max(first, last)
   const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
-  // attention_varlen.lua:100: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:102: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -183,21 +183,21 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
       }
     }
   }
-  // attention_varlen.lua:101: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_varlen.lua:103: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:102: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:104: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:105: k:when(q0:lt(Sq), function()
+  // attention_varlen.lua:107: k:when(q0:lt(Sq), function()
   if (q0 < Sq) {
-    // attention_varlen.lua:106: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+    // attention_varlen.lua:108: k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
     /* cp.async: lands with the first stage of the pipelined loop below */
     {
       const bool ok = h_2 < Hq;
@@ -225,12 +225,12 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         }
       }
     }
-    // attention_varlen.lua:107: k:pipelined(first, last, c.stages, function(j)
+    // attention_varlen.lua:109: k:pipelined(first, last, c.stages, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_varlen.lua:108: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        // attention_varlen.lua:110: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
         {
           const bool ok = hk < Hkv;
           const __half *base = K + (int64_t)hk * skh;
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:109: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        // attention_varlen.lua:111: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
         {
           const bool ok = hk < Hkv;
           const __half *base = V + (int64_t)hk * svh;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_varlen.lua:108: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        // attention_varlen.lua:110: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
         {
           const bool ok = hk < Hkv;
           const __half *base = K + (int64_t)hk * skh;
@@ -320,7 +320,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:109: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        // attention_varlen.lua:111: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
         {
           const bool ok = hk < Hkv;
           const __half *base = V + (int64_t)hk * svh;
@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
       }
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-      // attention_varlen.lua:110: local s = k:fragment("f32", { BM, BN }, 0)
+      // attention_varlen.lua:112: local s = k:fragment("f32", { BM, BN }, 0)
       float s[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -362,7 +362,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
           }
         }
       }
-      // attention_varlen.lua:111: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention_varlen.lua:113: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -413,13 +413,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
           }
         }
       }
-      // attention_varlen.lua:133: local kend = (j + 1) * BN
+      // attention_varlen.lua:135: local kend = (j + 1) * BN
       const int kend = (j + 1) * 64;
-      // attention_varlen.lua:134: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      // attention_varlen.lua:136: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-      // attention_varlen.lua:136: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_varlen.lua:138: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_varlen.lua:116: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen.lua:118: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -430,25 +430,25 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:118: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+        // attention_varlen.lua:120: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
         }
-        // attention_varlen.lua:119: local lo = tile.where(wl:lt(0), 0, row - wl)
+        // attention_varlen.lua:121: local lo = tile.where(wl:lt(0), 0, row - wl)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
         }
-        // attention_varlen.lua:120: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        // attention_varlen.lua:122: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
         }
-        // attention_varlen.lua:121: local col = k:iota({ BM, BN }, 2)
+        // attention_varlen.lua:123: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -461,7 +461,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:124: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_varlen.lua:126: local m_new = tile.max(m, k:reduce_max(s, 2))
         float t89[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -484,13 +484,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         for (int ri = 0; ri < 2; ++ri) {
           m_new[ri] = fmaxf(m[ri], t89[ri]);
         }
-        // attention_varlen.lua:125: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_varlen.lua:127: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_varlen.lua:126: k:assign(s, tile.exp2(s - mc))
+        // attention_varlen.lua:128: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -501,13 +501,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:127: local alpha = tile.exp2(m - mc)
+        // attention_varlen.lua:129: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_varlen.lua:128: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_varlen.lua:130: k:assign(l, l * alpha + k:reduce_sum(s, 2))
         float t95[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -529,7 +529,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t95[ri];
         }
-        // attention_varlen.lua:129: k:assign(o, o * alpha)
+        // attention_varlen.lua:131: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -540,7 +540,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:130: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:132: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -573,13 +573,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:131: k:assign(m, m_new)
+        // attention_varlen.lua:133: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_varlen.lua:116: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen.lua:118: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -590,7 +590,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:124: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_varlen.lua:126: local m_new = tile.max(m, k:reduce_max(s, 2))
         float t101[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -613,13 +613,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         for (int ri = 0; ri < 2; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t101[ri]);
         }
-        // attention_varlen.lua:125: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_varlen.lua:127: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_varlen.lua:126: k:assign(s, tile.exp2(s - mc))
+        // attention_varlen.lua:128: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -630,13 +630,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:127: local alpha = tile.exp2(m - mc)
+        // attention_varlen.lua:129: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_varlen.lua:128: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_varlen.lua:130: k:assign(l, l * alpha + k:reduce_sum(s, 2))
         float t107[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -658,7 +658,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t107[ri];
         }
-        // attention_varlen.lua:129: k:assign(o, o * alpha)
+        // attention_varlen.lua:131: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -669,7 +669,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:130: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:132: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -702,7 +702,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
             }
           }
         }
-        // attention_varlen.lua:131: k:assign(m, m_new)
+        // attention_varlen.lua:133: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -711,13 +711,13 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
     }
     lt_cp_async_wait<0>();
   }
-  // attention_varlen.lua:139: local seen = l:gt(0)
+  // attention_varlen.lua:141: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:140: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:142: k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = h_2 < Hq;
     __half *base = O + (int64_t)h_2 * soh;
@@ -761,7 +761,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
       }
     }
   }
-  // attention_varlen.lua:141: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  // attention_varlen.lua:143: k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;
@@ -789,10 +789,10 @@ extern "C" int attention_varlen_f16_d128(const void *Q, const void *K, const voi
   if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)cu_seqlens_q % 4 != 0 || (uintptr_t)cu_seqlens_k % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if (!(max_seqlen_q >= 1 && max_seqlen_q < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:69: max_seqlen_q in [1, 2^30) */
-  if (!(max_seqlen_k >= 0 && max_seqlen_k < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:70: max_seqlen_k in [0, 2^30) */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_varlen.lua:71: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:72: windows below 2^30, as sizes */
+  if (!(max_seqlen_q >= 1 && max_seqlen_q < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:71: max_seqlen_q in [1, 2^30) */
+  if (!(max_seqlen_k >= 0 && max_seqlen_k < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:72: max_seqlen_k in [0, 2^30) */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_varlen.lua:73: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:74: windows below 2^30, as sizes */
   const int64_t grid_x = (max_seqlen_q + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)Hq;
   const int64_t grid_z = (int64_t)B1 - 1;
