@@ -677,6 +677,8 @@ void ltI_each_expr(Block *b, void (*fn)(Expr *e, void *ctx), void *ctx) {
       for (int i = 0; i < s->view->t->trank; i++)
         if (s->view->origin[i]) fn(s->view->origin[i], ctx);
     if (s->view && s->view->mask) fn(s->view->mask, ctx);
+    if (s->view && s->view->rlo) fn(s->view->rlo, ctx);
+    if (s->view && s->view->rhi) fn(s->view->rhi, ctx);
     ltI_each_expr(&s->body, fn, ctx);
     ltI_each_expr(&s->orelse, fn, ctx);
   }

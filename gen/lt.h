@@ -174,6 +174,8 @@ typedef struct View {
                            elements where it is false are not read (other) or not written */
   int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
                            CACHE_KEEP (reused across programs: L2 evict-last) */
+  Expr *rlo, *rhi;      /* a view of X:rows(lo, hi): the rows of dim rdim outside [rlo, rhi) (i32 scalars) are
+                           outside, as those outside the tensor are; NULL for a view of the whole tensor */
   int line;
 } View;
 

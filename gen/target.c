@@ -186,7 +186,8 @@ static int block_bits(const Block *bl) {
   for (const Stmt *s = bl->first; s; s = s->next)
     if (expr_bits(s->val) || expr_bits(s->other) || block_bits(&s->body) || block_bits(&s->orelse) ||
         (s->view && (expr_bits(s->view->mask) || expr_bits(s->view->origin[0]) || expr_bits(s->view->origin[1]) ||
-                     expr_bits(s->view->origin[2]) || expr_bits(s->view->origin[3]))))
+                     expr_bits(s->view->origin[2]) || expr_bits(s->view->origin[3]) || expr_bits(s->view->rlo) ||
+                     expr_bits(s->view->rhi))))
       return 1;
   return 0;
 }

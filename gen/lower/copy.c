@@ -49,6 +49,22 @@ static const char *ends_inside(E *e, const Expr *origin, int ext, const Expr *di
   return ltU_fmt("%s + %d <= %s", otext(e, origin, ext, NULL), ext, ltE_itext(e, dim));
 }
 
+/* Is the row offset of view v of X:rows(lo, hi) (its origin: lo + offset,
+** expr.c) known not to be negative?  Then no row of it lies before lo. */
+static int rows_from_lo(const View *v) {
+  const Expr *o = v->origin[v->rdim];
+  return o == v->rlo || (o->kind == E_BINARY && o->op == B_ADD && o->a == v->rlo && ltI_nonneg(o->b));
+}
+
+/* The test that row index `r` (text; the view's origin plus a row of it,
+** not negative) of view v lies in the rows [lo, hi) of X:rows(lo, hi)
+** (v->rlo, v->rhi); NULL for a view of the whole tensor. */
+static const char *in_rows(E *e, const View *v, const char *r) {
+  if (!v->rlo) return NULL;
+  const char *hi = ltU_fmt("%s < %s", r, ltE_itext(e, v->rhi));
+  return rows_from_lo(v) ? hi : ltU_fmt("%s >= %s && %s", r, ltE_itext(e, v->rlo), hi);
+}
+
 /* Does view v run past its tensor's last column at a constant origin, the
 ** number of columns a constant too (a head dim of 96 in 128-wide tiles)?
 ** Then its copies into a stage ring test the rows for the whole tile and
@@ -66,11 +82,16 @@ static int cols_overrun(const View *v) {
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok) {
   const Sym *t = v->t;
   const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
-  const char *r0 = ltE_itext(e, ro), *c0 = ltE_itext(e, co);
+  const char *c0 = ltE_itext(e, co);
   const char *full = has_ok ? "ok" : NULL;
-  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", r0));
+  if (!ltI_nonneg(ro)) full = all_of(full, ltU_fmt("%s >= 0", otext(e, ro, 0, NULL)));
   if (!ltI_nonneg(co)) full = all_of(full, ltU_fmt("%s >= 0", c0));
   full = all_of(full, ends_inside(e, ro, v->ext[v->rdim], t->dims[v->rdim]));
+  if (v->rlo) {   /* and inside X:rows(lo, hi) */
+    const char *rw = otext(e, ro, v->ext[v->rdim], NULL);
+    if (!rows_from_lo(v)) full = all_of(full, ltU_fmt("%s >= %s", rw, ltE_itext(e, v->rlo)));
+    full = all_of(full, ltU_fmt("%s + %d <= %s", rw, v->ext[v->rdim], ltE_itext(e, v->rhi)));
+  }
   if (!cols_overrun(v)) full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
   full = all_of(full, "(uintptr_t)base % 16 == 0");
   long long rs;
@@ -218,6 +239,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
         v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
     if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
     if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
+    if (d == v->rdim) ok = all_of(ok, in_rows(e, v, o));
     if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) base = ltE_sum(base, mul64(e, o, t->strides[d]));
   }
   if (store && l->mma) {   /* replicated copies of a slice: one thread stores */
@@ -253,7 +275,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     ltE_line(e, "const %s gr = %s;", wide ? "int64_t" : "int", gr);
     const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
     if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
-    rowc = all_of(rowc, rc);
+    rowc = all_of(all_of(rowc, rc), in_rows(e, v, "gr"));
     ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
   }
   int vcols = v->ext[v->cdim] > 1;
@@ -430,6 +452,7 @@ void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other) {
     int known_in = ltI_const_int(v->origin[d], &oc) && ltI_const_int(t->dims[d], &n) && oc >= 0 && oc < n;
     if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
     if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
+    if (d == v->rdim) ok = all_of(ok, in_rows(e, v, o));
     if (strcmp(o, "0")) off = ltE_sum(off, mul64(e, o, t->strides[d]));
   }
   if (v->mask) ok = all_of(ok, cond_text(e, v->mask, NULL));

@@ -77,6 +77,7 @@ typedef struct Handle {
   Kernel *k;      /* the variant it belongs to */
   Expr *e;        /* H_EXPR */
   Sym *s;         /* H_TENSOR, H_SHARED */
+  Expr *rlo, *rhi; /* H_TENSOR made by X:rows(lo, hi): its rows [lo, hi) of dim rank - 1; NULL: the whole tensor */
   View *v;        /* H_VIEW */
 } Handle;
 

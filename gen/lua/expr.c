@@ -465,6 +465,7 @@ static int make_view(lua_State *l, int tiles) {
   Handle *h = ltF_handle(1);
   if (!h || h->kind != H_TENSOR) return ltF_error("tile/view is called on a tensor: X:tile({i, j}, {BM, BN})");
   Sym *t = h->s;
+  Expr *rlo = h->rlo, *rhi = h->rhi;   /* X:rows(lo, hi), or NULL */
   const char *fn = tiles ? "tile" : "view";
   if (!lua_istable(l, 2) || !lua_istable(l, 3))
     return ltF_error("%s:%s takes two tables: %s and extents, e.g. %s:%s({i, 0}, {1, 1024})", t->name, fn,
@@ -489,11 +490,18 @@ static int make_view(lua_State *l, int tiles) {
     if (!o) o = ltF_arg_index(-1, tiles ? "a tile index" : "a view offset");
     lua_pop(l, 1);
     if (tiles && v->ext[i] != 1) o = ltI_binary(B_MUL, o, ltI_const(v->ext[i], DT_I32, 0, v->line), v->line);
+    if (rlo && i == n - 2) {   /* X:rows(lo, hi): the offsets count from lo */
+      if (o->rank)
+        return ltF_error("the rows of %s:rows(lo, hi) are not gathered; gather from %s itself", t->name, t->name);
+      o = ltI_binary(B_ADD, rlo, o, v->line);
+    }
     ltF_check_scope(o);
     v->origin[i] = o;
   }
   v->rdim = n >= 2 ? n - 2 : -1;
   v->cdim = n - 1;
+  v->rlo = rlo;
+  v->rhi = rhi;
   int vs[2];
   ltI_view_shape(v, vs);
   ltF_check_tile(vs, ltU_fmt("the view of %s", t->name));
@@ -525,6 +533,28 @@ static int tensor_at(lua_State *l) {
   make_view(l, 0);
   Handle *v = ltF_handle(-1);
   v->v->scalar = 1;
+  return 1;
+}
+
+/* X:rows(lo, hi): tensor X with only the rows [lo, hi) of its dim before
+** the last (i32 scalars, such as a packed sequence's start and end read
+** from memory).  Views of it count their row offsets from lo, and every
+** access masks the rows outside [lo, hi) as those outside X: a load reads
+** them as `other`, a copy as zeros, a store skips them. */
+static int tensor_rows(lua_State *l) {
+  Handle *h = ltF_handle(1);
+  if (!h || h->kind != H_TENSOR) return ltF_error("rows is called on a tensor: X:rows(lo, hi)");
+  Sym *t = h->s;
+  if (t->trank < 2) return ltF_error("%s:rows needs a tensor of 2 dims or more (its rows: the dim before the last)", t->name);
+  if (h->rlo) return ltF_error("%s:rows(lo, hi) is called on a tensor that is already rows of %s", t->name, t->name);
+  if (lua_gettop(l) != 3) return ltF_error("%s:rows takes two i32 scalars, lo and hi: %s:rows(lo, hi)", t->name, t->name);
+  Expr *lo = ltF_arg_index(2, "rows' lo"), *hi = ltF_arg_index(3, "rows' hi");
+  ltF_check_scope(lo);
+  ltF_check_scope(hi);
+  Handle *r = ltF_push_handle(H_TENSOR);
+  r->s = t;
+  r->rlo = lo;
+  r->rhi = hi;
   return 1;
 }
 
@@ -573,12 +603,14 @@ static int m_index(lua_State *l) {
     if (strcmp(key, "tile") == 0) { lua_pushcfunction(l, tensor_tile); return 1; }
     if (strcmp(key, "view") == 0) { lua_pushcfunction(l, tensor_view); return 1; }
     if (strcmp(key, "at") == 0) { lua_pushcfunction(l, tensor_at); return 1; }
+    if (strcmp(key, "rows") == 0) { lua_pushcfunction(l, tensor_rows); return 1; }
     if (strcmp(key, "dtype") == 0) { lua_pushstring(l, ltI_dtypes[h->s->dt].name); return 1; }
     if (strcmp(key, "rank") == 0) { lua_pushinteger(l, h->s->trank); return 1; }
     if (strcmp(key, "shape") == 0) {
       lua_createtable(l, h->s->trank, 0);
       for (int i = 0; i < h->s->trank; i++) {
         Expr *d = h->s->dims[i];
+        if (h->rlo && i == h->s->trank - 2) d = ltI_binary(B_SUB, h->rhi, h->rlo, d->line);   /* X:rows: hi - lo */
         if (d->kind == E_CONST) lua_pushinteger(l, (lua_Integer)d->cval);
         else ltF_push_expr(d);
         lua_seti(l, -2, i + 1);

@@ -43,6 +43,8 @@ static Expr **find_in_stmt(Stmt *st, Sym *s, int nested) {
     for (int i = 0; i < st->view->t->trank; i++)
       if ((r = find_in_expr(&st->view->origin[i], s))) return r;
   if (st->view && (r = find_in_expr(&st->view->mask, s))) return r;
+  if (st->view && st->view->rlo && ((r = find_in_expr(&st->view->rlo, s)) || (r = find_in_expr(&st->view->rhi, s))))
+    return r;
   if (nested && ((r = find_in_block(&st->body, s)) || (r = find_in_block(&st->orelse, s)))) return r;
   return NULL;
 }

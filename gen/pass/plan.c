@@ -98,6 +98,9 @@ static const char *tma_copy_why(const Stmt *p) {
       return ltU_fmt("line %d's view spans more than one element of %s's dimension %d", p->line, t->name, d + 1);
   if (!sh->wgmma) return ltU_fmt("line %d's shared tile %s is not a wgmma operand read by descriptor", p->line, sh->name);
   if (v->ext[v->rdim] > 256) return ltU_fmt("line %d's tile has %d rows (a TMA box: 256 at most)", p->line, v->ext[v->rdim]);
+  if (v->rlo)
+    return ltU_fmt("line %d's view is of %s:rows(lo, hi) (TMA fills zeros only past the tensor's own ends)", p->line,
+                   t->name);
   return NULL;
 }
 
@@ -414,7 +417,8 @@ static int names_sym(const Stmt *s, const Sym *x) {
     if (count_reads(xs[i], x)) return 1;
   for (int d = 0; s->view && d < LT_MAXRANK; d++)
     if (count_reads(s->view->origin[d], x)) return 1;
-  if (s->view && count_reads(s->view->mask, x)) return 1;
+  if (s->view && (count_reads(s->view->mask, x) || count_reads(s->view->rlo, x) || count_reads(s->view->rhi, x)))
+    return 1;
   return 0;
 }
 

@@ -29,11 +29,14 @@ wait
 # (BAD(fn) for a name outside the ABI); none at all is one SKIP or FAIL line of attention.c
 {
   [ -f dsl/kernels/attention.lua ] && echo "#define ATTN_KERNEL_FILE 1"
-  for h in out/c/attention_*.h; do [ -e "$h" ] && [[ $h != */attention_decode_* ]] && echo "#include \"$(basename "$h")\""; done
+  for h in out/c/attention_*.h; do
+    [ -e "$h" ] && [[ $h != */attention_decode_* ]] && [[ $h != */attention_varlen_* ]] && echo "#include \"$(basename "$h")\""
+  done
   echo "#define ATTN_LIST \\"
   for h in out/c/attention_*.h; do
     [ -e "$h" ] || continue
     [[ $h == */attention_decode_* ]] && continue   # attention_decode.c's
+    [[ $h == */attention_varlen_* ]] && continue   # attention_varlen.c's
     n=$(basename "$h" .h)
     k=bad cap=
     if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$ ]]; then
@@ -51,8 +54,9 @@ wait
 } > $b/attention_list.h
 others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
 fp8mms=$(ls $b/*.o | grep '/matmul_fp8_')
-attns=$(ls $b/*.o | grep '/attention_' | grep -v '/attention_decode_')
+attns=$(ls $b/*.o | grep '/attention_' | grep -v -e '/attention_decode_' -e '/attention_varlen_')
 decodes=$(ls $b/*.o | grep '/attention_decode_')
+varlens=$(ls $b/*.o | grep '/attention_varlen_')
 mms=$(ls $b/*.o | grep '/matmul_' | grep -v '/matmul_fp8_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
@@ -78,6 +82,15 @@ elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_decode.c 
   $b/attention_decode || echo "FAIL cpu attention_decode: crashed (status $?)"
 else
   echo "FAIL cpu attention_decode build: $(grep -m1 error $b/attention_decode_build.log | cut -c1-300)"
+fi
+# attention_varlen: packed sequences of ragged lengths against a float64 reference (attention_varlen.c)
+if [ -z "$varlens" ]; then
+  echo "FAIL cpu attention_varlen: no out/c/attention_varlen_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_varlen.c $varlens -lm -o $b/attention_varlen \
+     2>$b/attention_varlen_build.log; then
+  $b/attention_varlen || echo "FAIL cpu attention_varlen: crashed (status $?)"
+else
+  echo "FAIL cpu attention_varlen build: $(grep -m1 error $b/attention_varlen_build.log | cut -c1-300)"
 fi
 # examples/attention, built against out/c the way its README says, checks its own result
 if [ -f out/c/attention_bf16_d128.h ]; then

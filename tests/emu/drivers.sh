@@ -4,8 +4,9 @@
 # the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
 # their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
 # matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, and
-# attention_decode.lua (bf16 d64) with tests/cpu/attention_decode.c against
-# its float64 reference; each driver's outputs (those it writes to $LT_DUMP)
+# attention_decode.lua and attention_varlen.lua (bf16 d64) with
+# tests/cpu/attention_decode.c and attention_varlen.c against their float64
+# references; each driver's outputs (those it writes to $LT_DUMP)
 # must be the same bytes as the c target's.  Built with AddressSanitizer and
 # UBSan's bounds checks when the compiler has them.
 # Prints PASS / FAIL / SKIP lines; run by tests/emu/run.sh.
@@ -37,7 +38,8 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
-             dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2; do
+             dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
+             dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
   case $drv in *:*) defs=$(echo "-D ${drv#*:}" | sed 's/,/ -D /g') drv=${drv%%:*} ;; esac
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }

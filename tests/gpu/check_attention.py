@@ -110,9 +110,10 @@ def skip(label, why):
 
 NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$")
 hdir = args.headers or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "out", args.target)
-# attention_decode_* (dsl/kernels/attention_decode.lua) has its own check: bench/attention_decode.sh
+# attention_decode_* and attention_varlen_* have checks of their own: bench/attention_decode.sh,
+# bench/attention_varlen.sh
 names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h"))
-               if not os.path.basename(h).startswith("attention_decode_"))
+               if not os.path.basename(h).startswith(("attention_decode_", "attention_varlen_")))
 sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ..., "dkdva": ...}
 pres = {}   # (dt, D) -> {"pre": ..., "prea": ..., "post": ...} (shared by cap and no cap)
 for n in names:

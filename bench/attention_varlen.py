@@ -1,0 +1,207 @@
+"""attention_varlen.py: checks the generated variable-length prefill kernels
+(dsl/kernels/attention_varlen.lua) on the GPU against a torch float64
+reference, then times them beside the dense forward (attention.lua) and
+torch SDPA over a nested (jagged) tensor, in the same process.
+
+Checks (every library given, bf16 d128 and f16 d64): lengths {12, 37,
+1000, 4096, 8191} causal and full, {0, 1, 12, 37, 1000} with GQA 4:1 and
+1:1, and Sk != Sq per sequence (bottom-right causal); O and LSE poisoned
+(NaN) first, with 5 rows past the last sequence that must stay NaN.  O by
+||out - ref|| / ||ref|| < 1e-2 per sequence, LSE within 1e-3 (relative),
++inf where a row sees no key.  A library that fails is not timed.
+
+Timing (every library that passes, but sm80's: built for sm_90, it is
+only checked): bf16, D 128, Hq 32 / Hkv 8, the mix {12, 37,
+1000, 4096, 8191} (13336 tokens), causal and full; the dense kernel on
+one sequence of the same 13336 tokens.  TFLOP/s = 4 D Hq (visible query-
+key pairs) / median time (triton.testing.do_bench), so the two compare
+per unit of work.  SDPA: torch.nested jagged Q, K, V of the same lengths.
+
+usage: python3 bench/attention_varlen.py LABEL=LIB.so [LABEL=LIB.so ...]
+Writes attention_varlen.txt to $OUT (else bench/results/<date>-attention-varlen.txt)."""
+import ctypes
+import datetime
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+P, I, L64, FL = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_float
+DT = {"bf16": torch.bfloat16, "f16": torch.float16}
+lines = []
+
+
+def say(s):
+    print(s, flush=True)
+    lines.append(s)
+
+
+def varlen_fn(lib, dt, D):
+    f = getattr(lib, f"attention_varlen_{dt}_d{D}")
+    f.argtypes = [P] * 7 + [I] * 5 + [L64] * 8 + [I, I, FL, I, I, P]
+    return f
+
+
+def pack(lens, H, D, dt, extra):
+    tot = sum(lens) + extra
+    x = torch.randn(tot, H, D, device="cuda").to(dt)
+    cu = torch.tensor([0] + list(torch.tensor(lens).cumsum(0).tolist()), dtype=torch.int32, device="cuda")
+    return x, cu
+
+
+def call(f, q, k, v, o, lse, cuq, cuk, mq, mk, scale, causal, wl=-1):
+    TQ, Hq, D = q.shape
+    TK, Hkv, _ = k.shape
+    return f(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), cuq.data_ptr(), cuk.data_ptr(),
+             Hq, TQ, Hkv, TK, cuq.numel(), D, Hq * D, D, Hkv * D, D, Hkv * D, D, Hq * D, mq, mk, scale, wl,
+             0 if causal else -1, torch.cuda.current_stream().cuda_stream)
+
+
+def check(label, f, dt, D, lq, lk, Hq, Hkv, causal):
+    q, cuq = pack(lq, Hq, D, DT[dt], 5)
+    k, cuk = pack(lk, Hkv, D, DT[dt], 7)
+    v = torch.randn_like(k.float()).to(DT[dt])
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((Hq, q.shape[0]), float("nan"), device="cuda")
+    scale = 1 / math.sqrt(D)
+    rc = call(f, q, k, v, o, lse, cuq, cuk, max(lq), max(lk), scale, causal)
+    torch.cuda.synchronize()
+    what = f"{label} {dt} d{D} lq={lq} lk={lk} Hq={Hq} Hkv={Hkv} {'causal' if causal else 'full'}"
+    if rc != 0:
+        say(f"FAIL {what}: launcher returned {rc}")
+        return False
+    G = Hq // Hkv
+    worst, wl = 0.0, 0.0
+    for b in range(len(lq)):
+        q0, k0 = int(cuq[b]), int(cuk[b])
+        Sq, Sk = lq[b], lk[b]
+        if Sq == 0:
+            continue
+        for h0 in range(0, Hq, 8):
+            hs = range(h0, min(Hq, h0 + 8))
+            qq = q[q0:q0 + Sq, h0:h0 + len(hs)].double().transpose(0, 1)
+            kk = k[k0:k0 + Sk, [h // G for h in hs]].double().transpose(0, 1)
+            vv = v[k0:k0 + Sk, [h // G for h in hs]].double().transpose(0, 1)
+            s = qq @ kk.transpose(1, 2) * scale
+            if causal:
+                i = torch.arange(Sq, device="cuda")[:, None]
+                j = torch.arange(Sk, device="cuda")[None, :]
+                s = s.masked_fill(j > i + (Sk - Sq), float("-inf"))
+            ref_lse = torch.logsumexp(s, -1)
+            p = torch.exp(s - ref_lse[..., None]).nan_to_num(0.0)
+            ref = p @ vv
+            out = o[q0:q0 + Sq, h0:h0 + len(hs)].double().transpose(0, 1)
+            err = ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+            got = lse[h0:h0 + len(hs), q0:q0 + Sq].double()
+            fin = torch.isfinite(ref_lse)
+            le = ((got - ref_lse).abs() / ref_lse.abs().clamp_min(1.0))[fin].max().item() if fin.any() else 0.0
+            if not torch.equal(torch.isinf(got) & (got > 0), ~fin) or math.isnan(err):
+                le = float("inf")
+            worst, wl = max(worst, err), max(wl, le)
+    tail_ok = bool(torch.isnan(o[sum(lq):].float()).all() and torch.isnan(lse[:, sum(lq):]).all())
+    ok = worst < 1e-2 and wl < 1e-3 and tail_ok
+    say(f"{'PASS' if ok else 'FAIL'} {what}: O rel err {worst:.2e}, LSE rel err {wl:.2e}, rows past the last "
+        f"sequence {'untouched' if tail_ok else 'WRITTEN'}")
+    return ok
+
+
+def pairs(lens, causal):
+    return sum(s * (s + 1) // 2 if causal else s * s for s in lens)
+
+
+def bench(timed, lib):
+    """Times the bf16 d128 launcher of each (label, lib) of `timed` beside
+    the dense kernel of `lib` and SDPA, in rotated rounds."""
+    import triton.testing as tt
+    D, Hq, Hkv, dt = 128, 32, 8, torch.bfloat16
+    lens = [12, 37, 1000, 4096, 8191]
+    N = sum(lens)
+    dense = lib.attention_bf16_d128
+    dense.argtypes = [P] * 5 + [I] * 5 + [L64] * 12 + [FL, I, I, P]
+    q, cuq = pack(lens, Hq, D, dt, 0)
+    k, cuk = pack(lens, Hkv, D, dt, 0)
+    v = torch.randn_like(k.float()).to(dt)
+    o = torch.empty_like(q)
+    lse = torch.empty(Hq, N, device="cuda")
+    scale = 1 / math.sqrt(D)
+    stream = torch.cuda.current_stream().cuda_stream
+    for causal in (True, False):
+        flops = 4 * D * Hq * pairs(lens, causal)
+        t_vs = {label: [] for label, _ in timed}
+        for _ in range(3):   # rounds: each build timed once a round
+            for label, lb in timed:
+                f = varlen_fn(lb, "bf16", D)
+                t_vs[label].append(tt.do_bench(
+                    lambda: call(f, q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, causal)))
+        # dense: one sequence of the same N tokens, [1, N, H, D] as [B, H, S, D] strides
+        t_d = tt.do_bench(lambda: dense(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
+                                        1, Hq, N, Hkv, N, N * Hq * D, D, Hq * D, N * Hkv * D, D, Hkv * D,
+                                        N * Hkv * D, D, Hkv * D, N * Hq * D, D, Hq * D, scale, -1,
+                                        0 if causal else -1, stream))
+        fd = 4 * D * Hq * pairs([N], causal)
+        td = fd / t_d / 1e9
+        say(f"bf16 d128 Hq 32 Hkv 8 lengths {lens} {'causal' if causal else 'full'}: dense on one sequence of "
+            f"{N} tokens {t_d * 1e3:.1f} us {td:.1f} TFLOP/s")
+        for label, ts in t_vs.items():
+            t_v = sorted(ts)[1]
+            tv = flops / t_v / 1e9
+            say(f"  varlen {label}: {t_v * 1e3:.1f} us {tv:.1f} TFLOP/s (rounds {', '.join(f'{t * 1e3:.0f}' for t in ts)} us); "
+                f"ratio to dense {tv / td:.3f}")
+        # where the gap comes from (the first build): the same kernel on the one sequence of N tokens (no
+        # mix), and on the mix with max_seqlen_q doubled (as many programs again, all of them empty)
+        f = varlen_fn(timed[0][1], "bf16", D)
+        cu1 = torch.tensor([0, N], dtype=torch.int32, device="cuda")
+        t_1 = tt.do_bench(lambda: call(f, q, k, v, o, lse, cu1, cu1, N, N, scale, causal))
+        t_2 = tt.do_bench(lambda: call(f, q, k, v, o, lse, cuq, cuk, 2 * max(lens), max(lens), scale, causal))
+        say(f"  varlen {timed[0][0]} on one sequence of {N} tokens: {t_1 * 1e3:.1f} us {fd / t_1 / 1e9:.1f} TFLOP/s "
+            f"(ratio to dense {t_d / t_1:.3f}); on the mix with max_seqlen_q {2 * max(lens)}: {t_2 * 1e3:.1f} us "
+            f"(+{(t_2 - sorted(t_vs[timed[0][0]])[1]) * 1e3:.0f} us for {(Hq * len(lens) * (2 * max(lens) + 127) // 128) - Hq * len(lens) * ((max(lens) + 127) // 128)} empty programs more)")
+        try:
+            nq = torch.nested.nested_tensor([q[int(cuq[i]):int(cuq[i + 1])].transpose(0, 1) for i in range(len(lens))],
+                                            layout=torch.jagged)
+            kv = [k[int(cuk[i]):int(cuk[i + 1])].repeat_interleave(Hq // Hkv, 1).transpose(0, 1)
+                  for i in range(len(lens))]
+            nk = torch.nested.nested_tensor(kv, layout=torch.jagged)
+            nv = torch.nested.nested_tensor(kv, layout=torch.jagged)
+            t_s = tt.do_bench(lambda: F.scaled_dot_product_attention(nq, nk, nv, is_causal=causal, scale=scale))
+            t_v = sorted(t_vs[timed[0][0]])[1]
+            say(f"  SDPA (jagged nested tensors, K/V heads repeated): {t_s * 1e3:.1f} us {flops / t_s / 1e9:.1f} "
+                f"TFLOP/s; {timed[0][0]} / SDPA speed {t_s / t_v:.2f}x")
+        except Exception as e:  # noqa: BLE001
+            say(f"  SDPA jagged: did not run ({type(e).__name__}: {str(e)[:120]})")
+
+
+def main():
+    libs = [a.split("=", 1) for a in sys.argv[1:]]
+    say(f"# attention_varlen on {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
+    good = []
+    for label, path in libs:
+        lib = ctypes.CDLL(path)
+        ok = True
+        for dt, D in (("bf16", 128), ("f16", 64)):
+            if not hasattr(lib, f"attention_varlen_{dt}_d{D}"):
+                continue
+            f = varlen_fn(lib, dt, D)
+            torch.manual_seed(0)
+            ok &= check(label, f, dt, D, [12, 37, 1000, 4096, 8191], [12, 37, 1000, 4096, 8191], 32, 8, True)
+            ok &= check(label, f, dt, D, [12, 37, 1000, 4096, 8191], [12, 37, 1000, 4096, 8191], 32, 8, False)
+            ok &= check(label, f, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 8, 2, True)
+            ok &= check(label, f, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 4, 4, False)
+            ok &= check(label, f, dt, D, [37, 100, 1], [200, 50, 0], 4, 1, True)
+        good.append((label, lib, ok))
+    timed = [(label, lib) for label, lib, ok in good if ok and label != "sm80"]
+    if good and good[0][2]:
+        bench(timed, good[0][1])
+    else:
+        say("not timed: the first library failed its check")
+    out = os.environ.get("OUT")
+    path = os.path.join(out, "attention_varlen.txt") if out else os.path.join(
+        os.path.dirname(__file__), "results", f"{datetime.date.today()}-attention-varlen.txt")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+main()

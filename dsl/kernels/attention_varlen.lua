@@ -1,0 +1,145 @@
+-- attention_varlen.lua: FlashAttention-2 forward over packed sequences of
+-- different lengths (variable-length prefill).
+--
+-- B sequences lie one after another in Q [total_q, Hq, D] and K, V
+-- [total_k, Hkv, D]: sequence b's queries are the rows cu_seqlens_q[b] ..
+-- cu_seqlens_q[b + 1] - 1, its keys cu_seqlens_k[b] .. cu_seqlens_k[b + 1]
+-- - 1 (int32, B + 1 entries each).  One program per (block of BM query
+-- rows, query head, sequence): the grid covers max_seqlen_q rows a
+-- sequence, and a program whose block starts past its sequence's end runs
+-- no key block and stores nothing.  The sequence's rows are views of
+-- X:rows(start, end): every copy and store masks at the sequence's end, so
+-- rows of other sequences (or padding between them) are never read or
+-- written.  The body is attention.lua's (online softmax, GQA, windows,
+-- causal bottom-right per sequence, LSE) with the lengths read from memory.
+--
+-- On sm90a the key blocks go through the cp.async ring with the two
+-- warpgroups taking turns at S = Q K^T, not the TMA ring: a tensor map
+-- zero-fills only past the tensor's own ends, not at a sequence's end (a
+-- build with TMA for the blocks wholly inside a sequence and the last one
+-- after the loop measured slower: docs/performance.md).
+--
+-- A sequence's start is clamped to [0, total] and its end to [start,
+-- total]; its queries past max_seqlen_q are not computed (their O and LSE
+-- rows are left as they were) and its keys past max_seqlen_k are not seen,
+-- while the causal / window alignment stays that of the whole lengths.  O
+-- and LSE rows of no sequence are left as they were; a query row with no
+-- visible key gets O = 0 and LSE = +inf, as attention.lua.
+local tile = require "tile"
+
+local LOG2E = 1.4426950408889634
+local LN2 = 0.69314718055994531
+
+return tile.kernel {
+  name = "attention_varlen",
+  doc = "FlashAttention-2 forward over packed variable-length sequences (cu_seqlens): O and LSE, with GQA, causal / "
+     .. "window.",
+  variants = {
+    dtype = { "f16", "bf16" },
+    hdim = { "d64", "d128" },
+  },
+  config = { BM = 128, BN = 64, stages = 2, threads = 256 },
+  -- the dense forward's tuned tiles on the same head dims (dsl/tuned/attention.lua), but
+  -- for sm80 at d128: its 128 threads (BN 32) spilled here (ptxas, sm_80: 28 bytes), with
+  -- the sequence's bounds live across the loop; 256 threads and BN 64 do not
+  variant_config = function(v, target)
+    if target == "sm90a" and v.hdim == "d128" then return { BN = 128, stages = 3 } end
+    if target == "sm80" and v.hdim == "d64" then return { threads = 128 } end
+  end,
+  params = function(v)
+    local D = tonumber(v.hdim:sub(2))
+    local ps = {
+      Q = tile.tensor(v.dtype, { "Hq", "TQ", D }, { "sqh", "sqt", 1 }),     -- [total_q, Hq, D]
+      K = tile.tensor(v.dtype, { "Hkv", "TK", D }, { "skh", "skt", 1 }),    -- [total_k, Hkv, D]
+      V = tile.tensor(v.dtype, { "Hkv", "TK", D }, { "svh", "svt", 1 }),
+      O = tile.tensor(v.dtype, { "Hq", "TQ", D }, { "soh", "sot", 1 }),     -- [total_q, Hq, D]
+      LSE = tile.tensor("f32", { "Hq", "TQ", 1 }),                           -- [Hq, total_q]
+      cu_seqlens_q = tile.tensor("i32", { "B1" }),                           -- B1 = B + 1
+      cu_seqlens_k = tile.tensor("i32", { "B1" }),
+      max_seqlen_q = tile.scalar("i32"),
+      max_seqlen_k = tile.scalar("i32"),
+      scale = tile.scalar("f32", { positive = true }),
+      window_left = tile.scalar("i32"),
+      window_right = tile.scalar("i32"),
+    }
+    return ps
+  end,
+  body = function(k, p, c, v)
+    local D = tonumber(v.hdim:sub(2))
+    local rdna = k.target == "gfx1100"
+    local BM, BN = c.BM, (rdna and D >= 128) and c.BN // 2 or c.BN
+    k:require(tile.both(p.max_seqlen_q:ge(1), p.max_seqlen_q:lt(2^30)), "max_seqlen_q in [1, 2^30)")
+    k:require(tile.both(p.max_seqlen_k:ge(0), p.max_seqlen_k:lt(2^30)), "max_seqlen_k in [0, 2^30)")
+    k:require((p.Hq % p.Hkv):eq(0), "Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads)")
+    k:require(tile.both(p.window_left:lt(2^30), p.window_right:lt(2^30)), "windows below 2^30, as sizes")
+    local nqb = tile.cdiv(p.max_seqlen_q, BM)
+    local pid, h, b = k:grid(nqb, p.Hq, p.B1 - 1)
+    local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
+    local hk = h // (p.Hq // p.Hkv)
+    -- the sequence's rows [q_lo, q_lo + Sq) of Q and [k_lo, k_lo + Sk) of K,
+    -- clamped to the tensors and to max_seqlen
+    local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+    local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+    local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+    local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+    local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+    local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+    local Qb, Ob, LSEb = p.Q:rows(q_lo, q_lo + Sq), p.O:rows(q_lo, q_lo + Sq), p.LSE:rows(q_lo, q_lo + Sq)
+    local Kb, Vb = p.K:rows(k_lo, k_lo + Sk), p.V:rows(k_lo, k_lo + Sk)
+    local wl, wr = p.window_left, p.window_right
+    local q0 = qb * BM
+    -- key blocks [first, last) hold every key visible to a query of this
+    -- block; none for a block past the sequence's end
+    local nkb = tile.cdiv(Sk, BN)
+    local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+    local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+    local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+    last = tile.max(first, last)
+
+    local Qs = k:shared(v.dtype, { BM, D })
+    local Ks = k:shared(v.dtype, { BN, D })
+    local Vs = k:shared(v.dtype, { BN, D })
+    local o = k:fragment("f32", { BM, D }, 0)
+    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+    local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    -- a block past its sequence's end (most of the grid when the lengths
+    -- differ) copies nothing and stores nothing
+    k:when(q0:lt(Sq), function()
+      k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+      k:pipelined(first, last, c.stages, function(j)
+        k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        local s = k:fragment("f32", { BM, BN }, 0)
+        k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        -- one step of the online softmax, in place in s; `masked` for blocks
+        -- that cut the causal / window boundary or the sequence's end: query
+        -- row sees the key columns [lo, hi) of this block
+        local function step(masked)
+          k:assign(s, s * (p.scale * LOG2E))
+          if masked then
+            local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+            local lo = tile.where(wl:lt(0), 0, row - wl)
+            local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+            local col = k:iota({ BM, BN }, 2)
+            k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
+          end
+          local m_new = tile.max(m, k:reduce_max(s, 2))
+          local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+          k:assign(s, tile.exp2(s - mc))
+          local alpha = tile.exp2(m - mc)
+          k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          k:assign(o, o * alpha)
+          k:gemm(s:cast(v.dtype), Vs, o)
+          k:assign(m, m_new)
+        end
+        local kend = (j + 1) * BN
+        local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+                                                           tile.both(wl:ge(0), (j * BN):lt(q0 + BM - 1 + diag - wl))))
+        k:when(cuts, function() step(true) end, function() step(false) end)
+      end)
+    end)
+    local seen = l:gt(0)
+    k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+  end,
+}
