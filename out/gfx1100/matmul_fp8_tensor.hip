@@ -4,7 +4,7 @@
  *
  * C[M, N] bf16 = (A[M, K] @ B[N, K]^T) * scale_a * scale_b, A and B fp8e4m3; f32 accumulation.
  *
- * Config: BK=64 BM=64 BN=64 group_m=8 stages=2 threads=256.
+ * Config: BK=64 BM=64 BN=64 group_m=8 stages=2 threads=256 (kernel defaults: dsl/tuned/matmul_fp8.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c matmul_fp8_tensor.hip
  */
 #include <hip/hip_runtime.h>

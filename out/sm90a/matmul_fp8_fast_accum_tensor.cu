@@ -4,7 +4,9 @@
  *
  * C[M, N] bf16 = (A[M, K] @ B[N, K]^T) * scale_a * scale_b, A and B fp8e4m3; f32 accumulation.
  *
- * Config: BK=128 BM=128 BN=256 group_m=8 stages=4 threads=256.
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   M=128: BK=128 BM=128 BN=256 group_m=8 stages=4 threads=256 (tuned: dsl/tuned/matmul_fp8.lua, NVIDIA H200, M=128)
+ *   M=64: BK=128 BM=64 BN=128 group_m=8 stages=6 threads=128 (tuned: dsl/tuned/matmul_fp8.lua, NVIDIA H200, M=64)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_fp8_fast_accum_tensor.cu
  */
 #include <cuda_runtime.h>
@@ -191,6 +193,21 @@ LT_FN void lt_wgmma_m64n256k32_e4m3_ss(float (&d)[128], uint64_t a, uint64_t b, 
                  "+f"(d[52]), "+f"(d[53]), "+f"(d[116]), "+f"(d[117]), "+f"(d[54]), "+f"(d[55]), "+f"(d[118]), "+f"(d[119]),
                  "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
                  "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
+               : "l"(a), "l"(b), "r"(scale_d));
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n128k32 wgmma of the warpgroup, e4m3 operands, A by descriptor; both stored K-major (no transpose for these types). */
+LT_FN void lt_wgmma_m64n128k32_e4m3_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b), "r"(scale_d));
 }
 
@@ -585,8 +602,8 @@ LT_FN uint32_t lt_f16x2_of_fp8e5m2(uint16_t x) { return (x & 0xffu) << 8 | (uint
 LT_FN float lt_round_fp8e4m3(float x) { return lt_fp8e4m3_to_f32(lt_f32_to_fp8e4m3(x)); }
 LT_FN float lt_round_fp8e5m2(float x) { return lt_fp8e5m2_to_f32(lt_f32_to_fp8e5m2(x)); }
 
-/* One block (256 threads) of matmul_fp8_fast_accum_tensor_cp. */
-__global__ void __launch_bounds__(256) matmul_fp8_fast_accum_tensor_cp_kernel(const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
+/* One block (256 threads) of matmul_fp8_fast_accum_tensor_M128_cp. */
+__global__ void __launch_bounds__(256) matmul_fp8_fast_accum_tensor_M128_cp_kernel(const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -814,8 +831,8 @@ __global__ void __launch_bounds__(256) matmul_fp8_fast_accum_tensor_cp_kernel(co
   }
 }
 
-/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor_cp over its grid on `stream`. */
-static int matmul_fp8_fast_accum_tensor_cp(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
+/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor_M128_cp over its grid on `stream` (the config tuned for M=128). */
+static int matmul_fp8_fast_accum_tensor_M128_cp(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
 {
   if (A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || K <= 0 || N <= 0) return cudaErrorInvalidValue;
@@ -825,14 +842,14 @@ static int matmul_fp8_fast_accum_tensor_cp(const void *A, const void *B, void *C
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M128_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  matmul_fp8_fast_accum_tensor_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
+  matmul_fp8_fast_accum_tensor_M128_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_fp8_fast_accum_tensor: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul_fp8.lua:48 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
+/* One block of matmul_fp8_fast_accum_tensor_M128: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul_fp8.lua:48 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -972,8 +989,8 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_kernel(co
   }
 }
 
-/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor over its grid on `stream`. */
-extern "C" int matmul_fp8_fast_accum_tensor(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
+/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor_M128 over its grid on `stream` (the config tuned for M=128). */
+static int matmul_fp8_fast_accum_tensor_M128(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
 {
   if (A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || K <= 0 || N <= 0) return cudaErrorInvalidValue;
@@ -992,7 +1009,7 @@ extern "C" int matmul_fp8_fast_accum_tensor(const void *A, const void *B, void *
   if (lt_tma_encode(&A_map, A, LT_TMA_U8, 2, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_U8, 2, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
       lt_tma_encode(&C_map, C, LT_TMA_BF16, 2, C_map_dims, C_map_strides, C_map_box, 128) != 0)
-    return matmul_fp8_fast_accum_tensor_cp(A, B, C, M, K, N, scale_a, scale_b, stream);
+    return matmul_fp8_fast_accum_tensor_M128_cp(A, B, C, M, K, N, scale_a, scale_b, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x;
   int sms = 0;
@@ -1001,8 +1018,431 @@ extern "C" int matmul_fp8_fast_accum_tensor(const void *A, const void *B, void *
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
   /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
   if (err != cudaSuccess) return (int)err;
-  matmul_fp8_fast_accum_tensor_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
+  matmul_fp8_fast_accum_tensor_M128_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
   return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of matmul_fp8_fast_accum_tensor_M64_cp. */
+__global__ void __launch_bounds__(128) matmul_fp8_fast_accum_tensor_M64_cp_kernel(const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  lt_fp8e4m3 (*As)[64][128] = (lt_fp8e4m3 (*)[64][128])(lt_smem + 0);
+  /* Bs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  lt_fp8e4m3 (*Bs)[128][128] = (lt_fp8e4m3 (*)[128][128])(lt_smem + 49152);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
+  // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 128 - 1) / 128);
+  const int t16 = pid / t14 * 8;
+  const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
+  // matmul_fp8.lua:47: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[64];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 4 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 128 - 1) / 128) {
+      // matmul_fp8.lua:49: k:copy(p.A:tile({ bm, kt }, { BM, BK }), As)
+      {
+        const lt_fp8e4m3 *base = A;
+        if (bm * 64 >= 0 && bm * 64 + 64 <= M && kt * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], base + (int64_t)(bm * 64 + tid / 8) * K + (int64_t)(ri * 16) * K + kt * 128 + tid % 8 * 16, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bm * 64 + ri * 16 + tid / 8;
+            const int gc = kt * 128 + tid % 8 * 16;
+            const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
+              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], n > 0 ? ptr : A, n * 1);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 16; ++vi) {
+                As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16 + vi) ^ ((ri * 16 + tid / 8) & 7) << 4] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul_fp8.lua:50: k:copy(p.B:tile({ bn, kt }, { BN, BK }), Bs)
+      {
+        const lt_fp8e4m3 *base = B;
+        if (bn * 128 >= 0 && bn * 128 + 128 <= N && kt * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], base + (int64_t)(bn * 128 + tid / 8) * K + (int64_t)(ri * 16) * K + kt * 128 + tid % 8 * 16, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bn * 128 + ri * 16 + tid / 8;
+            const int gc = kt * 128 + tid % 8 * 16;
+            const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], n > 0 ? ptr : B, n * 1);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 16; ++vi) {
+                Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 16 + vi) ^ ((ri * 16 + tid / 8) & 7) << 4] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 128 - 1) / 128; ++kt, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<3>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul_fp8.lua:56: k:gemm(As, Bs, acc, { transpose_b = true })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 32) {
+      lt_wgmma_m64n128k32_e4m3_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 4, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 4;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 4 : kt_stage - 2;
+    if (kt_next < (K + 128 - 1) / 128) {
+      // matmul_fp8.lua:49: k:copy(p.A:tile({ bm, kt }, { BM, BK }), As)
+      {
+        const lt_fp8e4m3 *base = A;
+        if (bm * 64 >= 0 && bm * 64 + 64 <= M && kt_next * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], base + (int64_t)(bm * 64 + tid / 8) * K + (int64_t)(ri * 16) * K + kt_next * 128 + tid % 8 * 16, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bm * 64 + ri * 16 + tid / 8;
+            const int gc = kt_next * 128 + tid % 8 * 16;
+            const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
+              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], n > 0 ? ptr : A, n * 1);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 16; ++vi) {
+                As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16 + vi) ^ ((ri * 16 + tid / 8) & 7) << 4] = gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul_fp8.lua:50: k:copy(p.B:tile({ bn, kt }, { BN, BK }), Bs)
+      {
+        const lt_fp8e4m3 *base = B;
+        if (bn * 128 >= 0 && bn * 128 + 128 <= N && kt_next * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && K % 16 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], base + (int64_t)(bn * 128 + tid / 8) * K + (int64_t)(ri * 16) * K + kt_next * 128 + tid % 8 * 16, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bn * 128 + ri * 16 + tid / 8;
+            const int gc = kt_next * 128 + tid % 8 * 16;
+            const lt_fp8e4m3 *ptr = base + (int64_t)gr * K + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 16) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16) ^ ((ri * 16 + tid / 8) & 7) << 4], n > 0 ? ptr : B, n * 1);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 16; ++vi) {
+                Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 16 + vi) ^ ((ri * 16 + tid / 8) & 7) << 4] = gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : lt_f32_to_fp8e4m3(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
+  // matmul_fp8.lua:60: k:assign(acc, acc * (p.scale_a * p.scale_b))
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * (scale_a * scale_b);
+      }
+    }
+  }
+  // matmul_fp8.lua:66: k:store(p.C:tile({ bm, bn }, { BM, BN }), acc)
+  {
+    __nv_bfloat16 *base = C;
+    if (bm * 64 >= 0 && bn * 128 >= 0 && bm * 64 + 64 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 64 + tid / 16) * N + (int64_t)(ri * 8) * N + bn * 128 + tid % 16 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = bm * 64 + ri * 8 + row0;
+          const int gc = bn * 128 + ci * 8 + col0;
+          __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+          if (gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor_M64_cp over its grid on `stream` (the config tuned for M=64). */
+static int matmul_fp8_fast_accum_tensor_M64_cp(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
+{
+  if (A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || K <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || K > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 128 - 1) / 128);
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M64_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
+  if (err != cudaSuccess) return (int)err;
+  matmul_fp8_fast_accum_tensor_M64_cp_kernel<<<grid, dim3(128), 147456, (cudaStream_t)stream>>>((const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_fp8_fast_accum_tensor_M64: 128 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul_fp8.lua:48 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  lt_fp8e4m3 (*As)[64][128] = (lt_fp8e4m3 (*)[64][128])(lt_smem + 0);
+  /* Bs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  lt_fp8e4m3 (*Bs)[128][128] = (lt_fp8e4m3 (*)[128][128])(lt_smem + 49152);
+  /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 148480);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 6;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
+  const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 6 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 6; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    if (tid == 128) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      lt_tma_prefetch_map(&C_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog;
+        // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 24576);   /* the bytes its copies deliver */
+          // matmul_fp8.lua:49: k:copy(p.A:tile({ bm, kt }, { BM, BK }), As)
+          lt_tma_load_2d(&As[kt_stage][0][0], &A_map, kt * 128, bm * 64, &kt_full[kt_stage]);
+          // matmul_fp8.lua:50: k:copy(p.B:tile({ bn, kt }, { BN, BK }), Bs)
+          lt_tma_load_2d(&Bs[kt_stage][0][0], &B_map, kt * 128, bn * 128, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the 128 consumer threads, 1 warpgroup: the gemms, then what follows the loop */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+      const int pid = lt_prog;
+      // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      // matmul_fp8.lua:47: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[64];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul_fp8.lua:56: k:gemm(As, Bs, acc, { transpose_b = true })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 32) {
+          lt_wgmma_m64n128k32_e4m3_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul_fp8.lua:60: k:assign(acc, acc * (p.scale_a * p.scale_b))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * (scale_a * scale_b);
+          }
+        }
+      }
+      // matmul_fp8.lua:66: k:store(p.C:tile({ bm, bn }, { BM, BN }), acc)
+      {   /* out by TMA stores (C_map: only the elements inside C are written), the consumer warpgroup's 64 rows, 128 columns at a time through C_out */
+        if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out */
+        lt_named_barrier(2, 128);   /* ... before any of its threads writes it */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            union { uint32_t v; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+            *(uint32_t *)&C_out[((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) / 64][ri * 8 + row0][((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) % 64] = h.v;
+          }
+        }
+        lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+        lt_named_barrier(2, 128);   /* C_out is whole */
+        if (tid % 128 == 0) {
+          lt_tma_store_2d(&C_map, bn * 128, bm * 64, &C_out[0][0][0]);
+          lt_tma_store_2d(&C_map, bn * 128 + 64, bm * 64, &C_out[1][0][0]);
+          lt_tma_store_commit();
+        }
+      }
+    }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
+  }
+}
+
+/* Checks the arguments, then runs matmul_fp8_fast_accum_tensor_M64 over its grid on `stream` (the config tuned for M=64). */
+static int matmul_fp8_fast_accum_tensor_M64(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
+{
+  if (A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || K <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || K > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 128 - 1) / 128);
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[2] = {(uint64_t)K, (uint64_t)M}, A_map_strides[1] = {(uint64_t)(int64_t)K};
+  const uint32_t A_map_box[2] = {128, 64};
+  const uint64_t B_map_dims[2] = {(uint64_t)K, (uint64_t)N}, B_map_strides[1] = {(uint64_t)(int64_t)K};
+  const uint32_t B_map_box[2] = {128, 128};
+  const uint64_t C_map_dims[2] = {(uint64_t)N, (uint64_t)M}, C_map_strides[1] = {(uint64_t)(int64_t)N};
+  const uint32_t C_map_box[2] = {64, 64};
+  CUtensorMap A_map, B_map, C_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_U8, 2, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_U8, 2, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
+      lt_tma_encode(&C_map, C, LT_TMA_BF16, 2, C_map_dims, C_map_strides, C_map_box, 128) != 0)
+    return matmul_fp8_fast_accum_tensor_M64_cp(A, B, C, M, K, N, scale_a, scale_b, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 164864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164864);
+  if (err != cudaSuccess) return (int)err;
+  matmul_fp8_fast_accum_tensor_M64_kernel<<<grid, dim3(256), 164864, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the config tuned for the bucket of M: M rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
+extern "C" int matmul_fp8_fast_accum_tensor(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream)
+{
+  if (M <= 64) return matmul_fp8_fast_accum_tensor_M64(A, B, C, M, K, N, scale_a, scale_b, stream);
+  return matmul_fp8_fast_accum_tensor_M128(A, B, C, M, K, N, scale_a, scale_b, stream);
 }

@@ -4,7 +4,7 @@
  *
  * C[M, N] bf16 = (A[M, K] @ B[N, K]^T) * scale_a * scale_b, A and B fp8e4m3; f32 accumulation.
  *
- * Config: BK=128 BM=128 BN=128 group_m=8 stages=5 threads=256.
+ * Config: BK=128 BM=128 BN=128 group_m=8 stages=5 threads=256 (kernel defaults: dsl/tuned/matmul_fp8.lua has no entry for matmul_fp8_row on sm90a, NVIDIA H200; variant_config: BK BM BN stages threads).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_fp8_row.cu
  */
 #include <cuda_runtime.h>
