@@ -344,12 +344,6 @@ void ltP_mma(Kernel *k, const Target *t) {
     if (wg && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
     warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
     if (wg && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
-    for (int i = 0; i < n && wg && m != MMA_WGMMA; i++) {   /* --explain: why not */
-      Stmt *g = *sites[i].link;
-      if (ltI_dtypes[g->shared_b->dt].bytes != 2 && !(g->why_inst = wgmma_layout_why(g)))
-        g->why_inst = ltU_fmt("the warp grid %d x %d does not split the accumulator into m64 warpgroup tiles of N "
-                              "8 to 256", k->warps_m, k->warps_n);
-    }
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
@@ -358,6 +352,13 @@ void ltP_mma(Kernel *k, const Target *t) {
     name_coords(k);
   }
   k->mma = m;
+  for (int i = 0; i < n && t->wgmma && m != MMA_WGMMA; i++) {   /* --explain: why an fp8 or tf32 gemm is not wgmma */
+    Stmt *g = *sites[i].link;
+    int fp8 = ltI_is_fp8(g->shared_b->dt), tf32 = g->shared_b->dt == DT_F32 && g->tf32;
+    if ((fp8 || tf32) && !(g->why_inst = wgmma_layout_why(g)))
+      g->why_inst = ltU_fmt("the warp grid %d x %d does not split the accumulator into m64 warpgroup tiles of N "
+                            "8 to 256", k->warps_m, k->warps_n);
+  }
   for (int i = 0; i < n; i++)
     if ((*sites[i].link)->val) feed_operand(k, &sites[i], m);
   if (m == MMA_SYNC || m == MMA_TF32 || m == MMA_WGMMA)
