@@ -267,6 +267,7 @@ struct Stmt {
   int own_lane;         /* S_FOR SCHED_RING / REFILL / TURNS: makes its ldmatrix addresses from its own copy of
                            the lane index (two gemms or more) */
   MmaKind inst;         /* S_GEMM: its instruction */
+  const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, not wgmma: why not (--explain) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
@@ -490,6 +491,7 @@ Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */
 const Layout *ltP_mma_layout(const Kernel *k);    /* the first accumulator's, or NULL */
 int ltP_wgmma_row(const Sym *sh);                 /* row bytes of wgmma's swizzle atom (mma.c) */
+const char *ltP_wgmma_type(Dtype dt);            /* wgmma's operand type: f16 bf16 e4m3 e5m2 tf32 (mma.c) */
 const char *ltP_mma_name(MmaKind m);
 int ltP_elems(const Layout *l, const int shape[2]);  /* per thread */
 int ltP_reduce_groups(const Layout *l, int axis, int warp);

@@ -109,26 +109,31 @@ const Target *ltT_find(const char *name) {
   return NULL;
 }
 
-/* One wgmma helper, lt_wgmma_m64n<N>k16_<ty>[_ss]: d += A @ B for the
-** warpgroup's m64nNk16, A from registers, or (ss) by descriptor too.  The
-** accumulator registers are listed in wgmma's order (column chunk j: row
-** l/4, then l/4 + 8), which is d's mma.sync order [row half][chunk][2]
-** read by chunk. */
-static const char *wgmma_helper(int N, const char *ty, int ss) {
+/* One wgmma helper, lt_wgmma_m64n<N>k<K>_<ty>[_ss]: d += A @ B for the
+** warpgroup's m64nNkK (K: 32 bytes of operands), A from registers, or
+** (ss) by descriptor too.  The accumulator registers are listed in
+** wgmma's order (column chunk j: row l/4, then l/4 + 8), which is d's
+** mma.sync order [row half][chunk][2] read by chunk.  Operands not of 16
+** bits have no transpose bits (PTX ISA): both K-major, no TA, TB. */
+static const char *wgmma_helper(int N, Dtype dt, int ss) {
   Buf b = {0};
-  int nd = N / 2, na = ss ? 1 : 4;   /* operands: d, A (4 registers or a descriptor), B, TB, scale_d */
-  ltU_printf(&b, "\n/* d = A @ B + (scale_d ? d : 0): one m64n%dk16 wgmma of the warpgroup, %s operands, A %s; TA, TB: "
-             "A stored M-major, B N-major. */\n", N, ty, ss ? "by descriptor" : "from registers");
+  const char *ty = ltP_wgmma_type(dt);
+  int nd = N / 2, na = ss ? 1 : 4, K = 32 / ltI_dtypes[dt].bytes, tr = ltI_dtypes[dt].bytes == 2;
+  ltU_printf(&b, "\n/* d = A @ B + (scale_d ? d : 0): one m64n%dk%d wgmma of the warpgroup, %s operands, A %s; %s */\n", N,
+             K, ty, ss ? "by descriptor" : "from registers",
+             tr ? "TA, TB: A stored M-major, B N-major." : "both stored K-major (no transpose for these types).");
   if (ss)
-    ltU_printf(&b, "template <int TA, int TB> LT_FN void lt_wgmma_m64n%dk16_%s_ss(float (&d)[%d], uint64_t a, uint64_t b, "
-               "int scale_d) {\n", N, ty, nd);
+    ltU_printf(&b, "%sLT_FN void lt_wgmma_m64n%dk%d_%s_ss(float (&d)[%d], uint64_t a, uint64_t b, int scale_d) {\n",
+               tr ? "template <int TA, int TB> " : "", N, K, ty, nd);
   else
-    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk16_%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
-               "int scale_d) {\n", N, ty, nd);
-  ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + na + 2 + ss);
-  ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", N, ty, ty);
+    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk%d_%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
+               "int scale_d) {\n", N, K, ty, nd);
+  int nin = na + 1 + (ss && tr ? 2 : !ss ? 1 : 0);   /* a, b, the transpose immediates */
+  ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + nin);
+  ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", N, K, ty, ty);
   for (int i = 0; i < nd; i++) ltU_printf(&b, "%s%%%d", i ? ", " : "", i);
-  if (ss) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3);
+  if (ss && tr) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3);
+  else if (ss) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1;\\n}\\n\"\n", nd, nd + 1);
   else
     ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4,
                nd + 5);
@@ -138,27 +143,31 @@ static const char *wgmma_helper(int N, const char *ty, int ss) {
     ltU_printf(&b, "%s \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d])", j ? (j % 2 ? "," : ",\n                ") : "",
                r0, r0 + 1, r1, r1 + 1);
   }
-  if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(scale_d));\n}\n");
+  if (ss && tr) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(scale_d));\n}\n");
+  else if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"r\"(scale_d));\n}\n");
   else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(scale_d));\n}\n");
   return b.p;
 }
 
 /* Adds to b the wgmma helpers the gemms of block bl use, each once (seen:
-** a bit per N / 8, by type and A's source); `emulate`: as the names of the
-** emulator's (templates/emu_cuda.h, lt_emu::Wgmma). */
-static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[2][2], int emulate) {
+** a bit per N / 8, by operand type and A's source); `emulate`: as the
+** names of the emulator's (templates/emu_cuda.h, lt_emu::Wgmma, whose
+** second argument is the type: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32). */
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[DT_COUNT][2], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
-      int N = s->dst->layout->wtn, bf = s->shared_b->dt == DT_BF16, ss = s->shared && s->shared->wgmma;
-      const char *ty = bf ? "bf16" : "f16";
-      if (!(seen[bf][ss] >> (N / 8) & 1)) {
+      Dtype dt = s->shared_b->dt;
+      int N = s->dst->layout->wtn, ss = s->shared && s->shared->wgmma, K = 32 / ltI_dtypes[dt].bytes;
+      int kind = dt == DT_BF16 ? 1 : dt == DT_FP8E4M3 ? 2 : dt == DT_FP8E5M2 ? 3 : dt == DT_F32 ? 4 : 0;
+      const char *ty = ltP_wgmma_type(dt);
+      if (!(seen[dt][ss] >> (N / 8) & 1)) {
         if (emulate)
-          ltU_printf(b, "#define lt_wgmma_m64n%dk16_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, ty,
-                     ss ? "_ss" : "", N, bf, ss ? "ss" : "rs");
+          ltU_printf(b, "#define lt_wgmma_m64n%dk%d_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, K, ty,
+                     ss ? "_ss" : "", N, kind, !ss ? "rs" : ltI_dtypes[dt].bytes == 2 ? "ss" : "kk");
         else
-          ltU_put(b, wgmma_helper(N, ty, ss));
+          ltU_put(b, wgmma_helper(N, dt, ss));
       }
-      seen[bf][ss] |= (uint64_t)1 << (N / 8);
+      seen[dt][ss] |= (uint64_t)1 << (N / 8);
     }
     wgmma_helpers(b, &s->body, seen, emulate);
     wgmma_helpers(b, &s->orelse, seen, emulate);
@@ -219,7 +228,7 @@ static int kernel_fp8(const Kernel *k) {
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
   Buf wg = {0};
-  uint64_t seen[2][2] = {{0, 0}, {0, 0}};
+  uint64_t seen[DT_COUNT][2] = {{0}};
   const char *bits = "", *fp8 = "";
   for (int j = 0; j < n; j++)
     if (block_bits(&ks[j]->body)) bits = ltX_bits;

@@ -389,17 +389,17 @@ LT_EMU_FN uint64_t wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_
          ((uint64_t)off >> 18 & 0x3FF) << 52 | (uint64_t)swizzle << 62;
 }
 
-/* The shared memory of element (mn, k) of descriptor d's operand:
-** K-major (mn_major 0) rows of the swizzle width R along K, 8-row groups
-** sbo apart; MN-major rows of R bytes along MN (k their index), 8-row
+/* The shared memory of element (mn, k) of descriptor d's operand, of
+** eb bytes: K-major (mn_major 0) rows of the swizzle width R along K,
+** 8-row groups sbo apart; MN-major rows of R bytes along MN (k their index), 8-row
 ** groups sbo apart, R-byte panels along MN lbo apart; then the swizzle. */
-LT_EMU_FN unsigned char *wgmma_elem(uint64_t d, int mn_major, int mn, int k, const char *file, int line) {
+LT_EMU_FN unsigned char *wgmma_elem(uint64_t d, int mn_major, int mn, int k, int eb, const char *file, int line) {
   long hi = (long)(d >> 52 & 0x3FF), lbo = (long)((d >> 16) & 0x3FFF) << 4, sbo = (long)((d >> 32) & 0x3FFF) << 4;
   long start = (hi >= 512 ? hi - 1024 : hi) * (1L << 18) + ((long)(d & 0x3FFF) << 4);
   int mode = (int)(d >> 62);
   if (mode == 0) fail(file, line, "wgmma descriptor without a swizzle: the emulator models the swizzled layouts only");
-  long R = mode == 1 ? 128 : mode == 2 ? 64 : 32, W = R / 2;
-  long u = mn_major ? start + mn / W * lbo + k / 8 * sbo + k % 8 * R + mn % W * 2 : start + mn / 8 * sbo + mn % 8 * R + k * 2;
+  long R = mode == 1 ? 128 : mode == 2 ? 64 : 32, W = R / eb;
+  long u = mn_major ? start + mn / W * lbo + k / 8 * sbo + k % 8 * R + mn % W * eb : start + mn / 8 * sbo + mn % 8 * R + k * eb;
   return lt_smem + (u ^ ((u >> 7) & (R / 16 - 1)) << 4);
 }
 
@@ -425,34 +425,55 @@ LT_EMU_FN void proxy_check(State *s, const void *p, size_t n, const char *what, 
   }
 }
 
+/* The bytes of a wgmma operand of type `kind` (WgOp), and its K step. */
+LT_EMU_FN int wgmma_bytes(int kind) { return kind == 4 ? 4 : kind >= 2 ? 1 : 2; }
+LT_EMU_FN int wgmma_k(int kind) { return 32 / wgmma_bytes(kind); }
+
+/* An fp8 byte's value (e4m3: bias 7, S.1111.111 NaN, no infinities;
+** e5m2: bias 15, IEEE-like), exact in f32. */
+LT_EMU_FN float fp8_value(unsigned v, int e5m2) {
+  int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, e = (int)(v & 0x7f) >> mb, m = (int)v & ((1 << mb) - 1);
+  float sign = v & 0x80 ? -1.0f : 1.0f;
+  if (e5m2 && e == 31) return m ? NAN : sign * INFINITY;
+  if (!e5m2 && e == 15 && m == 7) return NAN;
+  return sign * (e ? ldexpf((float)((1 << mb) + m), e - bias - mb) : ldexpf((float)m, 1 - bias - mb));
+}
+
 /* Element (mn, k) of descriptor d's operand, checked as a read of lane t
-** (written, not in flight, ordered after its writer); f32. */
-LT_EMU_FN float wgmma_read(State *s, Thread *t, uint64_t d, int mn_major, int mn, int k, int bf16, int check,
+** (written, not in flight, ordered after its writer); f32 (tf32: the
+** tensor cores read its top 19 bits). */
+LT_EMU_FN float wgmma_read(State *s, Thread *t, uint64_t d, int mn_major, int mn, int k, int kind, int check,
                            const char *file, int line) {
-  unsigned char *p = wgmma_elem(d, mn_major, mn, k, file, line);
-  check_shared(s, p, 2, "wgmma operand", file, line);
-  uint16_t h;
-  copy_in(&h, p, 2);
+  const int eb = wgmma_bytes(kind);
+  unsigned char *p = wgmma_elem(d, mn_major, mn, k, eb, file, line);
+  check_shared(s, p, eb, "wgmma operand", file, line);
+  uint32_t h = 0;
+  copy_in(&h, p, eb);
   AsyncChunk *c = chunk_at(s, (uintptr_t)p);
   if (check) {
-    check_read(s, t, p, 2, "wgmma", file, line);
-    proxy_check(s, p, 2, "wgmma", file, line);
+    check_read(s, t, p, eb, "wgmma", file, line);
+    proxy_check(s, p, eb, "wgmma", file, line);
     if (c) c->wg_reads++;   /* until the wait_group that completes it */
   } else if (c) {
     c->wg_reads--;
     c->rclock[t->warp] = s->warps[t->warp].clock;   /* the read lasts until the wait_group */
   }
-  return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+  switch (kind) {
+  case 0: return f16_to_f32((uint16_t)h);
+  case 1: return bf16_to_f32((uint16_t)h);
+  case 2: case 3: return fp8_value(h, kind == 3);
+  default: return bits_f32(h & 0xffffe000u);
+  }
 }
 
 /* Reads op's shared operands (A when by descriptor, B) into a and b. */
-LT_EMU_FN void wgmma_operands(State *s, Thread *t, const WgOp &op, float (*a)[16], float (*b)[256], int check) {
+LT_EMU_FN void wgmma_operands(State *s, Thread *t, const WgOp &op, float (*a)[32], float (*b)[256], int check) {
   int row = 16 * (op.warp % 4);
-  for (int k = 0; k < 16; k++) {
+  for (int k = 0; k < wgmma_k(op.kind); k++) {
     if (op.da)
       for (int r = 0; r < 16; r++)
-        a[r][k] = wgmma_read(s, t, op.da, op.ta, row + r, k, op.bf16, check, op.file, op.line);
-    for (int n = 0; n < op.n; n++) b[k][n] = wgmma_read(s, t, op.db, op.tb, n, k, op.bf16, check, op.file, op.line);
+        a[r][k] = wgmma_read(s, t, op.da, op.ta, row + r, k, op.kind, check, op.file, op.line);
+    for (int n = 0; n < op.n; n++) b[k][n] = wgmma_read(s, t, op.db, op.tb, n, k, op.kind, check, op.file, op.line);
   }
 }
 
@@ -461,17 +482,21 @@ struct WgArgs {
   float *d;
   const uint32_t *a;      /* A from registers (the mma.sync A fragment), or NULL */
   uint64_t da, db;
-  int n, bf16, ta, tb, scale_d;
+  int n, kind, ta, tb, scale_d;   /* kind: as WgOp's */
 };
 
-/* wgmma.mma_async.sync.aligned.m64nNk16.f32: records the warp's op in
+/* wgmma.mma_async.sync.aligned.m64nNkK.f32: records the warp's op in
 ** flight with its operands read now; poisons its accumulator registers. */
 LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
   State *s = g;
   WgArgs *x = (WgArgs *)lanes[0].args;
   if (nl != 32) fail(lanes[0].file, lanes[0].line, "wgmma needs warps of 32 lanes, not %d", nl);
   if (s->nwarps % 4) fail(lanes[0].file, lanes[0].line, "wgmma in a block of %d warps, not whole warpgroups", s->nwarps);
-  if (x->n % 8 || x->n < 8 || x->n > 256) fail(lanes[0].file, lanes[0].line, "wgmma m64n%dk16: N is not 8..256 by 8", x->n);
+  if (x->n % 8 || x->n < 8 || x->n > 256)
+    fail(lanes[0].file, lanes[0].line, "wgmma m64n%dk%d: N is not 8..256 by 8", x->n, wgmma_k(x->kind));
+  if (x->kind >= 2 && (x->a || x->ta || x->tb))
+    fail(lanes[0].file, lanes[0].line, "wgmma of %s operands: A from registers or an operand MN-major (only 16-bit "
+         "types have the transpose bits; PTX ISA, wgmma.mma_async)", x->kind == 4 ? "tf32" : "fp8");
   if (s->nwg == s->capwg) {
     s->capwg = s->capwg ? 2 * s->capwg : 16;
     s->wg = (WgOp *)realloc(s->wg, s->capwg * sizeof(WgOp));
@@ -482,7 +507,7 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
          "registers it reads, written before it, need the fence: PTX ISA, wgmma.fence)");
   WgOp &op = s->wg[s->nwg];
   op.warp = lanes[0].warp, op.group = s->warps[op.warp].wg_group;
-  op.n = x->n, op.bf16 = x->bf16, op.ta = x->ta, op.tb = x->tb, op.scale_d = x->scale_d;
+  op.n = x->n, op.kind = x->kind, op.ta = x->ta, op.tb = x->tb, op.scale_d = x->scale_d;
   op.da = x->a ? 0 : x->da, op.db = x->db;
   op.file = lanes[0].file, op.line = lanes[0].line;
   op.chained = 0;
@@ -490,7 +515,7 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
   wgmma_operands(s, &lanes[0], op, op.a, op.b, 1);
   for (int l = 0; l < 32; l++) {
     WgArgs *y = (WgArgs *)lanes[l].args;
-    if (y->n != x->n || y->bf16 != x->bf16 || y->tb != x->tb || !y->a != !x->a || (!x->a && (y->da != x->da || y->ta != x->ta)) ||
+    if (y->n != x->n || y->kind != x->kind || y->tb != x->tb || !y->a != !x->a || (!x->a && (y->da != x->da || y->ta != x->ta)) ||
         y->db != x->db || y->scale_d != x->scale_d)
       fail(lanes[l].file, lanes[l].line, "lanes of one wgmma give different shapes, descriptors or scale-d (lane %d)", l);
     op.d[l] = y->d;
@@ -498,7 +523,7 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
     if (y->a) memcpy(op.av[l], y->a, sizeof op.av[l]);
     if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
       int gid = l >> 2, tig = l % 4;
-      for (int i = 0; i < 8; i++) op.a[a_row(gid, i)][a_col(tig, i)] = (float)unpack16(y->a[i / 2], i % 2, x->bf16);
+      for (int i = 0; i < 8; i++) op.a[a_row(gid, i)][a_col(tig, i)] = (float)unpack16(y->a[i / 2], i % 2, x->kind == 1);
     }
     if (!op.chained) {
       memcpy(op.c[l], y->d, (size_t)x->n / 2 * sizeof(float));
@@ -514,10 +539,11 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
 ** registers (accumulator i of lane l: row l/4 + 8 (i / (N/4)), column
 ** 8 (i % (N/4) / 2) + 2 (l % 4) + i % 2), in double, rounded once. */
 LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
-  static thread_local float a[16][16], b[16][256];
+  static thread_local float a[16][32], b[32][256];
   Thread *t = &s->threads[op.warp * s->warp];
+  const int K = wgmma_k(op.kind);
   wgmma_operands(s, t, op, a, b, 0);
-  for (int k = 0; k < 16; k++) {
+  for (int k = 0; k < K; k++) {
     for (int r = 0; op.da && r < 16; r++)
       if (memcmp(&a[r][k], &op.a[r][k], 4))
         fail(op.file, op.line, "wgmma: the shared memory of A (row %d, k %d) changed while the wgmma was in flight, "
@@ -541,7 +567,7 @@ LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
              "flight, before the wgmma.wait_group at line %d", l, op.warp, i, line);
       int row = (l >> 2) + 8 * (i / q), col = 8 * (i % q / 2) + 2 * (l % 4) + i % 2;
       double acc = !op.scale_d ? 0.0 : op.chained ? (double)d[i] : (double)op.c[l][i];
-      for (int k = 0; k < 16; k++) acc += (double)op.a[row][k] * (double)op.b[k][col];
+      for (int k = 0; k < K; k++) acc += (double)op.a[row][k] * (double)op.b[k][col];
       d[i] = (float)acc;
     }
   }
@@ -576,21 +602,27 @@ LT_EMU_FN void wgmma_wait_run(Thread *lanes, int n) {
   s->nwg = k;
 }
 
-/* lt_wgmma_m64n<N>k16_<ty>[_ss] in emulation: an object made at the call
-** site (N, the type, file and line) whose member templates issue it. */
+/* lt_wgmma_m64n<N>k<K>_<ty>[_ss] in emulation: an object made at the call
+** site (N, the type as WgOp.kind, file and line) whose members issue it:
+** ss and rs for 16-bit types, kk (both K-major by descriptor, no
+** transpose bits) for fp8 and tf32. */
 struct Wgmma {
-  int n, bf16;
+  int n, kind;
   const char *file;
   int line;
-  Wgmma(int n_, int bf16_, const char *f, int l) : n(n_), bf16(bf16_), file(f), line(l) {}
+  Wgmma(int n_, int kind_, const char *f, int l) : n(n_), kind(kind_), file(f), line(l) {}
   template <int TA, int TB>
   void ss(float *d, uint64_t a, uint64_t b, int scale_d) const {
-    WgArgs x = {d, NULL, a, b, n, bf16, TA, TB, scale_d != 0};
+    WgArgs x = {d, NULL, a, b, n, kind, TA, TB, scale_d != 0};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
   template <int TB>
   void rs(float *d, const uint32_t *a, uint64_t b, int scale_d) const {
-    WgArgs x = {d, a, 0, b, n, bf16, 0, TB, scale_d != 0};
+    WgArgs x = {d, a, 0, b, n, kind, 0, TB, scale_d != 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+  void kk(float *d, uint64_t a, uint64_t b, int scale_d) const {
+    WgArgs x = {d, NULL, a, b, n, kind, 0, 0, scale_d != 0};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
 };
@@ -652,7 +684,7 @@ template <class T> static inline __attribute__((unused)) void lt_wgmma_settle(T 
 struct alignas(64) CUtensorMap {
   unsigned long long opaque[16];
 };
-enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };
 
 namespace lt_emu {
 namespace {
@@ -679,8 +711,9 @@ struct TmaMap {
 ** swizzled width is refused with cudaErrorNotSupported and a message. */
 LT_EMU_FN int tma_encode(CUtensorMap *map, const void *base, int dtype, unsigned long long rows, unsigned long long cols,
                          unsigned long long ld, unsigned box_rows, unsigned box_cols, int swizzle) {
-  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : 2;
-  if (!map || !base || (uintptr_t)map % 64 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  if (!map || !base || (uintptr_t)map % 64 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 &&
+                                              dtype != LT_TMA_U8))
     return cudaErrorInvalidValue;
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) return cudaErrorInvalidValue;
   if ((uintptr_t)base % 16 || rows == 0 || cols == 0 || rows > (1ull << 32) || cols > (1ull << 32)) return cudaErrorInvalidValue;
@@ -707,7 +740,7 @@ LT_EMU_FN int tma_encode(CUtensorMap *map, const void *base, int dtype, unsigned
 ** cudaErrorNotSupported and a message. */
 LT_EMU_FN int tma_encode_nd(CUtensorMap *map, const void *base, int dtype, int rank, const uint64_t *dims,
                             const uint64_t *strides, const uint32_t *box, int swizzle) {
-  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : 2;
+  const unsigned long long esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
   if (rank < 1 || rank > 5 || !dims || !box || (rank > 1 && !strides)) return cudaErrorInvalidValue;
   for (int i = 0; i < rank; i++)
     if (dims[i] == 0 || dims[i] > (1ull << 32) || box[i] < 1 || box[i] > 256) return cudaErrorInvalidValue;

@@ -73,7 +73,9 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       const Layout *l = s->dst->layout;
       const char *a = s->areg ? ltU_fmt("registers %s", s->areg->name) : s->shared->name;
       ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
-                 ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
+                 s->inst == MMA_WGMMA && ltI_dtypes[s->shared_b->dt].bytes != 2
+                     ? ltU_fmt("wgmma m64nNk%d %s", 32 / ltI_dtypes[s->shared_b->dt].bytes, ltP_wgmma_type(s->shared_b->dt))
+                     : ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
       if (s->inst == MMA_WGMMA)
         ltU_printf(b, "; %d warpgroups of [%d, %d]%s, A %s, B by descriptor", l->rows / (4 * l->wtm) * (l->cols / l->wtn),
@@ -82,6 +84,7 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);
+      if (s->why_inst) ltU_printf(b, "; not wgmma: %s", s->why_inst);
       ltU_put(b, "\n");
       (*ngemm)++;
     }
@@ -134,7 +137,7 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   for (const Layout *l = k->layouts; l; l = l->next) {
     if (l->mma != MMA_FMA) {
       ltU_printf(b, "  register tile [%d, %d]: %s accumulator, per warp [%d, %d], each thread holds %d elements\n",
-                 l->rows, l->cols, ltP_mma_name(l->mma), l->wtm, l->wtn, l->nr * l->nc * l->vec);
+                 l->rows, l->cols, l->mma == MMA_WGMMA ? "wgmma m64nN" : ltP_mma_name(l->mma), l->wtm, l->wtn, l->nr * l->nc * l->vec);
       continue;
     }
     ltU_printf(b, "  register tile [%d, %d]: %d x %d threads (rows x cols), each holds %d row%s x %d chunk%s of %d "

@@ -253,7 +253,7 @@ static void tensor_maps(E *e, Sym **ps, int n) {
     ltE_line(e, "const uint32_t %s_box[%d] = {%s};", m->name, r, box.p);
     ltU_printf(&decl, "%s%s", i ? ", " : "", m->name);
     enc[i] = ltU_fmt("lt_tma_encode(&%s, %s, %s, %d, %s_dims, %s_strides, %s_box, %d) != 0", m->name, t->name,
-                     t->dt == DT_F32 ? "LT_TMA_F32" : t->dt == DT_F16 ? "LT_TMA_F16" : "LT_TMA_BF16", r, m->name,
+                     t->dt == DT_F32 ? "LT_TMA_F32" : t->dt == DT_F16 ? "LT_TMA_F16" : t->dt == DT_BF16 ? "LT_TMA_BF16" : "LT_TMA_U8", r, m->name,
                      m->name, m->name, m->swizzle);
   }
   e->wide = 0;

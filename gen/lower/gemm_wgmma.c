@@ -1,6 +1,6 @@
 /*
-** gemm_wgmma.c: a gemm by wgmma.mma_async m64nNk16 (NVIDIA sm90a), and
-** the wgmmas in flight.
+** gemm_wgmma.c: a gemm by wgmma.mma_async m64nNk16 (NVIDIA sm90a; fp8:
+** m64nNk32, both operands K-major by descriptor), and the wgmmas in flight.
 **
 ** A wgmma is asynchronous: after its commit the threads run on while the
 ** tensor cores work, until a wait.  The emitter keeps the accumulators of
@@ -44,7 +44,7 @@ void ltL_wgmma_wait_keep(E *e, int keep) {
 }
 
 /* The descriptor text of wgmma operand sh from its element `at` (the first
-** of the 16 of K the instruction reads): stored with K contiguous, or
+** of the K step the instruction reads: 32 bytes): stored with K contiguous, or
 ** MN-major (mn): then the next 64-column panel is LBO bytes on. */
 static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
   int row = ltP_wgmma_row(sh);
@@ -52,7 +52,7 @@ static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
                  row == 128 ? 1 : row == 64 ? 2 : 3);
 }
 
-/* B's 16 of K from kk for the warpgroup's columns (from its warp_col, or
+/* B's K step from kk for the warpgroup's columns (from its warp_col, or
 ** 0 where one group spans N): columns kk.. of those rows ([N, K]), or
 ** those columns of its rows kk.. ([K, N]). */
 static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
@@ -75,22 +75,24 @@ int ltL_starts_wgmma(const Stmt *s) {
 ** `sd` (no commit). */
 static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  const char *ty = ltP_wgmma_type(b->dt);
   const Layout *l = acc->layout;
   int N = l->wtn, ss = a->wgmma, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
+  int K = 32 / ltI_dtypes[b->dt].bytes, tr = ltI_dtypes[b->dt].bytes == 2;   /* K step; transpose bits (16-bit types) */
   if (!ss) ltE_line(e, "lt_wgmma_settle(%s);", frag);
   ltE_line(e, "lt_wgmma_settle(%s);", acc->name);
   ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
-  ltE_open_for(e, "kk", BK, 16);
-  if (ss) {   /* A's 16 of K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
+  ltE_open_for(e, "kk", BK, K);
+  if (ss) {   /* A's K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
     for (int i = 0; i < blocks; i++) {   /* several m64 blocks: rows 64 i on, registers N / 2 i on */
       const char *wg = i ? ltU_fmt("(%s & ~63) + %d", l->wrow, 64 * i) : ltU_fmt("(%s & ~63)", l->wrow);
       const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");
       const char *d = blocks > 1 ? ltU_fmt("reinterpret_cast<float (&)[%d]>(%s[%d])", N / 2, acc->name, N / 2 * i)
                                  : acc->name;
-      ltE_line(e, "lt_wgmma_m64n%dk16_%s_ss<%d, %d>(%s, %s, %s, %s);", N, ty, s->trans_a, !s->trans_b, d,
-               wgmma_desc(a, at, s->trans_a), wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
+      ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss%s(%s, %s, %s, %s);", N, K, ty,
+               tr ? ltU_fmt("<%d, %d>", s->trans_a, !s->trans_b) : "", d, wgmma_desc(a, at, s->trans_a),
+               wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
     }
   } else {
     ltE_line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s, %s);", N, ty, !s->trans_b, acc->name, frag,
@@ -120,7 +122,7 @@ void ltL_wgmma_deferred(E *e, const Stmt *s, int BK) { issue(e, s, BK, ltL_wgmma
 ** declared; the loop issues it (ltL_wgmma_deferred). */
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
-  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  const char *ty = ltP_wgmma_type(b->dt);
   int ss = a->wgmma;
   const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
   if (e->fresh == acc)

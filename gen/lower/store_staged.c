@@ -83,13 +83,24 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
 ** tensor: the edges need no mask) and commits them as one group.  Before
 ** a part is written, that thread waits until the group's stores before
 ** (the part before, the program before) have read o[wg], and the
-** warpgroup meets at its named barrier (2 + wg; 1 is all the consumers');
+** warpgroup meets at its named barrier (2 + wg, or 4 + wg: wg_barrier; 1
+** or 3 is all the consumers');
 ** after it, each writer fences its writes (generic proxy) before the copy
 ** engine's reads (async proxy) and the warpgroup meets again.  Nothing
 ** waits for the stores to finish but the end of the consumers
 ** (sched_warpspec.c): the next program's main loop runs meanwhile.  With
 ** one consumer warpgroup (the small-M configs: BM = 64, 128 threads) o is
 ** one tile, indexed without [wg], and the warpgroup's barrier is 2. */
+/* The named barrier of warpgroup 0's own (wg's: one on): 2, after the
+** consumers' 1; 4 where they take turns at the gemm that opens the
+** warp-specialized loop (turns 1 and 2, the consumers' 3: sched_warpspec.c),
+** since a barrier id met by 128 threads here and 256 there is undefined. */
+static int wg_barrier(const Kernel *k) {
+  for (const Stmt *s = k->body.first; s; s = s->next)
+    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC && s->open_gemm) return 4;
+  return 2;
+}
+
 void ltL_tma_store(E *e, const Stmt *s) {
   const View *v = s->view;
   const Sym *t = v->t, *o = s->via;
@@ -98,7 +109,8 @@ void ltL_tma_store(E *e, const Stmt *s) {
   Dtype dt = t->dt;
   int shape[2], pc = ltE_panel_cols(o), cols = o->shape[1], parts = l->cols / cols, rank = t->trank;
   int one = o->stages == 1;   /* one consumer warpgroup: o has no [wg] */
-  const char *ow = one ? o->name : ltU_fmt("%s[wg]", o->name), *bar = one ? "2" : "2 + wg";
+  int b0 = wg_barrier(e->k);
+  const char *ow = one ? o->name : ltU_fmt("%s[wg]", o->name), *bar = one ? ltU_fmt("%d", b0) : ltU_fmt("%d + wg", b0);
   ltI_view_shape(v, shape);
   if (one)
     ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), the consumer warpgroup's 64 "

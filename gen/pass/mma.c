@@ -20,7 +20,8 @@
 **
 ** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
-** a shared A, are then read by the tensor cores through descriptors.  f32 operands take
+** a shared A, are then read by the tensor cores through descriptors (fp8
+** and tf32 too, both operands K-major: wgmma_layout_why).  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** fp8 operands take mma.sync as f16 where they can (fp8_inst); other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
@@ -182,6 +183,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   int wtm = BM / k->warps_m, wtn = BN / k->warps_n;
   int im, in, ik;
   inst_shape(m, &im, &in, &ik);
+  if (m == MMA_WGMMA) ik = 32 / ltI_dtypes[g->shared_b->dt].bytes;   /* k16 f16, k32 fp8: 32 bytes of K */
   int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles (tf32 loads words) */
   if (BM % k->warps_m || BN % k->warps_n || wtm % im || wtn % need_n)
     ltU_error(g->line, "the warp tile [%d, %d] (accumulator [%d, %d] over %d x %d warps) is not a multiple of "
@@ -242,8 +244,22 @@ static void name_coords(Kernel *k) {
 ** 32-byte swizzle of it. */
 int ltP_wgmma_row(const Sym *sh) {
   int bytes = sh->shape[1] * ltI_dtypes[sh->dt].bytes;
-  if (sh->dt == DT_F32 || sh->shape[0] % 8) return 0;
+  if (sh->shape[0] % 8) return 0;
   return bytes == 32 || bytes == 64 ? bytes : bytes % 128 ? 0 : 128;
+}
+
+/* Why wgmma cannot take gemm g's fp8 or tf32 operands, or NULL: for
+** operands not of 16 bits the instruction has no transpose bits (PTX ISA,
+** wgmma.mma_async: imm-trans-a and imm-trans-b are for .f16 and .bf16
+** only), so both are read K-major from shared memory by descriptor: A
+** [M, K] and B [N, K] (transpose_b), K at least one 32-byte swizzle row. */
+static const char *wgmma_layout_why(const Stmt *g) {
+  if (g->trans_a) return "A is [K, M] (transpose_a): wgmma reads 8-bit and tf32 operands K-major only";
+  if (!g->trans_b) return "B is [K, N]: wgmma reads 8-bit and tf32 operands K-major only ([N, K], transpose_b = true)";
+  if (!g->shared) return "A is a register tile: 8-bit and tf32 wgmma here read A from shared memory";
+  if (!ltP_wgmma_row(g->shared) || !ltP_wgmma_row(g->shared_b))
+    return "a K tile of other than 32, 64 or a multiple of 128 bytes (wgmma's swizzle rows)";
+  return NULL;
 }
 
 /* Does wgmma fit gemm g under kernel k's warp grid (sm90a)?  wgmma is an
@@ -262,6 +278,7 @@ int ltP_wgmma_row(const Sym *sh) {
 static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
   const Sym *acc = g->dst, *b = g->shared_b;
   int wgm = k->warps_m / 4, wgn = k->warps_n, BM = acc->shape[0], BN = acc->shape[1];
+  if (ltI_dtypes[b->dt].bytes != 2 && wgmma_layout_why(g)) return 0;
   if (k->warps_m % 4 || BM % (64 * wgm) || BN % wgn) return 0;
   int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
   if (n % 8 || n > 256 || !row) return 0;
@@ -296,10 +313,11 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
 }
 
 /* The instruction of a kernel whose gemms take fp8 operands: mma.sync
-** (f16, on sm90a too: no fp8 wgmma yet) with the operands converted to
-** f16 pairs as they are read (gemm_mma_sync.c), where the target has it and
-** every gemm reads both operands K-major ([M, K] and transpose_b's [N, K]);
-** else multiply-adds, converting each to f32 as it is read. */
+** with the operands converted to f16 pairs as they are read
+** (gemm_mma_sync.c), where the target has it and every gemm reads both
+** operands K-major ([M, K] and transpose_b's [N, K]), and on sm90a
+** wgmma m64nNk32 on the fp8 bytes where it fits too (ltP_mma); else
+** multiply-adds, converting each to f32 as it is read. */
 static MmaKind fp8_inst(const Target *t, Site *sites, int n) {
   if (t->mma != MMA_SYNC) return MMA_FMA;
   for (int i = 0; i < n; i++) {
@@ -322,7 +340,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     int nwarps = k->threads / t->warp;
-    int wg = m == MMA_SYNC && t->wgmma && !ltI_is_fp8(k->gemm->shared_b->dt);
+    int wg = (m == MMA_SYNC || m == MMA_TF32) && t->wgmma;   /* tf32 and fp8: wgmma_layout_why */
     if (wg && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
     warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
     if (wg && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
@@ -334,6 +352,13 @@ void ltP_mma(Kernel *k, const Target *t) {
     name_coords(k);
   }
   k->mma = m;
+  for (int i = 0; i < n && t->wgmma && m != MMA_WGMMA; i++) {   /* --explain: why an fp8 or tf32 gemm is not wgmma */
+    Stmt *g = *sites[i].link;
+    int fp8 = ltI_is_fp8(g->shared_b->dt), tf32 = g->shared_b->dt == DT_F32 && g->tf32;
+    if ((fp8 || tf32) && !(g->why_inst = wgmma_layout_why(g)))
+      g->why_inst = ltU_fmt("the warp grid %d x %d does not split the accumulator into m64 warpgroup tiles of N "
+                            "8 to 256", k->warps_m, k->warps_n);
+  }
   for (int i = 0; i < n; i++)
     if ((*sites[i].link)->val) feed_operand(k, &sites[i], m);
   if (m == MMA_SYNC || m == MMA_TF32 || m == MMA_WGMMA)
@@ -345,6 +370,17 @@ void ltP_mma(Kernel *k, const Target *t) {
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
     }
+}
+
+/* wgmma's name of operand type dt (f32: tf32); its K step is 32 bytes. */
+const char *ltP_wgmma_type(Dtype dt) {
+  switch (dt) {
+  case DT_BF16: return "bf16";
+  case DT_FP8E4M3: return "e4m3";
+  case DT_FP8E5M2: return "e5m2";
+  case DT_F32: return "tf32";
+  default: return "f16";
+  }
 }
 
 /* Name of the instruction a layout comes from, for --explain. */

@@ -77,7 +77,7 @@ static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
 /* the warp-specialized loop (SCHED_WARPSPEC), before the rings         */
 
 /* Why the copy engine cannot take copy p (an S_G2S of a pipelined loop)
-** as boxes of a tensor map, or NULL when it can: a 2- or 4-byte dtype, a
+** as boxes of a tensor map, or NULL when it can: a 1-, 2- or 4-byte dtype, a
 ** tile of rows along the tensor's last dimension with the constant stride
 ** 1 (one element in every other dimension), zero outside the tensor (the
 ** map's fill), into a tile that wgmma reads by descriptor, whose layout is
@@ -88,7 +88,8 @@ static const char *tma_copy_why(const Stmt *p) {
   const Sym *t = v->t, *sh = p->shared;
   int eb = ltI_dtypes[t->dt].bytes;
   long long cs;
-  if (eb != 2 && eb != 4) return ltU_fmt("line %d copies %s elements (TMA here: 2 or 4 bytes)", p->line, ltI_dtypes[t->dt].name);
+  if (eb != 1 && eb != 2 && eb != 4)
+    return ltU_fmt("line %d copies %s elements (TMA here: 1, 2 or 4 bytes)", p->line, ltI_dtypes[t->dt].name);
   if (p->other && !(p->other->kind == E_CONST && p->other->cval == 0))
     return ltU_fmt("line %d's copy reads a value other than 0 outside the tensor (TMA fills with 0)", p->line);
   if (v->rdim < 0 || v->cdim != t->trank - 1 || !ltI_const_int(t->strides[v->cdim], &cs) || cs != 1)
@@ -503,7 +504,7 @@ static int wgmmas_after(const Stmt *first, const Sym **set, int n, int *waited, 
 static void plan_gemm(Kernel *k, Stmt *s, const Target *t) {
   s->inst = k->mma;
   s->ldsm_ring = s->inst == MMA_SYNC && !s->areg && s->dst->layout->wtn / 8 <= 8;
-  if (s->tf32 && s->inst != MMA_TF32)
+  if (s->tf32 && s->inst != MMA_TF32 && s->inst != MMA_WGMMA)   /* wgmma: .tf32 on f32 operands */
     note(k, t, s->line, "k:gemm's tf32 = true has no effect on %s: it has no tf32 matrix instruction; the f32 gemm runs "
                      "as multiply-adds (%s), in full f32", t->name, ltP_mma_name(s->inst));
 }

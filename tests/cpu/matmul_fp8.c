@@ -1,4 +1,4 @@
-/* matmul_fp8.c: dsl/kernels/matmul_fp8.lua's two variants, C = (A @ B^T) *
+/* matmul_fp8.c: dsl/kernels/matmul_fp8.lua's variants (and fast_accum's where built), C = (A @ B^T) *
 ** scale_a * scale_b with A [M, K] and B [N, K] fp8e4m3 and C bf16, against
 ** a float64 reference of the dequantised inputs.  The fp8 inputs are
 ** random bytes of every finite code (NaN codes left out: one would poison
@@ -15,6 +15,13 @@
 #include "../docs/drivers/common.h"
 #include "matmul_fp8_row.h"
 #include "matmul_fp8_tensor.h"
+#if defined(__has_include)   /* the fast_accum variants: sm90a's only (tests/emu/drivers.sh) */
+#if __has_include("matmul_fp8_fast_accum_tensor.h")
+#include "matmul_fp8_fast_accum_row.h"
+#include "matmul_fp8_fast_accum_tensor.h"
+#define HAVE_FAST_ACCUM 1
+#endif
+#endif
 
 /* The value of e4m3 code c, by the format's definition (c is not a NaN code). */
 static double e4m3(uint8_t c) {
@@ -29,7 +36,9 @@ static uint8_t random_code(void) {
   return c;
 }
 
-static void run(int row, int M, int N, int K) {
+/* Runs the variant (row or tensor scales; fast: fast_accum, whose count
+** of wrong elements is not dumped, the c target having no such variant). */
+static void run(int row, int fast, int M, int N, int K) {
   uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)N * K);
   uint16_t *C = malloc(2 * (size_t)M * N);
   float *sa = malloc(4 * (size_t)M), *sb = malloc(4 * (size_t)N);
@@ -38,10 +47,17 @@ static void run(int row, int M, int N, int K) {
   for (int i = 0; i < M; i++) sa[i] = (float)ldexp(rnd(0.5, 1), irand(-12, -4));
   for (int j = 0; j < N; j++) sb[j] = (float)ldexp(rnd(0.5, 1), irand(-12, -4));
   memset(C, 0xff, 2 * (size_t)M * N);   /* bf16 NaN */
-  int rc = row ? matmul_fp8_row(A, B, C, sa, sb, M, K, N, NULL)
-               : matmul_fp8_tensor(A, B, C, M, K, N, sa[0], sb[0], NULL);
+  int rc;
+#ifdef HAVE_FAST_ACCUM
+  if (fast)
+    rc = row ? matmul_fp8_fast_accum_row(A, B, C, sa, sb, M, K, N, NULL)
+             : matmul_fp8_fast_accum_tensor(A, B, C, M, K, N, sa[0], sb[0], NULL);
+  else
+#endif
+    rc = row ? matmul_fp8_row(A, B, C, sa, sb, M, K, N, NULL)
+             : matmul_fp8_tensor(A, B, C, M, K, N, sa[0], sb[0], NULL);
   char what[96];
-  snprintf(what, sizeof what, "matmul_fp8 %s %dx%dx%d", row ? "row" : "tensor", M, N, K);
+  snprintf(what, sizeof what, "matmul_fp8%s %s %dx%dx%d", fast ? " fast_accum" : "", row ? "row" : "tensor", M, N, K);
   if (!expect_ok(what, rc)) {
     size_t bad = 0;
     double worst = 0;
@@ -59,7 +75,7 @@ static void run(int row, int M, int N, int K) {
         if (!(err <= tol) && bad++ < 3) printf("%s: C[%d, %d] = %g, want %g (tolerance %g)\n", what, i, j, got, want, tol);
         if (err / tol > worst) worst = err / tol;
       }
-    dump(&bad, sizeof bad);
+    if (!fast) dump(&bad, sizeof bad);
     if (bad) {
       printf("FAIL cpu %s: %zu of %d elements wrong\n", what, bad, M * N);
       failures++;
@@ -72,7 +88,14 @@ static void run(int row, int M, int N, int K) {
 
 int main(void) {
   static const int shapes[][3] = {{1, 1, 1}, {37, 45, 29}, {130, 129, 70}, {5, 200, 33}, {1, 300, 100}, {257, 3, 130}};
-  for (int row = 0; row < 2; row++)
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) run(row, shapes[s][0], shapes[s][1], shapes[s][2]);
+#ifdef HAVE_FAST_ACCUM
+  const int fasts = 2;
+#else
+  const int fasts = 1;
+#endif
+  for (int fast = 0; fast < fasts; fast++)
+    for (int row = 0; row < 2; row++)
+      for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        run(row, fast, shapes[s][0], shapes[s][1], shapes[s][2]);
   return finish("matmul_fp8");
 }

@@ -337,6 +337,78 @@ static void test_wgmma(void) {
 }
 
 /* ------------------------------------------------------------------ */
+/* wgmma m64nNk32 e4m3 / e5m2, m64nNk8 tf32 (both operands K-major)     */
+
+/* One warpgroup, D = C + A B, A 64 x K and B K x 32 (K: 32 fp8 bytes or 8
+** f32 words) from the second 32 bytes of 128-byte swizzled rows (chunk c
+** of row r at c ^ (r % 8)), A [64 rows][128 bytes], B [32 n][128 bytes],
+** both by descriptor; kind as WgOp's (2 e4m3, 3 e5m2, 4 tf32). */
+__global__ void wgmma8_kernel(const unsigned char *A, const unsigned char *B, const float *C, float *D, int kind) {
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  unsigned char *As = lt_smem, *Bs = lt_smem + 8192;
+  int tid = threadIdx.x, w = tid / 32, l = tid % 32, gid = l >> 2, tig = l % 4;
+  for (int i = tid; i < 64 * 128; i += 128) {   /* bytes 32..63 of each row: the operand's, the rest 0 */
+    int r = i / 128, c = i % 128;
+    As[r * 128 + ((c / 16) ^ (r % 8)) * 16 + c % 16] = c >= 32 && c < 64 ? A[r * 32 + c - 32] : 0;
+  }
+  for (int i = tid; i < 32 * 128; i += 128) {
+    int n = i / 128, c = i % 128;
+    Bs[n * 128 + ((c / 16) ^ (n % 8)) * 16 + c % 16] = c >= 32 && c < 64 ? B[n * 32 + c - 32] : 0;
+  }
+  float d[16];
+  for (int i = 0; i < 16; i++) d[i] = C[(16 * w + gid + 8 * (i / 8)) * 32 + 8 * (i % 8 / 2) + 2 * tig + i % 2];
+  lt_wgmma_barrier();
+  lt_wgmma_fence();
+  lt_emu::Wgmma(32, kind, __FILE__, __LINE__).kk(d, lt_wgmma_desc(As + 32, 16, 1024, 1), lt_wgmma_desc(Bs + 32, 16, 1024, 1), 1);
+  lt_wgmma_commit();
+  lt_wgmma_wait<0>();
+  for (int i = 0; i < 16; i++) D[(16 * w + gid + 8 * (i / 8)) * 32 + 8 * (i % 8 / 2) + 2 * tig + i % 2] = d[i];
+}
+
+static void test_wgmma8(void) {
+  /* codes of known values (OCP fp8: e4m3 bias 7, e5m2 bias 15), not decoded by the emulator's formula */
+  static const unsigned char e4[] = {0x38, 0x40, 0x44, 0xB8, 0x30, 0x00, 0xC4, 0x01, 0x7E, 0x20};
+  static const double v4[] = {1, 2, 3, -1, 0.5, 0, -3, 0x1p-9, 448, 0.125};
+  static const unsigned char e5[] = {0x3C, 0x40, 0x42, 0xBC, 0x38, 0x00, 0xC2, 0x01, 0x7B, 0x30};
+  static const double v5[] = {1, 2, 3, -1, 0.5, 0, -3, 0x1p-16, 57344, 0.125};
+  static unsigned char A[64 * 32], B[32 * 32];
+  static double Av[64 * 32], Bv[32 * 32];
+  static float C[64 * 32], D[64 * 32];
+  fill_ints(C, 64 * 32, 8);
+  for (int kind = 2; kind <= 4; kind++) {
+    int K = kind == 4 ? 8 : 32;
+    unsigned seed = 12345u + (unsigned)kind;
+    for (int i = 0; i < 64 * K + 32 * K; i++) {
+      seed = seed * 1103515245u + 12345u;
+      int j = (int)(seed >> 16) % 10;
+      double *v = i < 64 * K ? &Av[i] : &Bv[i - 64 * K];
+      unsigned char *bytes = i < 64 * K ? A : B;
+      int at = i < 64 * K ? i : i - 64 * K;
+      if (kind < 4) {
+        bytes[at] = kind == 2 ? e4[j] : e5[j];
+        *v = kind == 2 ? v4[j] : v5[j];
+      } else {   /* tf32: integers -4..4 with bits below tf32's 10-bit mantissa set, which the tensor cores drop */
+        float x = (float)(j - 4) * (1.0f + 0x1p-13f);
+        memcpy(bytes + 4 * at, &x, 4);
+        *v = (double)(j - 4);
+      }
+    }
+    int rc = lt_emu_launch(wgmma8_kernel, dim3(1), dim3(128), 16384, NULL, A, B, C, D, kind), bad = -1;
+    for (int i = 0; i < 64 && rc == 0; i++)
+      for (int j = 0; j < 32; j++) {
+        double ref = C[i * 32 + j];
+        for (int k = 0; k < K; k++) ref += Av[i * K + k] * Bv[j * K + k];
+        if (D[i * 32 + j] != (float)ref && bad < 0) bad = i * 32 + j;
+      }
+    char why[96], name[128];
+    snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 32, bad % 32);
+    snprintf(name, sizeof name, "wgmma m64n32k%d %s, A and B K-major in 128-byte swizzled rows from byte 32 = C + A*B", K,
+             kind == 2 ? "e4m3" : kind == 3 ? "e5m2" : "tf32 (low 13 bits dropped)");
+    verdict(name, rc == 0 && bad < 0, why);
+  }
+}
+
+/* ------------------------------------------------------------------ */
 /* cp.async                                                             */
 
 /* Thread t copies 16 bytes to shared offset 16t (group 0), and thread t
@@ -714,6 +786,7 @@ int main(int argc, char **argv) {
   test_mma();
   test_ldmatrix_mma();
   test_wgmma();
+  test_wgmma8();
   test_cp_async();
   test_detections();
   test_plain_shared();

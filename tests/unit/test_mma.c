@@ -1,0 +1,67 @@
+/*
+** test_mma.c: the instruction pass/mma.c picks for a gemm of fp8 or tf32
+** operands (ltP_mma): wgmma on sm90a where both operands are K-major
+** shared tiles, else the earlier path with Stmt.why_inst saying why
+** (--explain); and the K step the accumulator's layout takes.
+*/
+#include "check.h"
+
+/* A shared tile [r, c] of dt. */
+static Sym *shared_sym(Kernel *k, Dtype dt, int r, int c) {
+  Sym *s = ltI_sym(k, SYM_SHARED, dt, 7);
+  s->rank = 2;
+  s->shape[0] = r;
+  s->shape[1] = c;
+  s->name = ltU_fmt("S%d", k->nsyms);
+  return s;
+}
+
+/* A kernel of 256 threads whose one gemm is acc [128, 256] += A [128, BK]
+** @ B (stored [256, BK] with transpose_b, else [BK, 256]) of dt. */
+static Kernel *gemm_kernel(Dtype dt, int trans_b, int tf32) {
+  Kernel *k = new_kernel(256);
+  int BK = 128 / ltI_dtypes[dt].bytes;
+  Stmt *g = add(&k->body, S_GEMM, 9);
+  g->dst = tile_sym(k, SYM_FRAG, DT_F32, 128, 256);
+  g->shared = shared_sym(k, dt, 128, BK);
+  g->shared_b = trans_b ? shared_sym(k, dt, 256, BK) : shared_sym(k, dt, BK, 256);
+  g->trans_b = trans_b;
+  g->tf32 = tf32;
+  k->gemm = g;
+  return k;
+}
+
+static void test_fp8_tf32(void) {
+  const Target *sm90a = ltT_find("sm90a"), *sm80 = ltT_find("sm80");
+  Kernel *k = gemm_kernel(DT_FP8E4M3, 1, 0);
+  NO_ERROR("mma/fp8_nt_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/fp8_nt_sm90a_wgmma", k->mma == MMA_WGMMA && !k->gemm->why_inst);
+  CHECK("mma/fp8_nt_sm90a_two_groups_of_64x256", k->warps_m == 8 && k->warps_n == 1 && k->layouts->wtn == 256);
+  k = gemm_kernel(DT_FP8E5M2, 1, 0);
+  NO_ERROR("mma/fp8e5m2_nt_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/fp8e5m2_nt_sm90a_wgmma", k->mma == MMA_WGMMA);
+  k = gemm_kernel(DT_FP8E4M3, 0, 0);
+  NO_ERROR("mma/fp8_nn_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/fp8_nn_sm90a_fma_says_why", k->mma == MMA_FMA && k->gemm->why_inst && strstr(k->gemm->why_inst, "[K, N]"));
+  k = gemm_kernel(DT_FP8E4M3, 1, 0);
+  NO_ERROR("mma/fp8_nt_sm80_runs", ltP_mma(k, sm80));
+  CHECK("mma/fp8_nt_sm80_mma_sync_no_why", k->mma == MMA_SYNC && !k->gemm->why_inst);
+  k = gemm_kernel(DT_F32, 1, 1);
+  NO_ERROR("mma/tf32_nt_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_nt_sm90a_wgmma", k->mma == MMA_WGMMA && !k->gemm->why_inst);
+  k = gemm_kernel(DT_F32, 0, 1);
+  NO_ERROR("mma/tf32_nn_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_nn_sm90a_mma_sync_says_why", k->mma == MMA_TF32 && k->gemm->why_inst);
+  k = gemm_kernel(DT_F32, 1, 0);
+  NO_ERROR("mma/f32_nt_sm90a_runs", ltP_mma(k, sm90a));
+  CHECK("mma/f32_nt_sm90a_fma", k->mma == MMA_FMA && !k->gemm->why_inst);
+  CHECK("mma/wgmma_types", strcmp(ltP_wgmma_type(DT_FP8E4M3), "e4m3") == 0 &&
+                               strcmp(ltP_wgmma_type(DT_FP8E5M2), "e5m2") == 0 &&
+                               strcmp(ltP_wgmma_type(DT_F32), "tf32") == 0 && strcmp(ltP_wgmma_type(DT_BF16), "bf16") == 0);
+}
+
+int main(void) {
+  ltU_file = "unit.lua";
+  test_fp8_tf32();
+  return 0;
+}
