@@ -170,6 +170,10 @@ typedef struct View {
                            elements where it is false are not read (other) or not written */
   int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
                            CACHE_KEEP (reused across programs: L2 evict-last) */
+  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): a load
+                           issues every chunk's vectors before it converts any, rows not 16-byte aligned read
+                           the two aligned vectors a chunk straddles; a store writes such a row's chunks as
+                           aligned words (lower/copy.c, templates/vec.h) */
   int line;
 } View;
 
@@ -504,6 +508,7 @@ extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads 
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
+extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

@@ -9,7 +9,10 @@
 ** warp's accesses are contiguous, and the rest of the threads go down the
 ** rows.  Slices keep the parent's thread mapping, so broadcasting a row
 ** statistic against the tile needs no data movement.  Shared tiles of other
-** shapes get a layout of their own for copies (ltP_layout_of).
+** shapes get a layout of their own for copies (ltP_layout_of).  Loads and
+** stores of register tiles by 16-byte chunks along rows are marked to go
+** by whole vectors even where a row does not start 16-byte aligned
+** (View.split, mark_split).
 */
 #include "lt.h"
 
@@ -196,6 +199,41 @@ static void check_block(Block *b) {
   }
 }
 
+/* The layout a register load or store of view v goes by (as copy.c's
+** access_layout): the loaded tile's, or the stored value's where the view
+** is of its shape or a slice of it; else NULL. */
+static const Layout *access_of(const Stmt *s, const int shape[2]) {
+  if (s->kind == S_LOAD) return s->dst->layout;
+  const Layout *l = ltP_expr_layout(s->val);
+  return l && (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols) ? l : NULL;
+}
+
+/* Marks the loads and stores of register tiles that move 16-byte chunks
+** along rows of unit stride, on a GPU target (View.split): up to 8 chunks
+** a thread (a load holds each chunk's two aligned vectors until it
+** converts them), columns from an origin >= 0, no gathered rows, no mask
+** along the columns, no atomic or hinted store (those keep one access an
+** element at a row's edge). */
+static void mark_split(Block *b, const Target *t) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    mark_split(&s->body, t);
+    mark_split(&s->orelse, t);
+    View *v = s->view;
+    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2) continue;
+    if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache)) continue;
+    int shape[2];
+    ltI_view_shape(v, shape);
+    const Layout *l = access_of(s, shape);
+    int by = ltI_dtypes[v->t->dt].bytes;
+    if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec * by != 16 || by < 2) continue;
+    if ((shape[0] == l->rows ? l->nr : 1) * l->nc > 8) continue;
+    long long cs;
+    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
+    if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
+    v->split = 1;
+  }
+}
+
 /* Chooses the layouts of the register tiles: gemm accumulators keep the
 ** instruction's (mma.c), or get a blocked family per shape (FMA); other
 ** tiles take their value's or a family they fit; the rest share one
@@ -240,6 +278,7 @@ void ltP_layout(Kernel *k, const Target *t) {
     }
   }
   check_block(&k->body);
+  mark_split(&k->body, t);
 }
 
 /* The layout for copying a [rows, cols] tile of dtype dt between global

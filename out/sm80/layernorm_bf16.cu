@@ -47,6 +47,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (128 threads) of layernorm_bf16_C4096. */
 __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -65,17 +119,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -83,17 +154,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -101,17 +189,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -171,11 +276,12 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -189,17 +295,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -222,17 +345,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -316,17 +456,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -334,17 +491,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -352,17 +526,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -372,11 +563,12 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C4096_kernel(const __nv_bf
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -420,17 +612,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -438,17 +647,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -456,17 +682,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -526,11 +769,12 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -544,17 +788,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -577,17 +838,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -671,17 +949,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -689,17 +984,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -707,17 +1019,34 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -727,11 +1056,12 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C2048_kernel(const __nv_bf
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -775,17 +1105,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -793,17 +1140,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -811,17 +1175,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -881,11 +1262,12 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -899,17 +1281,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -932,17 +1331,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1026,17 +1442,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1044,17 +1477,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1062,17 +1512,34 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1082,11 +1549,12 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1130,17 +1598,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1148,17 +1633,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1166,17 +1668,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1236,11 +1755,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1254,17 +1774,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1287,17 +1824,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1381,17 +1935,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1399,17 +1970,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1417,17 +2005,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1437,11 +2042,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1482,18 +2088,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1501,17 +2125,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1519,17 +2160,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1575,11 +2233,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       const int gr = rb * 2 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1592,18 +2251,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     float s[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1625,18 +2302,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1705,18 +2400,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1724,17 +2437,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1742,17 +2472,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1762,11 +2509,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         const int gr = rb * 2 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1807,18 +2555,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1826,17 +2592,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1844,17 +2627,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     float b[8];
     {
       const __nv_bfloat16 *base = B;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1898,11 +2698,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1915,18 +2716,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     float s[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1948,18 +2767,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2026,18 +2863,36 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2045,17 +2900,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2063,17 +2935,34 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2083,11 +2972,12 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

@@ -46,6 +46,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of rmsnorm_bf16_C2048. */
 __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -62,17 +116,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -80,17 +151,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -121,11 +209,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -147,22 +236,43 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -194,17 +304,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -212,17 +339,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -232,11 +376,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -278,17 +423,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -296,17 +458,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -337,11 +516,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -363,22 +543,43 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -410,17 +611,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -428,17 +646,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -448,11 +683,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -495,18 +731,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -514,17 +768,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -555,11 +826,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
       const int gr = rb * 2 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -580,23 +852,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 512 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -627,18 +921,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 512 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -646,17 +958,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 512 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -666,11 +995,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
         const int gr = rb * 2 + ty;
         const int gc = j_2 * 512 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -711,18 +1041,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -730,17 +1078,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -764,11 +1129,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -789,23 +1155,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -829,18 +1217,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -848,17 +1254,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -868,11 +1291,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -913,18 +1337,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 8 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -932,17 +1374,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -965,11 +1424,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       const int gr = rb * 8 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -990,23 +1450,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1029,18 +1511,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1048,17 +1548,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1068,11 +1585,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
         const int gr = rb * 8 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

@@ -48,6 +48,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (512 threads) of rmsnorm_f32_C8192. */
 __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
 {
@@ -64,19 +118,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -85,19 +177,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -134,11 +264,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -164,24 +295,66 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -217,19 +390,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -238,19 +449,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -263,11 +512,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -310,19 +560,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -331,19 +619,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -380,11 +706,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -410,24 +737,66 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -463,19 +832,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -484,19 +891,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -509,11 +954,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -556,19 +1002,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -577,19 +1061,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -626,11 +1148,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -656,24 +1179,66 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -709,19 +1274,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -730,19 +1333,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -755,11 +1396,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -802,19 +1444,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -823,19 +1503,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -872,11 +1590,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -902,24 +1621,66 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -955,19 +1716,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -976,19 +1775,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1001,11 +1838,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1047,22 +1885,72 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gr = rb * 2 + ri;
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri * 2 + ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1072,19 +1960,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1138,11 +2064,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
           const int gr = rb * 2 + ri;
           const int gc = (ci * 64 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1171,27 +2098,81 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+                }
+              }
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+                ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
               }
             }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+                }
+              }
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
+              }
             }
           }
         }
@@ -1242,22 +2223,72 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+                }
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+                }
               }
             }
           }
@@ -1267,19 +2298,57 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1294,11 +2363,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            if (gr < R && gc + 4 <= C) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 8 + ci * 4 + vi] * rstd_2[ri] * w_2[ci * 4 + vi];
-              ((uint4 *)ptr)[0] = h.v[0];
+              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+              else lt_st16_split(ptr, h.v[0]);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -1341,20 +2411,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1363,17 +2474,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     float w[4];
     {
       const float *base = W;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -1421,11 +2549,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1450,25 +2579,70 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
           }
         }
       }
@@ -1515,20 +2689,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1537,17 +2752,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 256 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1559,11 +2791,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1605,20 +2838,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 8 + ri * 2 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1627,17 +2901,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     float w[4];
     {
       const float *base = W;
-      const int gc = tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -1672,11 +2963,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         const int gr = rb * 8 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1701,25 +2993,70 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = j * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
           }
         }
       }
@@ -1753,20 +3090,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1775,17 +3153,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 128 + tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1797,11 +3192,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
           const int gr = rb * 8 + ri * 2 + ty;
           const int gc = j_2 * 128 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

@@ -50,6 +50,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (512 threads) of softmax_f32_C32768. */
 __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__restrict__ X, float *__restrict__ Y, int R, int C)
 {
@@ -68,19 +122,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -148,11 +240,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -175,19 +268,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -252,19 +383,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -277,11 +446,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -326,19 +496,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -406,11 +614,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -433,19 +642,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -510,19 +757,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -535,11 +820,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -584,19 +870,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -664,11 +988,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -691,19 +1016,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -768,19 +1131,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -793,11 +1194,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -842,19 +1244,57 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -922,11 +1362,12 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -949,19 +1390,57 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1026,19 +1505,57 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1051,11 +1568,12 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1100,19 +1618,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -1180,11 +1736,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1207,19 +1764,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1284,19 +1879,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1309,11 +1942,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1358,19 +1992,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -1438,11 +2110,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1465,19 +2138,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1542,19 +2253,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1567,11 +2316,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1615,22 +2365,72 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gr = rb * 2 + ri;
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri * 2 + ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1731,11 +2531,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
           const int gr = rb * 2 + ri;
           const int gc = (ci * 64 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 8 + ci * 4 + vi] * inv[ri];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1764,22 +2565,72 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
               }
             }
           }
@@ -1880,22 +2731,72 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
               }
             }
           }
@@ -1911,11 +2812,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            if (gr < R && gc + 4 <= C) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 8 + ci * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-              ((uint4 *)ptr)[0] = h.v[0];
+              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+              else lt_st16_split(ptr, h.v[0]);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -1960,20 +2862,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2062,11 +3005,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2094,20 +3038,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2201,20 +3186,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2227,11 +3253,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2273,20 +3300,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 8 + ri * 2 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2349,11 +3417,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
         const int gr = rb * 8 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2381,20 +3450,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = j * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2462,20 +3572,61 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 8 + ri * 2 + ty;
+            const int gc = j_2 * 128 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2488,11 +3639,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
           const int gr = rb * 8 + ri * 2 + ty;
           const int gc = j_2 * 128 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

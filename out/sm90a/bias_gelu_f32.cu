@@ -50,6 +50,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (512 threads) of bias_gelu_f32_N131072. */
 __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
 {
@@ -62,20 +116,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -84,17 +179,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 1024 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -115,11 +227,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -155,20 +268,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + tid * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + tid * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + tid * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + tid * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -177,17 +331,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 2048 + tid * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 2048 + tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 2048 + tid * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -208,11 +379,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
       const int gr = bm * 2 + ri;
       const int gc = bn * 2048 + tid * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -250,20 +422,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 4 + ri * 2 + ty;
+        const int gc = bn * 1024 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -272,17 +485,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 1024 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -303,11 +533,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -345,20 +576,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 16 + ri * 8 + ty;
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -367,17 +639,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 256 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -398,11 +687,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
       const int gr = bm * 16 + ri * 8 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -440,20 +730,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 16 + ri * 8 + ty;
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 16 + ri * 8 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -462,17 +793,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 256 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -493,11 +841,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
       const int gr = bm * 16 + ri * 8 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -535,20 +884,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -557,17 +947,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 128 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -588,11 +995,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -630,20 +1038,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -652,17 +1101,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 128 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -683,11 +1149,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -725,20 +1192,61 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 256 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -747,17 +1255,34 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 256 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -778,11 +1303,12 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -820,20 +1346,61 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   float x[8];
   {
     const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+      uint4 raw[2];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      uint4 raw[2][2];   /* each chunk's two aligned vectors */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = bm * 32 + ri * 16 + ty;
+        const int gc = bn * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -842,17 +1409,34 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   float b[4];
   {
     const float *base = B;
-    const int gc = bn * 128 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    } else {   /* each chunk from the two aligned vectors it straddles */
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);
+      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
       }
     }
   }
@@ -873,11 +1457,12 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      if (gr < M && gc + 4 <= N) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {

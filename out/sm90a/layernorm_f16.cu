@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (512 threads) of layernorm_f16_C131072. */
 __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
 {
@@ -71,18 +125,36 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float x[8];
     {
       const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -90,17 +162,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float w[8];
     {
       const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -108,17 +197,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float b[8];
     {
       const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -178,11 +284,12 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -195,18 +302,36 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float s[8];
     {
       const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -228,18 +353,36 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float x_2[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 1024 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 1024 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -322,18 +465,36 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float x_3[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -341,17 +502,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -359,17 +537,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 1024 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -379,11 +574,12 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 1024 + tx * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -427,19 +623,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -448,19 +682,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     float w[16];
     {
       const __half *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -469,19 +741,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     float b[16];
     {
       const __half *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -553,11 +863,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -572,19 +883,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -614,19 +963,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -732,19 +1119,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -753,19 +1178,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       float w_2[16];
       {
         const __half *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -774,19 +1237,57 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       float b_2[16];
       {
         const __half *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -799,11 +1300,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -848,17 +1350,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -866,17 +1385,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -884,17 +1420,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -954,11 +1507,12 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -972,17 +1526,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1005,17 +1576,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1099,17 +1687,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1117,17 +1722,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1135,17 +1757,34 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1155,11 +1794,12 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1203,17 +1843,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1221,17 +1878,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1239,17 +1913,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1309,11 +2000,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1327,17 +2019,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1360,17 +2069,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 2048 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1454,17 +2180,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1472,17 +2215,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1490,17 +2250,34 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1510,11 +2287,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1558,17 +2336,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1576,17 +2371,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1594,17 +2406,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1664,11 +2493,12 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1682,17 +2512,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1715,17 +2562,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1809,17 +2673,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1827,17 +2708,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1845,17 +2743,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1865,11 +2780,12 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1913,17 +2829,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1931,17 +2864,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1949,17 +2899,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2019,11 +2986,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2037,17 +3005,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2070,17 +3055,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2164,17 +3166,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2182,17 +3201,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2200,17 +3236,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2220,11 +3273,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2268,17 +3322,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2286,17 +3357,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2304,17 +3392,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2374,11 +3479,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2392,17 +3498,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2425,17 +3548,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2519,17 +3659,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2537,17 +3694,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2555,17 +3729,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2575,11 +3766,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2623,17 +3815,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2641,17 +3850,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2659,17 +3885,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2729,11 +3972,12 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2747,17 +3991,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2780,17 +4041,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2874,17 +4152,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2892,17 +4187,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2910,17 +4222,34 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2930,11 +4259,12 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2978,17 +4308,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2996,17 +4343,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3014,17 +4378,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3084,11 +4465,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -3102,17 +4484,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3135,17 +4534,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3229,17 +4645,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3247,17 +4680,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3265,17 +4715,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3285,11 +4752,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -3330,18 +4798,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float x[8];
     {
       const __half *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3349,17 +4835,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3367,17 +4870,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3423,11 +4943,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       const int gr = rb * 2 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -3440,18 +4961,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float s[8];
     {
       const __half *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3473,18 +5012,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float x_2[8];
       {
         const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3553,18 +5110,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float x_3[8];
       {
         const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3572,17 +5147,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3590,17 +5182,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3610,11 +5219,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         const int gr = rb * 2 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -3655,18 +5265,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float x[8];
     {
       const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3674,17 +5302,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3692,17 +5337,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3746,11 +5408,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -3763,18 +5426,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float s[8];
     {
       const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -3796,18 +5477,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float x_2[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3874,18 +5573,36 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float x_3[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3893,17 +5610,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3911,17 +5645,34 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -3931,11 +5682,12 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (1024 threads) of layernorm_f32_C131072. */
 __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float *__restrict__ X, const float *__restrict__ W, const float *__restrict__ B, float *__restrict__ Y, int R, int C, float eps)
 {
@@ -71,20 +125,61 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float x[8];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 8 + ri * 4 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -93,17 +188,34 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float w[4];
     {
       const float *base = W;
-      const int gc = tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -111,17 +223,34 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float b[4];
     {
       const float *base = B;
-      const int gc = tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -216,11 +345,12 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         const int gr = rb * 8 + ri * 4 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -234,20 +364,61 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float s[8];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 8 + ri * 4 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -276,20 +447,61 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float x_2[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = j * 1024 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -418,20 +630,61 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float x_3[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = j_2 * 1024 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j_2 * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j_2 * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j_2 * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 8 + ri * 4 + ty;
+            const int gc = j_2 * 1024 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -440,17 +693,34 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 1024 + tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tx * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tx * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -458,17 +728,34 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float b_2[4];
       {
         const float *base = B;
-        const int gc = j_2 * 1024 + tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tx * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tx * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -480,11 +767,12 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           const int gr = rb * 8 + ri * 4 + ty;
           const int gc = j_2 * 1024 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -525,19 +813,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -546,19 +872,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -567,19 +931,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     float b[16];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -637,11 +1039,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 32 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -656,19 +1059,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -698,19 +1139,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -802,19 +1281,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -823,19 +1340,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -844,19 +1399,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       float b_2[16];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -869,11 +1462,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -918,19 +1512,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -939,19 +1571,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -960,19 +1630,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     float b[8];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1044,11 +1752,12 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1063,19 +1772,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1105,19 +1852,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 8192 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1223,19 +2008,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1244,19 +2067,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1265,19 +2126,57 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       float b_2[8];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1290,11 +2189,12 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1339,19 +2239,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1360,19 +2298,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1381,19 +2357,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     float b[8];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1465,11 +2479,12 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1484,19 +2499,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1526,19 +2579,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1644,19 +2735,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1665,19 +2794,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1686,19 +2853,57 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       float b_2[8];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1711,11 +2916,12 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1760,19 +2966,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1781,19 +3025,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1802,19 +3084,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     float b[8];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1886,11 +3206,12 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1905,19 +3226,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1947,19 +3306,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2065,19 +3462,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2086,19 +3521,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2107,19 +3580,57 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       float b_2[8];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2132,11 +3643,12 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2181,17 +3693,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2199,17 +3728,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float w[4];
     {
       const float *base = W;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2217,17 +3763,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float b[4];
     {
       const float *base = B;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2287,11 +3850,12 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float *base = Y + (int64_t)rb * C;
       const int gc = tid * 4;
       float *ptr = base + gc;
-      if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 4 <= C) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[vi] * rstd[0] * w[vi] + b[vi];
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -2305,17 +3869,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2338,17 +3919,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2432,17 +4030,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2450,17 +4065,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 1024 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2468,17 +4100,34 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float b_2[4];
       {
         const float *base = B;
-        const int gc = j_2 * 1024 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2488,11 +4137,12 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         float *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2536,19 +4186,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2557,19 +4245,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2578,19 +4304,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float b[8];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2662,11 +4426,12 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2681,19 +4446,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2723,19 +4526,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2841,19 +4682,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2862,19 +4741,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2883,19 +4800,57 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float b_2[8];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2908,11 +4863,12 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2957,19 +4913,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2978,19 +4972,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2999,19 +5031,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float b[16];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3083,11 +5153,12 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3102,19 +5173,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3144,19 +5253,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3262,19 +5409,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3283,19 +5468,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3304,19 +5527,57 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float b_2[16];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3329,11 +5590,12 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -3374,19 +5636,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3395,19 +5695,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3416,19 +5754,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float b[16];
     {
       const float *base = B;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3486,11 +5862,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 32 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3505,19 +5882,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 32 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3547,19 +5962,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3651,19 +6104,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3672,19 +6163,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3693,19 +6222,57 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float b_2[16];
       {
         const float *base = B;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -3718,11 +6285,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -3766,20 +6334,61 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3788,17 +6397,34 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float w[4];
     {
       const float *base = W;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -3806,17 +6432,34 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float b[4];
     {
       const float *base = B;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -3911,11 +6554,12 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3929,20 +6573,61 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -3971,20 +6656,61 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -4113,20 +6839,61 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 256 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -4135,17 +6902,34 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 256 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4153,17 +6937,34 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float b_2[4];
       {
         const float *base = B;
-        const int gc = j_2 * 256 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4175,11 +6976,12 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -4219,20 +7021,61 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4241,17 +7084,34 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float w[4];
     {
       const float *base = W;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -4259,17 +7119,34 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float b[4];
     {
       const float *base = B;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -4338,11 +7215,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -4356,20 +7234,61 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = rb * 4 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4398,20 +7317,61 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j * 128 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -4514,20 +7474,61 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = rb * 4 + ri;
+            const int gc = j_2 * 128 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -4536,17 +7537,34 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 128 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4554,17 +7572,34 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float b_2[4];
       {
         const float *base = B;
-        const int gc = j_2 * 128 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -4576,11 +7611,12 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 128 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

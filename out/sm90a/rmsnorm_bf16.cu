@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of rmsnorm_bf16_C131072. */
 __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -67,20 +121,61 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -89,17 +184,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -147,11 +259,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
         const int gr = rb * 2 + ri;
         const int gc = tid * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -176,25 +289,70 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
           }
         }
       }
@@ -241,20 +399,61 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -263,17 +462,34 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -285,11 +501,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 2048 + tid * 8;
           __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -332,19 +549,57 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -353,19 +608,57 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -402,11 +695,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -432,24 +726,66 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
           }
         }
       }
@@ -485,19 +821,57 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -506,19 +880,57 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -531,11 +943,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -578,17 +991,34 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -596,17 +1026,34 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -637,11 +1084,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -663,22 +1111,43 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -710,17 +1179,34 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -728,17 +1214,34 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -748,11 +1251,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -794,19 +1298,57 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -815,19 +1357,57 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -864,11 +1444,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -894,24 +1475,66 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
           }
         }
       }
@@ -947,19 +1570,57 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -968,19 +1629,57 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -993,11 +1692,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1040,19 +1740,57 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1061,19 +1799,57 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1110,11 +1886,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1140,24 +1917,66 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
           }
         }
       }
@@ -1193,19 +2012,57 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -1214,19 +2071,57 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -1239,11 +2134,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1286,17 +2182,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1304,17 +2217,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1345,11 +2275,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1371,22 +2302,43 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1418,17 +2370,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1436,17 +2405,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1456,11 +2442,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1502,17 +2489,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1520,17 +2524,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1561,11 +2582,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1587,22 +2609,43 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1634,17 +2677,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1652,17 +2712,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1672,11 +2749,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1718,17 +2796,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1736,17 +2831,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1777,11 +2889,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1803,22 +2916,43 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1850,17 +2984,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1868,17 +3019,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1888,11 +3056,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1933,20 +3102,61 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1955,17 +3165,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2013,11 +3240,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
         const int gr = rb * 2 + ri;
         const int gc = tid * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2042,25 +3270,70 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
           }
         }
       }
@@ -2107,20 +3380,61 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -2129,17 +3443,34 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2151,11 +3482,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 512 + tid * 8;
           __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2197,18 +3529,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2216,17 +3566,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2250,11 +3617,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2275,23 +3643,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -2315,18 +3705,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2334,17 +3742,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2354,11 +3779,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2399,18 +3825,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 8 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2418,17 +3862,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2451,11 +3912,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       const int gr = rb * 8 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2476,23 +3938,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -2515,18 +3999,36 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2534,17 +4036,34 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2554,11 +4073,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
         const int gr = rb * 8 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

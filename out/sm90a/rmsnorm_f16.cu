@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of rmsnorm_f16_C131072. */
 __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
@@ -67,20 +121,61 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     float x[16];
     {
       const __half *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -89,17 +184,34 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -147,11 +259,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         const int gr = rb * 2 + ri;
         const int gc = tid * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -176,25 +289,70 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_2[16];
       {
         const __half *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 2048 + tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
           }
         }
       }
@@ -241,20 +399,61 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_3[16];
       {
         const __half *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 2048 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -263,17 +462,34 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -285,11 +501,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 2048 + tid * 8;
           __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -332,19 +549,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -353,19 +608,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     float w[16];
     {
       const __half *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -402,11 +695,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -432,24 +726,66 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
           }
         }
       }
@@ -485,19 +821,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -506,19 +880,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       float w_2[16];
       {
         const __half *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -531,11 +943,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -578,17 +991,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -596,17 +1026,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -637,11 +1084,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -663,22 +1111,43 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -710,17 +1179,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -728,17 +1214,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -748,11 +1251,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -794,17 +1298,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -812,17 +1333,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -853,11 +1391,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -879,22 +1418,43 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -926,17 +1486,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -944,17 +1521,34 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 4096 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -964,11 +1558,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1010,19 +1605,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1031,19 +1664,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     float w[16];
     {
       const __half *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1080,11 +1751,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1110,24 +1782,66 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            }
           }
         }
       }
@@ -1163,19 +1877,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -1184,19 +1936,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       float w_2[16];
       {
         const __half *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __half *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -1209,11 +1999,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1256,17 +2047,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1274,17 +2082,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1315,11 +2140,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1341,22 +2167,43 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1388,17 +2235,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1406,17 +2270,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1426,11 +2307,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1472,17 +2354,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1490,17 +2389,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1531,11 +2447,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1557,22 +2474,43 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1604,17 +2542,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1622,17 +2577,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1642,11 +2614,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1688,17 +2661,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1706,17 +2696,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1747,11 +2754,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       __half *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1773,22 +2781,43 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -1820,17 +2849,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1838,17 +2884,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1858,11 +2921,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
         __half *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1903,20 +2967,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     float x[16];
     {
       const __half *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1925,17 +3030,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     float w[8];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1983,11 +3105,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         const int gr = rb * 2 + ri;
         const int gc = tid * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2012,25 +3135,70 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_2[16];
       {
         const __half *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+            }
           }
         }
       }
@@ -2077,20 +3245,61 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_3[16];
       {
         const __half *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 8 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 8;
+            const __half *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __half e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              }
             }
           }
         }
@@ -2099,17 +3308,34 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2121,11 +3347,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 512 + tid * 8;
           __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2167,18 +3394,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2186,17 +3431,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2220,11 +3482,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2245,23 +3508,45 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -2285,18 +3570,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2304,17 +3607,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2324,11 +3644,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2369,18 +3690,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      const int gr = rb * 8 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2388,17 +3727,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -2421,11 +3777,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       const int gr = rb * 8 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2446,23 +3803,45 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -2485,18 +3864,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2504,17 +3901,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -2524,11 +3938,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
         const int gr = rb * 8 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (1024 threads) of rmsnorm_f32_C131072. */
 __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, int R, int C, float eps)
 {
@@ -68,19 +122,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -89,19 +181,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -138,11 +268,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -168,24 +299,66 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -221,19 +394,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -242,19 +453,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -267,11 +516,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -314,19 +564,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -335,19 +623,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -384,11 +710,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -414,24 +741,66 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -467,19 +836,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -488,19 +895,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -513,11 +958,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -560,19 +1006,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -581,19 +1065,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -630,11 +1152,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -660,24 +1183,66 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -713,19 +1278,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -734,19 +1337,57 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -759,11 +1400,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -806,19 +1448,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -827,19 +1507,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -876,11 +1594,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -906,24 +1625,66 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -959,19 +1720,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -980,19 +1779,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1005,11 +1842,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1052,19 +1890,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1073,19 +1949,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1122,11 +2036,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1152,24 +2067,66 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -1205,19 +2162,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1226,19 +2221,57 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1251,11 +2284,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1298,19 +2332,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1319,19 +2391,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1368,11 +2478,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1398,24 +2509,66 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -1451,19 +2604,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1472,19 +2663,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1497,11 +2726,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1544,19 +2774,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1565,19 +2833,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1614,11 +2920,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1644,24 +2951,66 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -1697,19 +3046,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1718,19 +3105,57 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1743,11 +3168,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1790,19 +3216,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1811,19 +3275,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
     float w[8];
     {
       const float *base = W;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -1860,11 +3362,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1890,24 +3393,66 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
+            }
           }
         }
       }
@@ -1943,19 +3488,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1964,19 +3547,57 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
       float w_2[8];
       {
         const float *base = W;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -1989,11 +3610,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2035,20 +3657,61 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
     float x[8];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2057,17 +3720,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
     float w[4];
     {
       const float *base = W;
-      const int gc = tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2115,11 +3795,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
         const int gr = rb * 2 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2144,25 +3825,70 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
       float x_2[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 512 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
           }
         }
       }
@@ -2209,20 +3935,61 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
       float x_3[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 512 + tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + tid * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2231,17 +3998,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 512 + tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 512 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 512 + tid * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2253,11 +4037,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 512 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2301,20 +4086,61 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
     float x[8];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 4 + ri * 2 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2323,17 +4149,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
     float w[4];
     {
       const float *base = W;
-      const int gc = tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2381,11 +4224,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
         const int gr = rb * 4 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2410,25 +4254,70 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
       float x_2[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = j * 256 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
             }
           }
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
+            }
           }
         }
       }
@@ -2475,20 +4364,61 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
       float x_3[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = j_2 * 256 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+              }
             }
           }
         }
@@ -2497,17 +4427,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 256 + tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 256 + tx * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 256 + tx * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2519,11 +4466,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
           const int gr = rb * 4 + ri * 2 + ty;
           const int gc = j_2 * 256 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2565,18 +4513,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
     float x[4];
     {
       const float *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 4;
-      const float *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2584,17 +4550,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
     float w[4];
     {
       const float *base = W;
-      const int gc = tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tx * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+          }
         }
       }
     }
@@ -2618,11 +4601,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
       const int gr = rb * 4 + ty;
       const int gc = tx * 4;
       float *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 4 <= C) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[vi] * rstd[0] * w[vi];
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -2643,23 +4627,45 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
       float x_2[4];
       {
         const float *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-        } else {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+          }
         }
       }
     }
@@ -2683,18 +4689,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
       float x_3[4];
       {
         const float *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2702,17 +4726,34 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
       float w_2[4];
       {
         const float *base = W;
-        const int gc = j_2 * 128 + tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
+            }
           }
         }
       }
@@ -2722,11 +4763,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 128 + tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[vi] * rstd_2[0] * w_2[vi];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {

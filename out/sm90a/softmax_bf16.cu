@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of softmax_bf16_C131072. */
 __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
@@ -70,17 +124,34 @@ __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -136,11 +207,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bf
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -162,17 +234,34 @@ __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -230,17 +319,34 @@ __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 2048 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -250,11 +356,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C131072_kernel(const __nv_bf
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -298,19 +405,57 @@ __global__ void __launch_bounds__(512) softmax_bf16_C65536_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -378,11 +523,12 @@ __global__ void __launch_bounds__(512) softmax_bf16_C65536_kernel(const __nv_bfl
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -405,19 +551,57 @@ __global__ void __launch_bounds__(512) softmax_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -482,19 +666,57 @@ __global__ void __launch_bounds__(512) softmax_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -507,11 +729,12 @@ __global__ void __launch_bounds__(512) softmax_bf16_C65536_kernel(const __nv_bfl
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -556,19 +779,57 @@ __global__ void __launch_bounds__(1024) softmax_bf16_C32768_kernel(const __nv_bf
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 1024 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -636,11 +897,12 @@ __global__ void __launch_bounds__(1024) softmax_bf16_C32768_kernel(const __nv_bf
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 1024 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -663,19 +925,57 @@ __global__ void __launch_bounds__(1024) softmax_bf16_C32768_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -740,19 +1040,57 @@ __global__ void __launch_bounds__(1024) softmax_bf16_C32768_kernel(const __nv_bf
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -765,11 +1103,12 @@ __global__ void __launch_bounds__(1024) softmax_bf16_C32768_kernel(const __nv_bf
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -814,19 +1153,57 @@ __global__ void __launch_bounds__(256) softmax_bf16_C16384_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -894,11 +1271,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C16384_kernel(const __nv_bfl
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -921,19 +1299,57 @@ __global__ void __launch_bounds__(256) softmax_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -998,19 +1414,57 @@ __global__ void __launch_bounds__(256) softmax_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -1023,11 +1477,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C16384_kernel(const __nv_bfl
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1072,19 +1527,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C8192_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1152,11 +1645,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C8192_kernel(const __nv_bflo
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1179,19 +1673,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -1256,19 +1788,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -1281,11 +1851,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C8192_kernel(const __nv_bflo
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1330,17 +1901,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -1396,11 +1984,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1422,17 +2011,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1490,17 +2096,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1510,11 +2133,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1558,19 +2182,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1638,11 +2300,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bflo
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -1665,19 +2328,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -1742,19 +2443,57 @@ __global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            if (ok && gc + 8 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+            const __nv_bfloat16 *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              }
             }
           }
         }
@@ -1767,11 +2506,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bflo
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1816,17 +2556,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -1882,11 +2639,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
       const int gc = tid * 8;
       __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (ok && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -1908,17 +2666,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1976,17 +2751,34 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gc = j_2 * 1024 + tid * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -1996,11 +2788,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 8;
         __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2045,18 +2838,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 2 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -2112,11 +2923,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
       const int gr = rb * 2 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2137,18 +2949,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 512 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2205,18 +3035,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 512 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 2 + ty;
+          const int gc = j_2 * 512 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2226,11 +3074,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
         const int gr = rb * 2 + ty;
         const int gc = j_2 * 512 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2271,18 +3120,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -2324,11 +3191,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
       const int gr = rb * 4 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2349,18 +3217,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2403,18 +3289,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 256 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2424,11 +3328,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 256 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -2469,18 +3374,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      const int gr = rb * 8 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 8 + ty;
+        const int gc = tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
         }
       }
     }
@@ -2520,11 +3443,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
       const int gr = rb * 8 + ty;
       const int gc = tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
@@ -2545,18 +3469,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2597,18 +3539,36 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        const int gr = rb * 8 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 8 + ty;
+          const int gc = j_2 * 128 + tx * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
           }
         }
       }
@@ -2618,11 +3578,12 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
         const int gr = rb * 8 + ty;
         const int gc = j_2 * 128 + tx * 8;
         __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 8 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {

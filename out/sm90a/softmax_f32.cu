@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (1024 threads) of softmax_f32_C131072. */
 __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *__restrict__ X, float *__restrict__ Y, int R, int C)
 {
@@ -70,19 +124,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -150,11 +242,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -177,19 +270,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -254,19 +385,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -279,11 +448,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -328,19 +498,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -408,11 +616,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -435,19 +644,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -512,19 +759,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -537,11 +822,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -586,19 +872,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -666,11 +990,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -693,19 +1018,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -770,19 +1133,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -795,11 +1196,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -844,19 +1246,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -924,11 +1364,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -951,19 +1392,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1028,19 +1507,57 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1053,11 +1570,12 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1102,19 +1620,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 512 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -1182,11 +1738,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1209,19 +1766,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1286,19 +1881,57 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1311,11 +1944,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1359,22 +1993,72 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gr = rb * 2 + ri;
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri * 2 + ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1475,11 +2159,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
           const int gr = rb * 2 + ri;
           const int gc = (ci * 512 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 8 + ci * 4 + vi] * inv[ri];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1508,22 +2193,72 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
               }
             }
           }
@@ -1624,22 +2359,72 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = ((const uint4 *)ptr)[0];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              if (gr < R && gc + 4 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = raw[ri * 2 + ci];
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = rb * 2 + ri;
+              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+              const float *ptr = base + (int64_t)gr * C + gc;
+              const int off = (int)((uintptr_t)ptr % 16);
+              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+                union { uint4 v[1]; float e[4]; } h;
+                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 4; ++vi) {
+                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+                }
               }
             }
           }
@@ -1655,11 +2440,12 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            if (gr < R && gc + 4 <= C) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 8 + ci * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-              ((uint4 *)ptr)[0] = h.v[0];
+              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+              else lt_st16_split(ptr, h.v[0]);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -1705,19 +2491,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[4][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -1785,11 +2609,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1812,19 +2637,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1889,19 +2752,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[4];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[4][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -1914,11 +2815,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1963,19 +2865,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2043,11 +2983,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2070,19 +3011,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2147,19 +3126,57 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2172,11 +3189,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2221,19 +3239,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 64 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2301,11 +3357,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2328,19 +3385,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 512 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2405,19 +3500,57 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            if (ok && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ci];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2430,11 +3563,12 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (ok && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2480,20 +3614,61 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
     float x[8];
     {
       const float *base = X;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 4 + ri * 2 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        uint4 raw[2];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        uint4 raw[2][2];   /* each chunk's two aligned vectors */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+          }
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2582,11 +3757,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
         const int gr = rb * 4 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2614,20 +3790,61 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
       float x_2[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = j * 256 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2721,20 +3938,61 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
       float x_3[8];
       {
         const float *base = X;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = j_2 * 256 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          uint4 raw[2];   /* each chunk's vector */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            if (gr < R && gc + 4 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = raw[ri];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          uint4 raw[2][2];   /* each chunk's two aligned vectors */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
+              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = rb * 4 + ri * 2 + ty;
+            const int gc = j_2 * 256 + tx * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);
+            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+              }
             }
           }
         }
@@ -2747,11 +4005,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
           const int gr = rb * 4 + ri * 2 + ty;
           const int gc = j_2 * 256 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          if (gr < R && gc + 4 <= C) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2793,18 +4052,36 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
     float x[4];
     {
       const float *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 4;
-      const float *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          }
+        }
+      } else {   /* each chunk from the two aligned vectors it straddles */
+        const int gr = rb * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);
+        if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+          }
         }
       }
     }
@@ -2846,11 +4123,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       const int gr = rb * 4 + ty;
       const int gc = tx * 4;
       float *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+      if (gr < R && gc + 4 <= C) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[vi] * inv[0];
-        ((uint4 *)ptr)[0] = h.v[0];
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -2871,18 +4149,36 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       float x_2[4];
       {
         const float *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2925,18 +4221,36 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       float x_3[4];
       {
         const float *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
+          }
+        } else {   /* each chunk from the two aligned vectors it straddles */
+          const int gr = rb * 4 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);
+          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
+            }
           }
         }
       }
@@ -2946,11 +4260,12 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 128 + tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        if (gr < R && gc + 4 <= C) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0];
-          ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
