@@ -186,113 +186,12 @@ static void check_rows(const View *v, const Expr *o, const Layout *l, const char
                      "slice of it", what, v->t->name, l->rows, l->cols);
 }
 
-/* Prints the address of the chunk at context c: each gathered dim's row
-** index, tested and offset; the tile's row (gr) and column (gc); ptr.
-** Returns the test that the chunk's row is inside (NULL: none). */
-static const char *chunk_ptr(E *e, const View *v, const Layout *l, const Ctx *c, int store, const char *tn) {
-  const Sym *t = v->t;
-  const char *rowc = NULL, *ptr_off = NULL;
-  for (int d = 0; d < t->trank; d++) {   /* gathered dims: each row's index, tested and offset */
-    if (!v->origin[d]->rank) continue;
-    check_rows(v, v->origin[d], l, "row offsets");
-    const char *g = d == v->rdim ? "gr" : ltU_fmt("g%d", d), *dim = ltE_itext(e, t->dims[d]);
-    ltE_line(e, "const %s %s = %s;", v->origin[d]->dt == DT_I64 ? "int64_t" : "int", g, ltE_etext(e, v->origin[d], c));
-    if (e->emu) ltE_line(e, "lt_emu_index(%s, %s, \"%s:%d\");", g, dim, e->base, v->line);
-    rowc = all_of(rowc, ltU_fmt("%s >= 0 && %s < %s", g, g, dim));
-    ptr_off = ltE_sum(ptr_off, mul64(e, g, t->strides[d]));
-  }
-  if (v->rdim >= 0 && v->ext[v->rdim] > 1 && !v->origin[v->rdim]->rank) {
-    int wide = 0;
-    const char *gr = ltE_sum(otext(e, v->origin[v->rdim], v->ext[v->rdim] - 1, &wide), ltE_tile_row(c));
-    if (v->origin[v->rdim]->kind == E_CONST && v->origin[v->rdim]->cval == 0) gr = ltE_or0(ltE_tile_row(c));
-    ltE_line(e, "const %s gr = %s;", wide ? "int64_t" : "int", gr);
-    const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
-    if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
-    rowc = all_of(rowc, rc);
-    ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
-  }
-  if (v->ext[v->cdim] > 1) {
-    const Expr *co = v->origin[v->cdim];
-    int wide = 0;
-    const char *gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : otext(e, co, v->ext[v->cdim] - 1, &wide),
-                             ltE_tile_col(c));
-    ltE_line(e, "const %s gc = %s;", wide ? "int64_t" : "int", ltE_or0(gc));
-    ptr_off = ltE_sum(ptr_off, mul64(e, "gc", t->strides[v->cdim]));
-  }
-  ltE_line(e, "%s%s *ptr = base%s;", store ? "" : "const ", tn, ptr_off ? ltU_fmt(" + %s", ptr_off) : "");
-  return rowc;
-}
-
-/* Is index expression x a multiple of m for every value it takes? */
-static int multiple_of(const Expr *x, int m) {
-  long long c;
-  if (ltI_const_int(x, &c)) return c % m == 0;
-  if (x->kind != E_BINARY) return 0;
-  if (x->op == B_MUL) return multiple_of(x->a, m) || multiple_of(x->b, m);
-  if (x->op == B_ADD || x->op == B_SUB) return multiple_of(x->a, m) && multiple_of(x->b, m);
-  return 0;
-}
-
-/* How a chunk of a split access (View.split) goes: a load's vectors were
-** issued aligned (every row of the view starts 16-byte aligned) or as the
-** two aligned vectors around each chunk; a store tests each chunk's own
-** alignment.  PLAIN: not split. */
-enum { PLAIN, ALIGNED, SHIFTED, STORE_SPLIT };
-
-/* The test, uniform over the tile, that every row of view v starts 16-byte
-** aligned (V elements to 16 bytes): base, the row stride where the tile
-** has several rows, the columns' origin where it is not a multiple of V. */
-static const char *rows_aligned(E *e, const View *v, int V) {
-  const char *a = "(uintptr_t)base % 16 == 0";
-  long long rs;
-  if (v->rdim >= 0 && v->ext[v->rdim] > 1 && !(ltI_const_int(v->t->strides[v->rdim], &rs) && rs % V == 0))
-    a = all_of(a, ltU_fmt("%s %% %d == 0", ltE_itext(e, v->t->strides[v->rdim]), V));
-  if (!multiple_of(v->origin[v->cdim], V))
-    a = all_of(a, ltU_fmt("%s %% %d == 0", otext(e, v->origin[v->cdim], 0, NULL), V));
-  return a;
-}
-
-/* The test that a chunk of a SHIFTED load, V elements of B bytes at gc,
-** reads its two aligned vectors inside its row of `lim` columns; `off`: the
-** chunk's bytes past the aligned vector it starts in. */
+/* The test that a chunk of a split load (View.split), V elements of B
+** bytes at gc, reads the two aligned vectors it straddles inside its row of
+** `lim` columns; `off`: the chunk's bytes past the aligned vector it
+** starts in. */
 static const char *shifted_in(int V, int B, const char *lim) {
   return ltU_fmt("gc >= off / %d && gc - off / %d + %d <= %s", B, B, 2 * V, lim);
-}
-
-/* Phase one of a split load (View.split) into raw: every chunk's aligned
-** vectors, each under the test that they lie inside the tensor, before any
-** chunk is converted, so that all of the thread's loads are in flight at
-** once (one bounds branch a chunk, a chunk's loads and conversions in it,
-** let each load issue only after the last had landed).  ALIGNED: the
-** chunk's own vector; SHIFTED: the two it straddles.  `ok`: the kernel's
-** test of the dims that do not vary along the tile, or NULL. */
-static void issue_vectors(E *e, const View *v, const Layout *l, const int shape[2], int mode, const char *ok,
-                          const char *tn, const char *cols_in) {
-  const Sym *t = v->t;
-  int V = l->vec, B = ltI_dtypes[t->dt].bytes;
-  int nchunks = (shape[0] == l->rows ? l->nr : 1) * l->nc;
-  ltE_line(e, "uint4 raw[%d]%s;   /* each chunk's %s */", nchunks, mode == SHIFTED ? "[2]" : "",
-           mode == SHIFTED ? "two aligned vectors" : "vector");
-  Ctx c = {0};
-  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
-  const char *rowc = chunk_ptr(e, v, l, &c, 0, tn);
-  if (v->mask) rowc = all_of(rowc, cond_text(e, v->mask, &c));
-  const char *chunk_ok = all_of(ok, rowc), *i = ltE_chunk_index(&c);
-  if (mode == ALIGNED) {
-    const char *in = all_of(chunk_ok, cols_in);
-    const char *x = ltU_fmt("raw[%s] = %s;", i, ld(e, v, "((const uint4 *)ptr)[0]"));
-    if (in) ltE_line(e, "if (%s) %s", in, x);
-    else ltE_line(e, "%s", x);
-  } else {
-    ltE_line(e, "const int off = (int)((uintptr_t)ptr %% 16);");
-    ltE_line(e, "if (%s) {", all_of(chunk_ok, shifted_in(V, B, ltE_itext(e, t->dims[v->cdim]))));
-    e->depth++;
-    for (int p = 0; p < 2; p++)
-      ltE_line(e, "raw[%s][%d] = %s;", i, p, ld(e, v, ltU_fmt("((const uint4 *)(ptr - off / %d))[%d]", B, p)));
-    e->depth--;
-    ltE_line(e, "}");
-  }
-  ltE_close_loops(e, n);
 }
 
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
@@ -301,11 +200,11 @@ static void issue_vectors(E *e, const View *v, const Layout *l, const int shape[
 ** `then`: a tile assignment that reads the loaded value (Stmt.fuse),
 ** done chunk by chunk right after each chunk's load, so that the loaded
 ** tile is never live whole.  `via`: the shared tile a store goes out
-** through when the tile is whole (store_staged.c).  A split load
-** (View.split) issues its vectors first (issue_vectors), in one of two
-** forms by whether the rows start 16-byte aligned, then converts them; a
-** split store writes a chunk of a row not 16-byte aligned as aligned
-** words (lt_st16_split). */
+** through when the tile is whole (store_staged.c).  A split access
+** (View.split) moves a chunk of a row that does not start 16-byte aligned
+** by whole vectors too: a load reads the two aligned vectors the chunk
+** straddles (lt_bytes16), a store writes it as aligned words
+** (lt_st16_split); elements one at a time only at the row's ends. */
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
@@ -342,10 +241,44 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
                  (cols_overrun(v) || !ltI_view_never_inside(v));
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
   if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *rowc = NULL, *ptr_off = NULL;
+  for (int d = 0; d < t->trank; d++) {   /* gathered dims: each row's index, tested and offset */
+    if (!v->origin[d]->rank) continue;
+    check_rows(v, v->origin[d], l, "row offsets");
+    const char *g = d == v->rdim ? "gr" : ltU_fmt("g%d", d), *dim = ltE_itext(e, t->dims[d]);
+    ltE_line(e, "const %s %s = %s;", v->origin[d]->dt == DT_I64 ? "int64_t" : "int", g, ltE_etext(e, v->origin[d], &c));
+    if (e->emu) ltE_line(e, "lt_emu_index(%s, %s, \"%s:%d\");", g, dim, e->base, v->line);
+    rowc = all_of(rowc, ltU_fmt("%s >= 0 && %s < %s", g, g, dim));
+    ptr_off = ltE_sum(ptr_off, mul64(e, g, t->strides[d]));
+  }
+  if (v->rdim >= 0 && v->ext[v->rdim] > 1 && !v->origin[v->rdim]->rank) {
+    int wide = 0;
+    const char *gr = ltE_sum(otext(e, v->origin[v->rdim], v->ext[v->rdim] - 1, &wide), ltE_tile_row(&c));
+    if (v->origin[v->rdim]->kind == E_CONST && v->origin[v->rdim]->cval == 0) gr = ltE_or0(ltE_tile_row(&c));
+    ltE_line(e, "const %s gr = %s;", wide ? "int64_t" : "int", gr);
+    const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
+    if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
+    rowc = all_of(rowc, rc);
+    ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
+  }
   int vcols = v->ext[v->cdim] > 1;
+  const char *gc = NULL;
+  if (vcols) {
+    const Expr *co = v->origin[v->cdim];
+    int wide = 0;
+    gc = ltE_sum(co->kind == E_CONST && co->cval == 0 ? NULL : otext(e, co, v->ext[v->cdim] - 1, &wide),
+                 ltE_tile_col(&c));
+    ltE_line(e, "const %s gc = %s;", wide ? "int64_t" : "int", ltE_or0(gc));
+    ptr_off = ltE_sum(ptr_off, mul64(e, "gc", t->strides[v->cdim]));
+  }
+  ltE_line(e, "%s%s *ptr = base%s;", store ? "" : "const ", tn, ptr_off ? ltU_fmt(" + %s", ptr_off) : "");
   const Expr *mask = v->mask;
   int mask_cols = mask && mask->rank && mask->shape[1] > 1;   /* varies along the columns: tested an element */
   if (mask) check_rows(v, mask, l, "mask's elements");
+  if (mask && !mask_cols) rowc = all_of(rowc, cond_text(e, mask, &c));
+  const char *chunk_ok = all_of(ok ? "ok" : NULL, rowc);
   long long cs = 0;
   int unit_stride = ltI_const_int(t->strides[v->cdim], &cs) && cs == 1;
   const char *cstride = unit_stride ? NULL : ltE_itext(e, t->strides[v->cdim]);
@@ -353,6 +286,10 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int bytes = V * ltI_dtypes[t->dt].bytes;
   const char *lim = vcols ? ltE_itext(e, t->dims[v->cdim]) : NULL;
   const char *lo = vcols && !ltI_nonneg(v->origin[v->cdim]) ? "gc >= 0 && " : "";
+  /* the element at lane vi of the chunk */
+  Ctx ce = c;
+  ce.vi = V > 1 ? "vi" : NULL;
+  const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
   /* The columns' test.  None where the view's columns are inside the
   ** tensor whatever the thread (constants).  A chunk starts at a multiple of
   ** V in every layout (blocked: tx * vec + ...; mma: col0 steps by the
@@ -370,6 +307,11 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   const char *col_ok = !vcols || cols_inside ? NULL
                        : whole_chunks ? chunk_in
                                       : ltU_fmt("%s%s < %s", lo, V > 1 ? "gc + vi" : "gc", lim);
+  const char *elem_ok = all_of(chunk_ok, col_ok);
+  if (mask_cols) elem_ok = all_of(elem_ok, cond_text(e, mask, &ce));
+  const char *shared_at = NULL, *regs = NULL;
+  if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, ltE_chunk_index(&c));
+  if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : ltE_sh_at(e, sh, ltE_tile_row(&ce), ltE_tile_col(&ce));
   /* A chunk of a stage-ring copy that is zero outside the tensor: one
   ** cp.async whatever the edge, reading the elements inside and zero-filling
   ** the rest (src_bytes), from a 16-byte aligned address.  A chunk that may
@@ -380,163 +322,125 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int zfill = async && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
   int split = v->split && !sh && !via && vec_io && bytes == 16 && vcols;
-  int forms = split && !store ? 2 : 1;   /* a split load: rows aligned, rows not */
-  if (forms == 2) {
-    int rows = v->rdim >= 0 && v->ext[v->rdim] > 1;
-    ltE_line(e, "if (%s) {   /* %s %s here start%s 16-byte aligned */", rows_aligned(e, v, V), rows ? "the rows of" : "the row of",
-             t->name, rows ? "" : "s");
+  if (zfill) {
+    Ctx c0 = c;
+    c0.vi = NULL;
+    const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
+    ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
+             lo, t->name);
     e->depth++;
-  }
-  for (int form = 0; form < forms; form++) {
-    int mode = !split ? PLAIN : store ? STORE_SPLIT : form == 0 ? ALIGNED : SHIFTED;
-    if (form == 1) {
-      e->depth--;
-      ltE_line(e, "} else {   /* each chunk from the two aligned vectors it straddles */");
-      e->depth++;
+    ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
+    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)),
+             t->name, ltI_dtypes[t->dt].bytes);
+    e->depth--;
+    ltE_line(e, "} else {");
+    e->depth++;
+  } else if (vec_io) {
+    const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
+    int pieces = bytes >= 16 ? bytes / 16 : 1;
+    int align = bytes >= 16 ? 16 : bytes;
+    const char *aligned = ltU_fmt("(uintptr_t)ptr %% %d == 0", align);   /* (a split store tests it inside) */
+    if (split && !store) {
+      ltE_line(e, "const int off = (int)((uintptr_t)ptr %% 16);   /* bytes past a 16-byte boundary */");
+      aligned = "off == 0";
     }
-    int early = (mode == ALIGNED || mode == SHIFTED) && (shape[0] == l->rows ? l->nr : 1) * l->nc > 1;
-    if (early) issue_vectors(e, v, l, shape, mode, ok ? "ok" : NULL, tn, chunk_in);
-    Ctx c = {0};
-    int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
-    const char *rowc = chunk_ptr(e, v, l, &c, store, tn);
-    if (mask && !mask_cols) rowc = all_of(rowc, cond_text(e, mask, &c));
-    const char *chunk_ok = all_of(ok ? "ok" : NULL, rowc);
-    /* the element at lane vi of the chunk */
-    Ctx ce = c;
-    ce.vi = V > 1 ? "vi" : NULL;
-    const char *elem_ptr = V > 1 ? (cstride ? ltU_fmt("ptr[(int64_t)vi * %s]", cstride) : "ptr[vi]") : "ptr[0]";
-    const char *elem_ok = all_of(chunk_ok, col_ok);
-    if (mask_cols) elem_ok = all_of(elem_ok, cond_text(e, mask, &ce));
-    const char *shared_at = NULL, *regs = NULL;
-    if (sh && e->to_regs) regs = ltU_fmt("%s_regs[%s]", sh->name, ltE_chunk_index(&c));
-    if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : ltE_sh_at(e, sh, ltE_tile_row(&ce), ltE_tile_col(&ce));
-    /* the vector path's test; NULL (a split load whose chunks are all inside): no other path */
-    const char *vec_test = all_of(chunk_ok, chunk_in);
-    if (mode == PLAIN) vec_test = all_of(vec_test, ltU_fmt("(uintptr_t)ptr %% %d == 0", bytes >= 16 ? 16 : bytes));
-    if (mode == SHIFTED) {
-      ltE_line(e, "const int off = (int)((uintptr_t)ptr %% 16);");
-      vec_test = all_of(chunk_ok, shifted_in(V, ltI_dtypes[t->dt].bytes, lim));
-    }
-    int scalar_path = !vec_io || zfill || vec_test;
-    if (zfill) {
+    ltE_line(e, "if (%s) {", all_of(all_of(chunk_ok, chunk_in), split && store ? NULL : aligned));
+    e->depth++;
+    if (async && bytes == 16) {  /* lands at the loop's wait */
       Ctx c0 = c;
       c0.vi = NULL;
-      const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
-      ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
-               lo, t->name);
-      e->depth++;
-      ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
-      ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)),
-               t->name, ltI_dtypes[t->dt].bytes);
-      e->depth--;
-      ltE_line(e, "} else {");
-      e->depth++;
-    } else if (vec_io) {
-      const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
-      int pieces = bytes >= 16 ? bytes / 16 : 1;
-      if (vec_test) {
-        ltE_line(e, "if (%s) {", vec_test);
+      ltE_line(e, "lt_cp_async16(&%s, ptr, 16);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)));
+    } else if (regs) {  /* into the register buffer (sched_prefetch.c) */
+      ltE_line(e, "%s.v = ((const uint4 *)ptr)[0];", regs);
+    } else if (sh) {  /* global <-> shared: copy the bits */
+      Ctx c0 = c;
+      c0.vi = NULL;
+      for (int p = 0; p < pieces; p++)
+        ltE_line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt,
+                 ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
+    } else if (!store) {  /* a union unpacks the lanes (see the store below) */
+      ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
+      for (int p = 0; p < pieces; p++)
+        ltE_line(e, "h.v[%d] = %s;", p, ld(e, v, ltU_fmt("((const %s *)ptr)[%d]", vt, p)));
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
+               ltE_to_compute(e, t->dt, "h.e[vi]"));
+      if (split) {   /* a row off the 16-byte grid: the chunk out of the two aligned vectors it straddles */
+        const char *at = ltU_fmt("(ptr - off / %d)", ltI_dtypes[t->dt].bytes);
+        e->depth--;
+        ltE_line(e, "} else if (%s) {", all_of(chunk_ok, shifted_in(V, ltI_dtypes[t->dt].bytes, lim)));
         e->depth++;
-      }
-      if (async && bytes == 16) {  /* lands at the loop's wait */
-        Ctx c0 = c;
-        c0.vi = NULL;
-        ltE_line(e, "lt_cp_async16(&%s, ptr, 16);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)));
-      } else if (regs) {  /* into the register buffer (sched_prefetch.c) */
-        ltE_line(e, "%s.v = ((const uint4 *)ptr)[0];", regs);
-      } else if (sh) {  /* global <-> shared: copy the bits */
-        Ctx c0 = c;
-        c0.vi = NULL;
-        for (int p = 0; p < pieces; p++)
-          ltE_line(e, "((%s *)&%s)[%d] = ((const %s *)ptr)[%d];", vt,
-                   ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
-      } else if (!store) {  /* a union unpacks the lanes (see the store below) */
         ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
-        const char *i = ltE_chunk_index(&c), *at = ltU_fmt("(ptr - off / %d)", ltI_dtypes[t->dt].bytes);
-        if (mode == ALIGNED) ltE_line(e, "h.v[0] = %s;", early ? ltU_fmt("raw[%s]", i) : ld(e, v, "((const uint4 *)ptr)[0]"));
-        else if (mode == SHIFTED && early) ltE_line(e, "h.v[0] = lt_bytes16(raw[%s][0], raw[%s][1], off);", i, i);
-        else if (mode == SHIFTED)
-          ltE_line(e, "h.v[0] = lt_bytes16(%s, %s, off);", ld(e, v, ltU_fmt("((const uint4 *)%s)[0]", at)),
-                   ld(e, v, ltU_fmt("((const uint4 *)%s)[1]", at)));
-        else
-          for (int p = 0; p < pieces; p++)
-            ltE_line(e, "h.v[%d] = %s;", p, ld(e, v, ltU_fmt("((const %s *)ptr)[%d]", vt, p)));
+        ltE_line(e, "h.v[0] = lt_bytes16(%s, %s, off);", ld(e, v, ltU_fmt("((const uint4 *)%s)[0]", at)),
+                 ld(e, v, ltU_fmt("((const uint4 *)%s)[1]", at)));
         if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
         ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
                  ltE_to_compute(e, t->dt, "h.e[vi]"));
-      } else {  /* a union packs the lanes: memcpy here can leave a stack copy on AMD */
-        ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
-        if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
-        ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
-        if (mode == STORE_SPLIT) {   /* a row not 16-byte aligned: aligned words */
-          ltE_line(e, "if ((uintptr_t)ptr %% 16 == 0) ((uint4 *)ptr)[0] = h.v[0];");
-          ltE_line(e, "else lt_st16_split(ptr, h.v[0]);");
-        } else {
-          for (int p = 0; p < pieces; p++)
-            ltE_line(e, "%s;", st(e, v, ltU_fmt("((%s *)ptr)[%d]", vt, p), ltU_fmt("h.v[%d]", p)));
-        }
       }
-      if (vec_test) {
-        e->depth--;
-        ltE_line(e, "} else {");
-        e->depth++;
-      }
-    }
-    if (scalar_path) {
-      if (V > 1) {
-        if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
-        ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
-        e->depth++;
-      }
-      if (sh) {
-        const char *o = ltE_to_storage(e, t->dt, ltE_etext(e, other, &ce));
-        ltE_line(e, "%s = %s%s;", shared_at, elem_ok ? ltU_fmt("%s ? %s : ", elem_ok, elem_ptr) : "",
-                 elem_ok ? o : elem_ptr);
-      } else if (!store) {
-        const char *x = ltE_to_compute(e, t->dt, ld(e, v, elem_ptr));
-        const char *o = ltE_etext(e, other, &ce);
-        if (elem_ok) ltE_line(e, "%s[%s] = %s ? %s : %s;", dst->name, ltE_reg_index(&ce, dst->shape), elem_ok, x, o);
-        else ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(&ce, dst->shape), x);
+    } else {  /* a union packs the lanes: memcpy here can leave a stack copy on AMD */
+      ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
+      if (split) {   /* a row off the 16-byte grid: aligned words */
+        ltE_line(e, "if (%s) ((uint4 *)ptr)[0] = h.v[0];", aligned);
+        ltE_line(e, "else lt_st16_split(ptr, h.v[0]);");
       } else {
-        const char *x = ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce));
-        const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : st(e, v, elem_ptr, x);
-        if (elem_ok) ltE_line(e, "if (%s) %s;", elem_ok, put);
-        else ltE_line(e, "%s;", put);
-      }
-      if (V > 1) {
-        e->depth--;
-        ltE_line(e, "}");
+        for (int p = 0; p < pieces; p++)
+          ltE_line(e, "%s;", st(e, v, ltU_fmt("((%s *)ptr)[%d]", vt, p), ltU_fmt("h.v[%d]", p)));
       }
     }
-    if (zfill || (vec_io && vec_test)) {
-      e->depth--;
-      ltE_line(e, "}");
-    }
-    if (then) {
-      Ctx ct = c;
-      int rows = 0;   /* a row loaded for every row of the assignment (plan.c, broadcast): the chunk's columns of each */
-      if (then->dst->shape[0] > shape[0]) rows = ltE_open_loops(e, &ct, then->dst->layout, then->dst->shape, 1, 0, 0);
-      ct.vi = V > 1 ? "vi" : NULL;
-      if (V > 1) {
-        if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
-        ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
-        e->depth++;
-      }
-      ltE_assign_elem(e, then->dst, then->val, &ct);
-      if (rows && then->kind == S_LET && then->fuse)   /* and the assignment that value is fused into */
-        ltE_assign_elem(e, then->next->dst, then->next->val, &ct);
-      if (V > 1) {
-        e->depth--;
-        ltE_line(e, "}");
-      }
-      ltE_close_loops(e, rows);
-    }
-    ltE_close_loops(e, n);
+    e->depth--;
+    ltE_line(e, "} else {");
+    e->depth++;
   }
-  if (forms == 2) {
+  if (V > 1) {
+    if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+    ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
+    e->depth++;
+  }
+  if (sh) {
+    const char *o = ltE_to_storage(e, t->dt, ltE_etext(e, other, &ce));
+    ltE_line(e, "%s = %s%s;", shared_at, elem_ok ? ltU_fmt("%s ? %s : ", elem_ok, elem_ptr) : "",
+             elem_ok ? o : elem_ptr);
+  } else if (!store) {
+    const char *x = ltE_to_compute(e, t->dt, ld(e, v, elem_ptr));
+    const char *o = ltE_etext(e, other, &ce);
+    if (elem_ok) ltE_line(e, "%s[%s] = %s ? %s : %s;", dst->name, ltE_reg_index(&ce, dst->shape), elem_ok, x, o);
+    else ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(&ce, dst->shape), x);
+  } else {
+    const char *x = ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce));
+    const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : st(e, v, elem_ptr, x);
+    if (elem_ok) ltE_line(e, "if (%s) %s;", elem_ok, put);
+    else ltE_line(e, "%s;", put);
+  }
+  if (V > 1) {
     e->depth--;
     ltE_line(e, "}");
   }
+  if (zfill || vec_io) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  if (then) {
+    Ctx ct = c;
+    int rows = 0;   /* a row loaded for every row of the assignment (plan.c, broadcast): the chunk's columns of each */
+    if (then->dst->shape[0] > shape[0]) rows = ltE_open_loops(e, &ct, then->dst->layout, then->dst->shape, 1, 0, 0);
+    ct.vi = V > 1 ? "vi" : NULL;
+    if (V > 1) {
+      if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+      ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", V);
+      e->depth++;
+    }
+    ltE_assign_elem(e, then->dst, then->val, &ct);
+    if (rows && then->kind == S_LET && then->fuse)   /* and the assignment that value is fused into */
+      ltE_assign_elem(e, then->next->dst, then->next->val, &ct);
+    if (V > 1) {
+      e->depth--;
+      ltE_line(e, "}");
+    }
+    ltE_close_loops(e, rows);
+  }
+  ltE_close_loops(e, n);
   if (interior || via) {
     e->depth--;
     ltE_line(e, "}");

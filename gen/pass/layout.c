@@ -209,17 +209,22 @@ static const Layout *access_of(const Stmt *s, const int shape[2]) {
 }
 
 /* Marks the loads and stores of register tiles that move 16-byte chunks
-** along rows of unit stride, on a GPU target (View.split): up to 8 chunks
-** a thread (a load holds each chunk's two aligned vectors until it
-** converts them), columns from an origin >= 0, no gathered rows, no mask
-** along the columns, no atomic or hinted store (those keep one access an
-** element at a row's edge). */
+** along the rows of a tensor of two dims or more (whose rows start off the
+** 16-byte grid where the row length is not a multiple of the vector; a
+** tensor of one dim is misaligned only where its base is), of unit stride,
+** on a GPU target (View.split): up to 8 chunks a thread, columns from an
+** origin >= 0, no gathered rows, no mask along the columns, no atomic or
+** hinted store (those keep one access an element off the 16-byte grid).
+** Not in a block of 1024 threads (ltP_layout): it keeps two blocks an SM
+** only within 32 registers a thread, and the two-vector path took softmax's
+** from 32 to 41-50 (sm_90a), which ran at 0.67-0.85x its old speed at rows
+** of 12288 to 32000 (H200). */
 static void mark_split(Block *b, const Target *t) {
   for (Stmt *s = b->first; s; s = s->next) {
     mark_split(&s->body, t);
     mark_split(&s->orelse, t);
     View *v = s->view;
-    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2) continue;
+    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2 || v->t->trank < 2) continue;
     if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache)) continue;
     int shape[2];
     ltI_view_shape(v, shape);
@@ -278,7 +283,7 @@ void ltP_layout(Kernel *k, const Target *t) {
     }
   }
   check_block(&k->body);
-  mark_split(&k->body, t);
+  if (k->threads < 1024) mark_split(&k->body, t);
 }
 
 /* The layout for copying a [rows, cols] tile of dtype dt between global

@@ -123,36 +123,24 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const l
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-    if ((uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the rows of O here start 16-byte aligned */
-      const int gr = qb * 32 + ty;
-      const int gc = tx * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-      if (ok && gr < Sq) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) o[vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          o[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gr = qb * 32 + ty;
-      const int gc = tx * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 32) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) o[vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          o[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-        }
+    const int gr = qb * 32 + ty;
+    const int gc = tx * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (ok && gr < Sq && off == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) o[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 32) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) o[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        o[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -162,45 +150,29 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const l
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    if ((uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the rows of dO here start 16-byte aligned */
-      const int gr = qb * 32 + ty;
-      const int gc = tx * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr < Sq) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t6[vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t6[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gr = qb * 32 + ty;
+    const int gc = tx * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (ok && gr < Sq && off == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t6[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 32) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t6[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        prod[vi] = t6[vi] * o[vi];
+        t6[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
       }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gr = qb * 32 + ty;
-      const int gc = tx * 8;
-      const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 32) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t6[vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t6[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        prod[vi] = t6[vi] * o[vi];
-      }
+    }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      prod[vi] = t6[vi] * o[vi];
     }
   }
   // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))

@@ -124,36 +124,24 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     float x[8];
     {
       const lt_bf16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -161,34 +149,17 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
     float w[8];
     {
       const lt_bf16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const lt_bf16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const lt_bf16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; lt_bf16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -245,45 +216,29 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
       float x_2[8];
       {
         const lt_bf16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gr = rb * 2 + ty;
+        const int gc = j * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -314,36 +269,24 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
       float x_3[8];
       {
         const lt_bf16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -351,34 +294,17 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
       float w_2[8];
       {
         const lt_bf16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tx * 8;
-          const lt_bf16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
           }
         }
       }

@@ -122,61 +122,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     float x[8];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -185,34 +150,17 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -290,70 +238,31 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       float x_2[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 1024 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
           }
         }
       }
@@ -400,61 +309,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       float x_3[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 1024 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -463,34 +337,17 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }

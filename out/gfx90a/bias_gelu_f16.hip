@@ -119,61 +119,26 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const _Float16 *__re
   float x[16];
   {
     const _Float16 *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 8 + ri * 4 + ty;
-        const int gc = bn * 512 + tx * 8;
-        const _Float16 *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 8 + ri * 4 + ty;
-        const int gc = bn * 512 + tx * 8;
-        const _Float16 *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 8 + ri * 4 + ty;
-        const int gc = bn * 512 + tx * 8;
-        const _Float16 *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 8 + ri * 4 + ty;
-        const int gc = bn * 512 + tx * 8;
-        const _Float16 *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 8 + ri * 4 + ty;
+      const int gc = bn * 512 + tx * 8;
+      const _Float16 *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = (float)h.e[vi];
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -182,34 +147,17 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const _Float16 *__re
   float b[8];
   {
     const _Float16 *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 512 + tx * 8;
-      const _Float16 *ptr = base + gc;
-      if (gc + 8 <= N) {
-        union { uint4 v[1]; _Float16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 512 + tx * 8;
-      const _Float16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; _Float16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 512 + tx * 8;
+    const _Float16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; _Float16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
       }
     }
   }

@@ -128,61 +128,26 @@ __global__ void __launch_bounds__(256) embedding_f32_bwd_kernel(const float *__r
   float dy[32];
   {
     const float *base = dY;
-    if ((uintptr_t)base % 16 == 0 && D % 4 == 0) {   /* the rows of dY here start 16-byte aligned */
-      uint4 raw[8];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = bm * 8 + ri;
-        const int gc = bd * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * D + gc;
-        if (gr < N && gc + 4 <= D) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = bm * 8 + ri;
-        const int gc = bd * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * D + gc;
-        if (gr < N && gc + 4 <= D) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) dy[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            dy[ri * 4 + vi] = gr < N && gc + vi < D ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[8][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = bm * 8 + ri;
-        const int gc = bd * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * D + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < N && gc >= off / 4 && gc - off / 4 + 8 <= D) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int gr = bm * 8 + ri;
-        const int gc = bd * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * D + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < N && gc >= off / 4 && gc - off / 4 + 8 <= D) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) dy[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            dy[ri * 4 + vi] = gr < N && gc + vi < D ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      const int gr = bm * 8 + ri;
+      const int gc = bd * 1024 + tid * 4;
+      const float *ptr = base + (int64_t)gr * D + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < N && gc + 4 <= D && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) dy[ri * 4 + vi] = h.e[vi];
+      } else if (gr < N && gc >= off / 4 && gc - off / 4 + 8 <= D) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) dy[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          dy[ri * 4 + vi] = gr < N && gc + vi < D ? ptr[vi] : 0.0f;
         }
       }
     }

@@ -175,66 +175,30 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_bwd_kernel(const lt_bf
     {
       const bool ok = r < N;
       const lt_bf16 *base = X + (int64_t)r * V;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= V) raw[ci] = lt_ld_stream(&((const uint4 *)ptr)[0]);
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          if (ok && gc + 8 <= V) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < V ? lt_bf16_to_f32(lt_ld_stream(&ptr[vi])) : -INFINITY;
-            }
-          }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        const lt_bf16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= V && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            g[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - lse) * 1.442695f) - smooth - ((cj[ci * 8 + vi] == t ? 1.0f - eps : 0.0f));
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
-            raw[ci][0] = lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]);
-            raw[ci][1] = lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]);
+            x[ci * 8 + vi] = ok && gc + vi < V ? lt_bf16_to_f32(lt_ld_stream(&ptr[vi])) : -INFINITY;
           }
         }
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const lt_bf16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
-            union { uint4 v[1]; lt_bf16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < V ? lt_bf16_to_f32(lt_ld_stream(&ptr[vi])) : -INFINITY;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            g[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - lse) * 1.442695f) - smooth - ((cj[ci * 8 + vi] == t ? 1.0f - eps : 0.0f));
-          }
+        for (int vi = 0; vi < 8; ++vi) {
+          g[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - lse) * 1.442695f) - smooth - ((cj[ci * 8 + vi] == t ? 1.0f - eps : 0.0f));
         }
       }
     }

@@ -125,34 +125,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
     {
       const bool ok = rb < R;
       const _Float16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 8;
+      const _Float16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = (float)h.e[vi];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -160,34 +149,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
     float w[8];
     {
       const _Float16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 8;
+      const _Float16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -195,34 +167,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
     float b[8];
     {
       const _Float16 *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 8;
+      const _Float16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -303,34 +258,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
     {
       const bool ok = rb < R;
       const _Float16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const _Float16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; _Float16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = (float)h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 8;
+      const _Float16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = (float)h.e[vi];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -353,34 +297,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
       {
         const bool ok = rb < R;
         const _Float16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const _Float16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = (float)h.e[vi];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }
@@ -466,34 +399,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
       {
         const bool ok = rb < R;
         const _Float16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const _Float16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = (float)h.e[vi];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }
@@ -501,34 +423,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
       float w_2[8];
       {
         const _Float16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const _Float16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }
@@ -536,34 +441,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_kernel(const _Float16 *__re
       float b_2[8];
       {
         const _Float16 *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const _Float16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; _Float16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = (float)h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const _Float16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? (float)ptr[vi] : 0.0f;
           }
         }
       }

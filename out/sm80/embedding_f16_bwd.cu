@@ -118,61 +118,26 @@ __global__ void __launch_bounds__(256) embedding_f16_bwd_kernel(const __half *__
   float dy[32];
   {
     const __half *base = dY;
-    if ((uintptr_t)base % 16 == 0 && D % 8 == 0) {   /* the rows of dY here start 16-byte aligned */
-      uint4 raw[4];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 8 + ri * 2 + ty;
-        const int gc = bd * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * D + gc;
-        if (gr < N && gc + 8 <= D) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 8 + ri * 2 + ty;
-        const int gc = bd * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * D + gc;
-        if (gr < N && gc + 8 <= D) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            dy[ri * 8 + vi] = gr < N && gc + vi < D ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[4][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 8 + ri * 2 + ty;
-        const int gc = bd * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * D + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 8 + ri * 2 + ty;
-        const int gc = bd * 1024 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * D + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            dy[ri * 8 + vi] = gr < N && gc + vi < D ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * D + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < N && gc + 8 <= D && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          dy[ri * 8 + vi] = gr < N && gc + vi < D ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }

@@ -119,57 +119,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -178,57 +146,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -237,57 +167,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -379,57 +271,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -459,57 +319,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -615,57 +443,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -674,57 +470,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -733,57 +491,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -846,57 +566,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -905,57 +593,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -964,57 +614,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1106,57 +718,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1186,57 +766,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1342,57 +890,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1401,57 +917,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1460,57 +938,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1573,57 +1013,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1632,57 +1040,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1691,57 +1061,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1833,57 +1165,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1913,57 +1213,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2069,57 +1337,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2128,57 +1364,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2187,57 +1385,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2296,57 +1456,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2355,57 +1483,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2414,57 +1504,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2542,57 +1594,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2622,57 +1642,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2764,57 +1752,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2823,57 +1779,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2882,57 +1800,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2990,72 +1870,28 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri * 2 + ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3065,57 +1901,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3124,57 +1922,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3275,72 +2035,28 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri * 2 + ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) s[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                s[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 32 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) s[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                s[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 32 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) s[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3376,72 +2092,28 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 256 + (ci * 32 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -3566,72 +2238,28 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -3641,57 +2269,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3700,57 +2290,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3811,61 +2363,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3874,34 +2391,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -3909,34 +2409,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float b[4];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -4024,61 +2507,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4107,61 +2555,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4264,61 +2677,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4327,34 +2705,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4362,34 +2723,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float b_2[4];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }

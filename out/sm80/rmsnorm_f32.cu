@@ -118,57 +118,25 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -177,57 +145,19 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -295,66 +225,30 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
           }
         }
       }
@@ -390,57 +284,25 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -449,57 +311,19 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -560,57 +384,25 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -619,57 +411,19 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -737,66 +491,30 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
           }
         }
       }
@@ -832,57 +550,25 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -891,57 +577,19 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1002,57 +650,25 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1061,57 +677,19 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1179,66 +757,30 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
           }
         }
       }
@@ -1274,57 +816,25 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1333,57 +843,19 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1444,57 +916,25 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1503,57 +943,19 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1621,66 +1023,30 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ci * 4 + vi] = ss[ci * 4 + vi] + x_2[ci * 4 + vi] * x_2[ci * 4 + vi];
           }
         }
       }
@@ -1716,57 +1082,25 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1775,57 +1109,19 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1885,72 +1181,28 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri * 2 + ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1960,57 +1212,19 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2098,81 +1312,33 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
-              }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
               }
             }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
-              }
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
-              }
+            for (int vi = 0; vi < 4; ++vi) {
+              ss[ri * 8 + ci * 4 + vi] = ss[ri * 8 + ci * 4 + vi] + x_2[ri * 8 + ci * 4 + vi] * x_2[ri * 8 + ci * 4 + vi];
             }
           }
         }
@@ -2223,72 +1389,28 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -2298,57 +1420,19 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2411,61 +1495,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2474,34 +1523,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -2579,70 +1611,31 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
           }
         }
       }
@@ -2689,61 +1682,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2752,34 +1710,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 256 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2838,61 +1779,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 8 + ri * 2 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2901,34 +1807,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -2993,70 +1882,31 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            ss[ri * 4 + vi] = ss[ri * 4 + vi] + x_2[ri * 4 + vi] * x_2[ri * 4 + vi];
           }
         }
       }
@@ -3090,61 +1940,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3153,34 +1968,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 128 + tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }

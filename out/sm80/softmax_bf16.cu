@@ -119,57 +119,25 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -265,57 +233,25 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -380,57 +316,25 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -493,34 +397,23 @@ __global__ void __launch_bounds__(256) softmax_bf16_C2048_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -603,34 +496,23 @@ __global__ void __launch_bounds__(256) softmax_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -688,34 +570,23 @@ __global__ void __launch_bounds__(256) softmax_bf16_C2048_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -774,34 +645,23 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -884,34 +744,23 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -969,34 +818,23 @@ __global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1056,36 +894,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -1167,36 +993,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 512 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 512 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j * 512 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1253,36 +1067,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C512_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 512 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 512 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1338,36 +1140,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -1435,36 +1225,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1507,36 +1285,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C256_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1592,36 +1358,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -1687,36 +1441,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1757,36 +1499,24 @@ __global__ void __launch_bounds__(128) softmax_bf16_C128_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
           }
         }
       }

@@ -122,57 +122,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -268,57 +236,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -383,57 +319,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -496,57 +400,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -614,12 +480,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -642,57 +507,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -757,57 +584,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -820,12 +609,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -870,57 +658,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -1016,57 +772,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1131,57 +855,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1244,57 +936,25 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -1390,57 +1050,25 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1505,57 +1133,25 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1618,57 +1214,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -1764,57 +1328,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1879,57 +1411,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1992,57 +1492,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -2138,57 +1606,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2253,57 +1689,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2365,72 +1769,28 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri * 2 + ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 64 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 64 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2565,72 +1925,28 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
               }
             }
           }
@@ -2731,72 +2047,28 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
               }
             }
           }
@@ -2862,61 +2134,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -3038,61 +2275,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3186,61 +2388,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3300,61 +2467,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 8 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 8 + ri * 2 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -3450,61 +2582,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3572,61 +2669,26 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 8 + ri * 2 + ty;
-            const int gc = j_2 * 128 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 8 + ri * 2 + ty;
+          const int gc = j_2 * 128 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }

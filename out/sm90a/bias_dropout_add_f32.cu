@@ -146,61 +146,26 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   float t7[16];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[4];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) t7[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            t7[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[4][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) t7[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            t7[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 4 + ri;
+      const int gc = bn * 1024 + tid * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) t7[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) t7[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t7[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -208,34 +173,17 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   float t9[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 1024 + tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t9[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t9[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 1024 + tid * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t9[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t9[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 1024 + tid * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) t9[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t9[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -251,61 +199,26 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   float r[16];
   {
     const float *base = R;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of R here start 16-byte aligned */
-      uint4 raw[4];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            r[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[4][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = bm * 4 + ri;
-        const int gc = bn * 1024 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            r[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 4 + ri;
+      const int gc = bn * 1024 + tid * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          r[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }

@@ -114,57 +114,25 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -174,66 +142,24 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   float h_2[16];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
       }
     }
   }
@@ -288,36 +214,24 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
   float x[8];
   {
     const __half *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-      const int gr = bm * 16 + ty;
-      const int gc = bn * 256 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gr = bm * 16 + ty;
-      const int gc = bn * 256 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + (int64_t)gr * N + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (gr < M && gc + 8 <= N && off == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -325,34 +239,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
   float b[8];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 256 + tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 256 + tx * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -409,57 +306,25 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -469,66 +334,24 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
       }
     }
   }
@@ -582,57 +405,25 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -642,66 +433,24 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
       }
     }
   }
@@ -754,61 +503,26 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -817,34 +531,17 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
   float b[8];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -907,57 +604,25 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -967,66 +632,24 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   float h_2[16];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
       #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-        }
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
       }
     }
   }
@@ -1079,61 +702,26 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1142,34 +730,17 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   float b[8];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
@@ -1233,61 +804,26 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 8 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1296,34 +832,17 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   float b[8];
   {
     const __half *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 128 + tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 128 + tx * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }

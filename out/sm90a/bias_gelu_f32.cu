@@ -116,61 +116,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -179,34 +144,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 1024 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -268,61 +216,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 2 + ri;
-        const int gc = bn * 2048 + tid * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -331,34 +244,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 2048 + tid * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 2048 + tid * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 2048 + tid * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -422,61 +318,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 4 + ri * 2 + ty;
-        const int gc = bn * 1024 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -485,34 +346,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 1024 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -576,61 +420,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 16 + ri * 8 + ty;
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -639,34 +448,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 256 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -730,61 +522,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 16 + ri * 8 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 16 + ri * 8 + ty;
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -793,34 +550,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 256 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -884,61 +624,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -947,34 +652,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 128 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -1038,61 +726,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -1101,34 +754,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 128 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -1192,61 +828,20 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 256 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -1255,34 +850,17 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 256 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -1303,12 +881,11 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -1346,61 +923,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   float x[8];
   {
     const float *base = X;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-      uint4 raw[2];   /* each chunk's vector */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) raw[ri] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc + 4 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = raw[ri];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      uint4 raw[2][2];   /* each chunk's two aligned vectors */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-          raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-        }
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = bm * 32 + ri * 16 + ty;
-        const int gc = bn * 128 + tx * 4;
-        const float *ptr = base + (int64_t)gr * N + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-          }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 4 <= N && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -1409,34 +951,17 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   float b[4];
   {
     const float *base = B;
-    if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      if (gc + 4 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-        }
+    const int gc = bn * 128 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }

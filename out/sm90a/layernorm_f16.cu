@@ -125,36 +125,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -162,34 +150,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -197,34 +168,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -302,36 +256,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     float s[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -353,36 +295,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 1024 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 1024 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 1024 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -465,36 +395,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -502,34 +420,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -537,34 +438,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -623,57 +507,25 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -682,57 +534,19 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     float w[16];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -741,57 +555,19 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     float b[16];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -883,57 +659,25 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -963,57 +707,25 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1119,57 +831,25 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1178,57 +858,19 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       float w_2[16];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1237,57 +879,19 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       float b_2[16];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1350,34 +954,23 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1385,34 +978,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1420,34 +996,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1526,34 +1085,23 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1576,34 +1124,23 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1687,34 +1224,23 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1722,34 +1248,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1757,34 +1266,17 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1843,34 +1335,23 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1878,34 +1359,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1913,34 +1377,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2019,34 +1466,23 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2069,34 +1505,23 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2180,34 +1605,23 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2215,34 +1629,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2250,34 +1647,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2336,34 +1716,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2371,34 +1740,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2406,34 +1758,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2512,34 +1847,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2562,34 +1886,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2673,34 +1986,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2708,34 +2010,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2743,34 +2028,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2829,34 +2097,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2864,34 +2121,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2899,34 +2139,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3005,34 +2228,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3055,34 +2267,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3166,34 +2367,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3201,34 +2391,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3236,34 +2409,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3322,34 +2478,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3357,34 +2502,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3392,34 +2520,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3498,34 +2609,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3548,34 +2648,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3659,34 +2748,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3694,34 +2772,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3729,34 +2790,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3815,34 +2859,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3850,34 +2883,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3885,34 +2901,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3991,34 +2990,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4041,34 +3029,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4152,34 +3129,23 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4187,34 +3153,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4222,34 +3171,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4308,34 +3240,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4343,34 +3264,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4378,34 +3282,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4484,34 +3371,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4534,34 +3410,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4645,34 +3510,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4680,34 +3534,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4715,34 +3552,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4798,36 +3618,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4835,34 +3643,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4870,34 +3661,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -4961,36 +3735,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     float s[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -5012,36 +3774,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5110,36 +3860,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5147,34 +3885,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5182,34 +3903,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5265,36 +3969,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -5302,34 +3994,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -5337,34 +4012,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float b[8];
     {
       const __half *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -5426,36 +4084,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     float s[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -5477,36 +4123,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5573,36 +4207,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5610,34 +4232,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -5645,34 +4250,17 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       float b_2[8];
       {
         const __half *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }

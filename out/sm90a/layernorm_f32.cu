@@ -125,61 +125,20 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float x[8];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 8 + ri * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -188,34 +147,17 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -223,34 +165,17 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float b[4];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tx * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -345,12 +270,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         const int gr = rb * 8 + ri * 4 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -364,61 +288,20 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     float s[8];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 8 + ri * 4 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 8 + ri * 4 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -447,61 +330,20 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float x_2[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = j * 1024 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -630,61 +472,20 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float x_3[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j_2 * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j_2 * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j_2 * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 8 + ri * 4 + ty;
-            const int gc = j_2 * 1024 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 8 + ri * 4 + ty;
+          const int gc = j_2 * 1024 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -693,34 +494,17 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tx * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tx * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -728,34 +512,17 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       float b_2[4];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tx * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tx * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tx * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -767,12 +534,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           const int gr = rb * 8 + ri * 4 + ty;
           const int gc = j_2 * 1024 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -813,57 +579,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -872,57 +606,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -931,57 +627,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1059,57 +717,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1139,57 +765,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1281,57 +875,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1340,57 +902,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1399,57 +923,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -1512,57 +998,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1571,57 +1019,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1630,57 +1040,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1752,12 +1124,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1772,57 +1143,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -1852,57 +1185,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2008,57 +1303,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2067,57 +1324,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2126,57 +1345,19 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2189,12 +1370,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2239,57 +1419,25 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2298,57 +1446,19 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2357,57 +1467,19 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2499,57 +1571,25 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -2579,57 +1619,25 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2735,57 +1743,25 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2794,57 +1770,19 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2853,57 +1791,19 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -2966,57 +1866,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3025,57 +1893,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3084,57 +1914,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3226,57 +2018,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -3306,57 +2066,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3462,57 +2190,25 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3521,57 +2217,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3580,57 +2238,19 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -3693,34 +2313,23 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 4 <= C && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+      } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -3728,34 +2337,17 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -3763,34 +2355,17 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     float b[4];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -3869,34 +2444,23 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 4 <= C && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
+      } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) s[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -3919,34 +2483,23 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4030,34 +2583,23 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4065,34 +2607,17 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4100,34 +2625,17 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float b_2[4];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4186,57 +2694,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4245,57 +2721,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float w[8];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4304,57 +2742,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     float b[8];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4446,57 +2846,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4526,57 +2894,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4682,57 +3018,25 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4741,57 +3045,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float w_2[8];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4800,57 +3066,19 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       float b_2[8];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -4913,57 +3141,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -4972,57 +3168,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5031,57 +3189,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5173,57 +3293,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5253,57 +3341,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -5409,57 +3465,25 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -5468,57 +3492,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -5527,57 +3513,19 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -5636,57 +3584,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5695,57 +3611,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float w[16];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5754,57 +3632,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     float b[16];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5882,57 +3722,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 32 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 32 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -5962,57 +3770,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6104,57 +3880,25 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6163,57 +3907,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float w_2[16];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) w_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              w_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6222,57 +3928,19 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       float b_2[16];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            if (gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
+          const float *ptr = base + gc;
+          if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) b_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              b_2[ci * 4 + vi] = gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6334,61 +4002,26 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -6397,34 +4030,17 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -6432,34 +4048,17 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float b[4];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -6573,61 +4172,26 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -6656,61 +4220,26 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6839,61 +4368,26 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 256 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 256 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -6902,34 +4396,17 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 256 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -6937,34 +4414,17 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       float b_2[4];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 256 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -7021,61 +4481,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -7084,34 +4509,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float w[4];
     {
       const float *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) w[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          w[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -7119,34 +4527,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float b[4];
     {
       const float *base = B;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        if (gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 4;
-        const float *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-          }
+      const int gc = tid * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          b[vi] = gc + vi < C ? ptr[vi] : 0.0f;
         }
       }
     }
@@ -7234,61 +4625,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     float s[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int gr = rb * 4 + ri;
-          const int gc = tid * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = rb * 4 + ri;
+        const int gc = tid * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) s[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -7317,61 +4673,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -7474,61 +4795,26 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = rb * 4 + ri;
-            const int gc = j_2 * 128 + tid * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          const int gr = rb * 4 + ri;
+          const int gc = j_2 * 128 + tid * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : 0.0f;
             }
           }
         }
@@ -7537,34 +4823,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float w_2[4];
       {
         const float *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) w_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            w_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }
@@ -7572,34 +4841,17 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       float b_2[4];
       {
         const float *base = B;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of B here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          if (gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tid * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
-            }
+        const int gc = j_2 * 128 + tid * 4;
+        const float *ptr = base + gc;
+        if (gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) b_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            b_2[vi] = gc + vi < C ? ptr[vi] : 0.0f;
           }
         }
       }

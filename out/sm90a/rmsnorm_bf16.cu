@@ -121,61 +121,26 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -184,34 +149,17 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -289,70 +237,31 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
           }
         }
       }
@@ -399,61 +308,26 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -462,34 +336,17 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -549,57 +406,25 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -608,57 +433,19 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -726,66 +513,30 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
         }
       }
@@ -821,57 +572,25 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -880,57 +599,19 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -991,34 +672,23 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1026,34 +696,17 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1111,43 +764,28 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -1179,34 +817,23 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1214,34 +841,17 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1298,57 +908,25 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1357,57 +935,19 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1475,66 +1015,30 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
         }
       }
@@ -1570,57 +1074,25 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1629,57 +1101,19 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1740,57 +1174,25 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1799,57 +1201,19 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     float w[16];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1917,66 +1281,30 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
         }
       }
@@ -2012,57 +1340,25 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -2071,57 +1367,19 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __nv_bfloat16 *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -2182,34 +1440,23 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2217,34 +1464,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2302,43 +1532,28 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2370,34 +1585,23 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2405,34 +1609,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C4096_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2489,34 +1676,23 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2524,34 +1700,17 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2609,43 +1768,28 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 512 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2677,34 +1821,23 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2712,34 +1845,17 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C2048_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2796,34 +1912,23 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2831,34 +1936,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2916,43 +2004,28 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2984,34 +2057,23 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3019,34 +2081,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3102,61 +2147,26 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3165,34 +2175,17 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3270,70 +2263,31 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
           }
         }
       }
@@ -3380,61 +2334,26 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -3443,34 +2362,17 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3529,36 +2431,24 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3566,34 +2456,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3643,45 +2516,29 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -3705,36 +2562,24 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3742,34 +2587,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tx * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3825,36 +2653,24 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float x[8];
     {
       const __nv_bfloat16 *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3862,34 +2678,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     float w[8];
     {
       const __nv_bfloat16 *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3938,45 +2737,29 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -3999,36 +2782,24 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -4036,34 +2807,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tx * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }

@@ -121,61 +121,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     float x[16];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -184,34 +149,17 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -289,70 +237,31 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_2[16];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
           }
         }
       }
@@ -399,61 +308,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_3[16];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 2048 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -462,34 +336,17 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -549,57 +406,25 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -608,57 +433,19 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     float w[16];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -726,66 +513,30 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
         }
       }
@@ -821,57 +572,25 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -880,57 +599,19 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       float w_2[16];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -991,34 +672,23 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1026,34 +696,17 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1111,43 +764,28 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -1179,34 +817,23 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1214,34 +841,17 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1298,34 +908,23 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1333,34 +932,17 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -1418,43 +1000,28 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -1486,34 +1053,23 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1521,34 +1077,17 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 4096 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1605,57 +1144,25 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1664,57 +1171,19 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     float w[16];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -1782,66 +1251,30 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
         }
       }
@@ -1877,57 +1310,25 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -1936,57 +1337,19 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       float w_2[16];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -2047,34 +1410,23 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2082,34 +1434,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2167,43 +1502,28 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2235,34 +1555,23 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2270,34 +1579,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2354,34 +1646,23 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2389,34 +1670,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2474,43 +1738,28 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2542,34 +1791,23 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2577,34 +1815,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2661,34 +1882,23 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2696,34 +1906,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2781,43 +1974,28 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2849,34 +2027,23 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2884,34 +2051,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2967,61 +2117,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     float x[16];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = tid * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3030,34 +2145,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3135,70 +2233,31 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_2[16];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
           }
         }
       }
@@ -3245,61 +2304,26 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_3[16];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 2 + ri;
-            const int gc = j_2 * 512 + tid * 8;
-            const __half *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
             }
           }
         }
@@ -3308,34 +2332,17 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 512 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3394,36 +2401,24 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3431,34 +2426,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3508,45 +2486,29 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -3570,36 +2532,24 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3607,34 +2557,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3690,36 +2623,24 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3727,34 +2648,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     float w[8];
     {
       const __half *base = W;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tx * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tx * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -3803,45 +2707,29 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
-          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -3864,36 +2752,24 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -3901,34 +2777,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       float w_2[8];
       {
         const __half *base = W;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of W here starts 16-byte aligned */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }

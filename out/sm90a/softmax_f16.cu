@@ -124,34 +124,23 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -234,34 +223,23 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -319,34 +297,23 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 2048 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -405,57 +372,25 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -551,57 +486,25 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -666,57 +569,25 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -779,57 +650,19 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 1024 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 1024 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -897,12 +730,11 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 1024 + tid) * 8;
         __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -925,57 +757,19 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1040,57 +834,19 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1103,12 +859,11 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
           __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1153,57 +908,25 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1299,57 +1022,25 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1414,57 +1105,25 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1527,57 +1186,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -1673,57 +1300,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1788,57 +1383,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -1901,34 +1464,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -2011,34 +1563,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -2096,34 +1637,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -2182,57 +1712,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -2328,57 +1826,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -2443,57 +1909,25 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            if (ok && gc + 8 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 2))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 2))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-            const __half *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-              union { uint4 v[1]; __half e[8]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
             }
           }
         }
@@ -2556,34 +1990,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gc = tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -2666,34 +2089,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -2751,34 +2163,23 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gc = j_2 * 1024 + tid * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -2838,36 +2239,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 2 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -2949,36 +2338,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 512 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j * 512 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j * 512 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -3035,36 +2412,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 512 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 2 + ty;
-          const int gc = j_2 * 512 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -3120,36 +2485,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -3217,36 +2570,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -3289,36 +2630,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 256 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -3374,36 +2703,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     float x[8];
     {
       const __half *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 8 + ty;
-        const int gc = tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
         }
       }
     }
@@ -3469,36 +2786,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       float x_2[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }
@@ -3539,36 +2844,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       float x_3[8];
       {
         const __half *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 8 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 8 + ty;
-          const int gc = j_2 * 128 + tx * 8;
-          const __half *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
           }
         }
       }

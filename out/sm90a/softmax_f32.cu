@@ -124,57 +124,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -242,12 +204,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -270,57 +231,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -385,57 +308,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -448,12 +333,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -498,57 +382,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -644,57 +496,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -759,57 +579,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -872,57 +660,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -990,12 +740,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1018,57 +767,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1133,57 +844,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1196,12 +869,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C32768_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1246,57 +918,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 1024 + tid) * 4;
+        const float *ptr = base + gc;
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -1364,12 +998,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 1024 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1392,57 +1025,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1507,57 +1102,19 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
+          const float *ptr = base + gc;
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1570,12 +1127,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1620,57 +1176,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 512 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -1766,57 +1290,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1881,57 +1373,25 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -1993,72 +1453,28 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
     float x[16];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri * 2 + ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gr = rb * 2 + ri;
-            const int gc = (ci * 512 + tid) * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = rb * 2 + ri;
+          const int gc = (ci * 512 + tid) * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x[ri * 8 + ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2193,72 +1609,28 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
       float x_2[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_2[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_2[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
               }
             }
           }
@@ -2359,72 +1731,28 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
       float x_3[16];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) raw[ri * 2 + ci] = ((const uint4 *)ptr)[0];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              if (gr < R && gc + 4 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = raw[ri * 2 + ci];
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                raw[ri * 2 + ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-                raw[ri * 2 + ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-              }
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              const int gr = rb * 2 + ri;
-              const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
-              const float *ptr = base + (int64_t)gr * C + gc;
-              const int off = (int)((uintptr_t)ptr % 16);
-              if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-                union { uint4 v[1]; float e[4]; } h;
-                h.v[0] = lt_bytes16(raw[ri * 2 + ci][0], raw[ri * 2 + ci][1], off);
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 4; ++vi) {
-                  x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-                }
+          for (int ci = 0; ci < 2; ++ci) {
+            const int gr = rb * 2 + ri;
+            const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
+            const float *ptr = base + (int64_t)gr * C + gc;
+            const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+            if (gr < R && gc + 4 <= C && off == 0) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = ((const uint4 *)ptr)[0];
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+              union { uint4 v[1]; float e[4]; } h;
+              h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) x_3[ri * 8 + ci * 4 + vi] = h.e[vi];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                x_3[ri * 8 + ci * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
               }
             }
           }
@@ -2491,57 +1819,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[4];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[4][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -2637,57 +1933,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2752,57 +2016,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[4];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[4][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -2865,57 +2097,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 128 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -3011,57 +2211,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3126,57 +2294,25 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3239,57 +2375,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
     {
       const bool ok = rb < R;
       const float *base = X + (int64_t)rb * C;
-      if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = (ci * 64 + tid) * 4;
-          const float *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 64 + tid) * 4;
+        const float *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -3385,57 +2489,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 512 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3500,57 +2572,25 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       {
         const bool ok = rb < R;
         const float *base = X + (int64_t)rb * C;
-        if ((uintptr_t)base % 16 == 0) {   /* the row of X here starts 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) raw[ci] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            if (ok && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ci];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ci][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ci][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
-            const float *ptr = base + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ci][0], raw[ci][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
+          const float *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else if (ok && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3614,61 +2654,26 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
     float x[8];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        uint4 raw[2];   /* each chunk's vector */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = raw[ri];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        uint4 raw[2][2];   /* each chunk's two aligned vectors */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-            raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-          }
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 4 + ri * 2 + ty;
-          const int gc = tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 4 + ri * 2 + ty;
+        const int gc = tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -3790,61 +2795,26 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
       float x_2[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = j * 256 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_2[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_2[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -3938,61 +2908,26 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
       float x_3[8];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          uint4 raw[2];   /* each chunk's vector */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j_2 * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) raw[ri] = ((const uint4 *)ptr)[0];
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j_2 * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = raw[ri];
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          uint4 raw[2][2];   /* each chunk's two aligned vectors */
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j_2 * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              raw[ri][0] = ((const uint4 *)(ptr - off / 4))[0];
-              raw[ri][1] = ((const uint4 *)(ptr - off / 4))[1];
-            }
-          }
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = rb * 4 + ri * 2 + ty;
-            const int gc = j_2 * 256 + tx * 4;
-            const float *ptr = base + (int64_t)gr * C + gc;
-            const int off = (int)((uintptr_t)ptr % 16);
-            if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-              union { uint4 v[1]; float e[4]; } h;
-              h.v[0] = lt_bytes16(raw[ri][0], raw[ri][1], off);
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 4; ++vi) {
-                x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-              }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 4 + ri * 2 + ty;
+          const int gc = j_2 * 256 + tx * 4;
+          const float *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 4 <= C && off == 0) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+            union { uint4 v[1]; float e[4]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) x_3[ri * 4 + vi] = h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              x_3[ri * 4 + vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
             }
           }
         }
@@ -4052,36 +2987,24 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
     float x[4];
     {
       const float *base = X;
-      if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-          }
-        }
-      } else {   /* each chunk from the two aligned vectors it straddles */
-        const int gr = rb * 4 + ty;
-        const int gc = tx * 4;
-        const float *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);
-        if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-          }
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 4;
+      const float *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 4 <= C && off == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+      } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) x[vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
         }
       }
     }
@@ -4149,36 +3072,24 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       float x_2[4];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_2[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }
@@ -4221,36 +3132,24 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       float x_3[4];
       {
         const float *base = X;
-        if ((uintptr_t)base % 16 == 0 && C % 4 == 0) {   /* the rows of X here start 16-byte aligned */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        } else {   /* each chunk from the two aligned vectors it straddles */
-          const int gr = rb * 4 + ty;
-          const int gc = j_2 * 128 + tx * 4;
-          const float *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);
-          if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 128 + tx * 4;
+        const float *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 4 <= C && off == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+        } else if (gr < R && gc >= off / 4 && gc - off / 4 + 8 <= C) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) x_3[vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? ptr[vi] : -INFINITY;
           }
         }
       }

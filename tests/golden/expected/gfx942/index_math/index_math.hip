@@ -119,36 +119,24 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
   int a[4];
   {
     const int *base = A;
-    if ((uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the rows of A here start 16-byte aligned */
-      const int gr = bm * 8 + ty;
-      const int gc = bn * 32 + tx * 4;
-      const int *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
-        union { uint4 v[1]; int e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) a[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          a[vi] = gr < M && gc + vi < N ? ptr[vi] : -1;
-        }
-      }
-    } else {   /* each chunk from the two aligned vectors it straddles */
-      const int gr = bm * 8 + ty;
-      const int gc = bn * 32 + tx * 4;
-      const int *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);
-      if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
-        union { uint4 v[1]; int e[4]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) a[vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          a[vi] = gr < M && gc + vi < N ? ptr[vi] : -1;
-        }
+    const int gr = bm * 8 + ty;
+    const int gc = bn * 32 + tx * 4;
+    const int *ptr = base + (int64_t)gr * N + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (gr < M && gc + 4 <= N && off == 0) {
+      union { uint4 v[1]; int e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) a[vi] = h.e[vi];
+    } else if (gr < M && gc >= off / 4 && gc - off / 4 + 8 <= N) {
+      union { uint4 v[1]; int e[4]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 4))[0], ((const uint4 *)(ptr - off / 4))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) a[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        a[vi] = gr < M && gc + vi < N ? ptr[vi] : -1;
       }
     }
   }
