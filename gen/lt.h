@@ -170,10 +170,9 @@ typedef struct View {
                            elements where it is false are not read (other) or not written */
   int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
                            CACHE_KEEP (reused across programs: L2 evict-last) */
-  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): a load
-                           issues every chunk's vectors before it converts any, rows not 16-byte aligned read
-                           the two aligned vectors a chunk straddles; a store writes such a row's chunks as
-                           aligned words (lower/copy.c, templates/vec.h) */
+  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): where the
+                           row starts off the 16-byte grid, a load reads the two aligned vectors a chunk
+                           straddles, a store writes the chunk as aligned words (lower/copy.c, templates/vec.h) */
   int line;
 } View;
 

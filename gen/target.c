@@ -196,7 +196,9 @@ static int block_bits(const Block *bl) {
 
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
-** helpers any of them uses, and the cache-hint helpers where one takes a hint.
+** helpers any of them uses, the vector-piece helpers where one moves rows
+** that may start off the 16-byte grid, and the cache-hint helpers where one
+** takes a hint.
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
