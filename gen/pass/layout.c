@@ -214,7 +214,10 @@ static const Layout *access_of(const Stmt *s, const int shape[2]) {
 ** tensor of one dim is misaligned only where its base is), of unit stride,
 ** on a GPU target (View.split): up to 8 chunks a thread, columns from an
 ** origin >= 0, no gathered rows, no mask along the columns, no atomic or
-** hinted store (those keep one access an element off the 16-byte grid).
+** hinted store (those keep one access an element off the 16-byte grid),
+** and stores of 2-byte elements only (an f32 chunk off the grid is 3 or 4
+** words either way, and the aligned-words helper's branches made sm_80's
+** RMSNorm f32 spill).
 ** Not in a block of 1024 threads (ltP_layout): it keeps two blocks an SM
 ** only within 32 registers a thread, and the two-vector path took softmax's
 ** from 32 to 41-50 (sm_90a), which ran at 0.67-0.85x its old speed at rows
@@ -225,11 +228,11 @@ static void mark_split(Block *b, const Target *t) {
     mark_split(&s->orelse, t);
     View *v = s->view;
     if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2 || v->t->trank < 2) continue;
-    if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache)) continue;
+    int by = ltI_dtypes[v->t->dt].bytes;
+    if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache && by == 2)) continue;
     int shape[2];
     ltI_view_shape(v, shape);
     const Layout *l = access_of(s, shape);
-    int by = ltI_dtypes[v->t->dt].bytes;
     if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec * by != 16 || by < 2) continue;
     if ((shape[0] == l->rows ? l->nr : 1) * l->nc > 8) continue;
     long long cs;

@@ -211,12 +211,11 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -353,12 +352,11 @@ __global__ void __launch_bounds__(256) softmax_f32_kernel(const float *__restric
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

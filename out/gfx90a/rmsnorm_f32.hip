@@ -209,12 +209,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
         const int gr = rb * 2 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -361,12 +360,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
           const int gr = rb * 2 + ri;
           const int gc = j_2 * 1024 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

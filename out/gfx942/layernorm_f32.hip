@@ -259,12 +259,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -526,12 +525,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

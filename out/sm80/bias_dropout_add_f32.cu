@@ -253,12 +253,11 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       const int gr = bm * 4 + ri;
       const int gc = bn * 1024 + tid * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = r[ri * 4 + vi] + ((keep[ri * 4 + vi] ? h_2[ri * 4 + vi] * scale : 0.0f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {

@@ -170,12 +170,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N1024_kernel(const float *_
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -272,12 +271,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       const int gr = bm * 8 + ri * 4 + ty;
       const int gc = bn * 512 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -374,12 +372,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N256_kernel(const float *__
       const int gr = bm * 16 + ri * 8 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -476,12 +473,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {

@@ -251,12 +251,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -516,12 +515,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -698,12 +696,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -963,12 +960,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1145,12 +1141,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1410,12 +1405,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1574,12 +1568,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 32 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1825,12 +1818,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2015,12 +2007,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           const int gr = rb * 2 + ri;
           const int gc = (ci * 32 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi] + b[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2317,12 +2308,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 256 + (ci * 32 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 8 + ci * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-              else lt_st16_split(ptr, h.v[0]);
+              ((uint4 *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -2488,12 +2478,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2745,12 +2734,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 128 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

@@ -194,12 +194,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -336,12 +335,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -460,12 +458,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -602,12 +599,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -726,12 +722,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -868,12 +863,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -992,12 +986,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1134,12 +1127,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ci * 4 + vi] * rstd_2[0] * w_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1278,12 +1270,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
           const int gr = rb * 2 + ri;
           const int gc = (ci * 64 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 8 + ci * 4 + vi] * rstd[ri] * w[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1447,12 +1438,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 8 + ci * 4 + vi] * rstd_2[ri] * w_2[ci * 4 + vi];
-              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-              else lt_st16_split(ptr, h.v[0]);
+              ((uint4 *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -1581,12 +1571,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1732,12 +1721,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1852,12 +1840,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         const int gr = rb * 8 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = x[ri * 4 + vi] * rstd[ri] * w[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1990,12 +1977,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
           const int gr = rb * 8 + ri * 2 + ty;
           const int gc = j_2 * 128 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = x_3[ri * 4 + vi] * rstd_2[ri] * w_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

@@ -208,12 +208,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -350,12 +349,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -744,12 +742,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -886,12 +883,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1022,12 +1018,11 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1164,12 +1159,11 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1300,12 +1294,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1442,12 +1435,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1578,12 +1570,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1720,12 +1711,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1891,12 +1881,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
           const int gr = rb * 2 + ri;
           const int gc = (ci * 64 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 8 + ci * 4 + vi] * inv[ri];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2084,12 +2073,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 8 + ci * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-              else lt_st16_split(ptr, h.v[0]);
+              ((uint4 *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -2242,12 +2230,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2420,12 +2407,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2549,12 +2535,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
         const int gr = rb * 8 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2701,12 +2686,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
           const int gr = rb * 8 + ri * 2 + ty;
           const int gc = j_2 * 128 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

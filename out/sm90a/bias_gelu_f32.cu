@@ -175,12 +175,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -275,12 +274,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
       const int gr = bm * 2 + ri;
       const int gc = bn * 2048 + tid * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -377,12 +375,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -479,12 +476,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
       const int gr = bm * 16 + ri * 8 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -581,12 +577,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
       const int gr = bm * 16 + ri * 8 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -683,12 +678,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -785,12 +779,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -982,12 +975,11 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       const int gr = bm * 32 + ri * 16 + ty;
       const int gc = bn * 128 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {

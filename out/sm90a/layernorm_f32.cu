@@ -697,12 +697,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 32 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -948,12 +947,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1551,12 +1549,11 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1816,12 +1813,11 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1998,12 +1994,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2263,12 +2258,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 256 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2425,12 +2419,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       float *base = Y + (int64_t)rb * C;
       const int gc = tid * 4;
       float *ptr = base + gc;
-      if (ok && gc + 4 <= C) {
+      if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[vi] * rstd[0] * w[vi] + b[vi];
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -2645,12 +2638,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         float *base = Y + (int64_t)rb * C;
         const int gc = j_2 * 1024 + tid * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2826,12 +2818,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3091,12 +3082,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -3273,12 +3263,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3538,12 +3527,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 1024 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -3702,12 +3690,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 32 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ci * 4 + vi] * rstd[0] * w[ci * 4 + vi] + b[ci * 4 + vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -3953,12 +3940,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 512 + (ci * 32 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ci * 4 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 4 + vi] + b_2[ci * 4 + vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -4153,12 +4139,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -4436,12 +4421,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 256 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -4606,12 +4590,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         const int gr = rb * 4 + ri;
         const int gc = tid * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = d[ri * 4 + vi] * rstd[ri] * w[vi] + b[vi];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -4863,12 +4846,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           const int gr = rb * 4 + ri;
           const int gc = j_2 * 128 + tid * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = (x_3[ri * 4 + vi] - mean_2[ri]) * rstd_2[ri] * w_2[vi] + b_2[vi];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {

@@ -468,12 +468,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -610,12 +609,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C65536_kernel(const float *__
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1262,12 +1260,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 512 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -1404,12 +1401,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1575,12 +1571,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
           const int gr = rb * 2 + ri;
           const int gc = (ci * 512 + tid) * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 8 + ci * 4 + vi] * inv[ri];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -1768,12 +1763,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C4096_kernel(const float *__r
             const int gr = rb * 2 + ri;
             const int gc = j_2 * 4096 + (ci * 512 + tid) * 4;
             float *ptr = base + (int64_t)gr * C + gc;
-            if (gr < R && gc + 4 <= C) {
+            if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
               union { uint4 v[1]; float e[4]; } h;
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 8 + ci * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-              if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-              else lt_st16_split(ptr, h.v[0]);
+              ((uint4 *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -1905,12 +1899,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       for (int ci = 0; ci < 4; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2047,12 +2040,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         for (int ci = 0; ci < 4; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2183,12 +2175,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2325,12 +2316,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C1024_kernel(const float *__r
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 1024 + (ci * 128 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2461,12 +2451,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 64 + tid) * 4;
         float *ptr = base + gc;
-        if (ok && gc + 4 <= C) {
+        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2603,12 +2592,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 512 + (ci * 64 + tid) * 4;
           float *ptr = base + gc;
-          if (ok && gc + 4 <= C) {
+          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -2762,12 +2750,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
         const int gr = rb * 4 + ri * 2 + ty;
         const int gc = tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ri * 4 + vi] * inv[ri];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
@@ -2940,12 +2927,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C256_kernel(const float *__re
           const int gr = rb * 4 + ri * 2 + ty;
           const int gc = j_2 * 256 + tx * 4;
           float *ptr = base + (int64_t)gr * C + gc;
-          if (gr < R && gc + 4 <= C) {
+          if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; float e[4]; } h;
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ri * 4 + vi] - m_2[ri]) * 1.442695f) * inv_2[ri];
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 4; ++vi) {
@@ -3046,12 +3032,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
       const int gr = rb * 4 + ty;
       const int gc = tx * 4;
       float *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 4 <= C) {
+      if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[vi] * inv[0];
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
@@ -3159,12 +3144,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C128_kernel(const float *__re
         const int gr = rb * 4 + ty;
         const int gc = j_2 * 128 + tx * 4;
         float *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 4 <= C) {
+        if (gr < R && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0];
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {

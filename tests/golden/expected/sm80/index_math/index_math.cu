@@ -166,12 +166,11 @@ __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ 
     const int gr = bm * 8 + ty;
     const int gc = bn * 32 + tx * 4;
     int *ptr = base + (int64_t)gr * so_m + gc;
-    if (gr < M && gc + 4 <= N) {
+    if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; int e[4]; } h;
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[vi];
-      if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-      else lt_st16_split(ptr, h.v[0]);
+      ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {

@@ -157,12 +157,11 @@ __global__ void __launch_bounds__(128) scale_bias_f32_kernel(const float *__rest
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 256 + tx * 4;
       float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N) {
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) h.e[vi] = alpha * x[ri * 4 + vi] + b[vi];
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
