@@ -3,8 +3,11 @@
 
     python3 bench/torch_device.py            (bench/torch_device.sh builds the library first)
     python3 bench/torch_device.py --overhead [--pkg DIR] [--label TEXT]
-                                             the overhead table alone (4.), also through ctypes;
-                                             --pkg: the luatile package in DIR (another version)
+                                             the overhead table alone (4.), its cases checked first,
+                                             then with the Python fast calls, through ctypes, and the
+                                             CPU cost of a call's pieces; --pkg: the luatile package in
+                                             DIR (another version)
+    python3 bench/torch_device.py --quick    test_torch's fast-path checks on CUDA tensors, 2. and 3.
 
 1. tests/python/test_torch.py on CUDA tensors, with the custom ops, then
    (--quick) with LUATILE_NO_CUSTOM_OP=1, the torch.autograd.Function path,
@@ -179,19 +182,22 @@ def check_cuda_graph():
             luatile.direct_calls = True
 
 
-def wall_per_call(fn, n=3000):
-    """(wall, CPU) microseconds a call of n eager calls: the wall clock to the last
-    kernel's end, and this thread's CPU time (the host's own cost: where it is
-    below the wall, the GPU sets the pace)."""
+def wall_per_call(fn, n=2000, reps=5):
+    """(wall, CPU) microseconds a call, the best of reps rounds of n eager calls: the
+    wall clock to the last kernel's end, and this thread's CPU time (the host's own
+    cost: where it is below the wall, the GPU sets the pace)."""
     for _ in range(50):
         fn()
     torch.cuda.synchronize()
-    t0, c0 = time.perf_counter(), time.thread_time()
-    for _ in range(n):
-        fn()
-    c1 = time.thread_time()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / n * 1e6, (c1 - c0) / n * 1e6
+    best = (math.inf, math.inf)
+    for _ in range(reps):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for _ in range(n):
+            fn()
+        c1 = time.thread_time()
+        torch.cuda.synchronize()
+        best = min(best, ((time.perf_counter() - t0) / n * 1e6, (c1 - c0) / n * 1e6))
+    return best
 
 
 def kernel_per_call(fn, n=200):
@@ -219,63 +225,194 @@ def kernel_per_call(fn, n=200):
     return best
 
 
-def overhead(label=""):
-    """The per-call overhead table; returns the worst entry point's time above its kernel."""
+def overhead_cases():
+    """(name, luatile entry point, torch's own op, the result in float32 by torch) of the overhead table."""
     bf = torch.bfloat16
     x = torch.randn(16, 1024, device="cuda").to(bf)
     w = torch.randn(1024, device="cuda").to(bf)
     a = torch.randn(64, 256, device="cuda").to(bf)
-    b = torch.randn(256, 256, device="cuda").to(bf)
+    b = (torch.randn(256, 256, device="cuda") / 16).to(bf)
     bias = torch.randn(256, device="cuda").to(bf)
     q = torch.randn(1, 8, 128, 64, device="cuda").to(bf)
     eps = 1e-6
-    has_rms = hasattr(F, "rms_norm")
-    cases = [
-        ("rms_norm bf16 16x1024", lambda: luatile.rms_norm(x, (1024,), w, eps),
-         (lambda: F.rms_norm(x, (1024,), w, eps)) if has_rms else None),
+    xf, wf, af, bf_, biasf, qf = (t.float() for t in (x, w, a, b, bias, q))
+    rms = (lambda: F.rms_norm(x, (1024,), w, eps)) if hasattr(F, "rms_norm") else None
+    return [
+        ("rms_norm bf16 16x1024", lambda: luatile.rms_norm(x, (1024,), w, eps), rms,
+         lambda: xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * wf),
         ("layer_norm bf16 16x1024", lambda: luatile.layer_norm(x, (1024,), w, w),
-         lambda: F.layer_norm(x, (1024,), w, w)),
-        ("softmax bf16 16x1024", lambda: luatile.softmax(x, -1), lambda: torch.softmax(x, -1)),
+         lambda: F.layer_norm(x, (1024,), w, w), lambda: F.layer_norm(xf, (1024,), wf, wf)),
+        ("softmax bf16 16x1024", lambda: luatile.softmax(x, -1), lambda: torch.softmax(x, -1),
+         lambda: torch.softmax(xf, -1)),
         ("matmul+bias+gelu bf16 64x256x256", lambda: luatile.matmul(a, b, bias, "gelu"),
-         lambda: F.gelu(torch.addmm(bias, a, b))),
+         lambda: F.gelu(torch.addmm(bias, a, b)), lambda: F.gelu(af @ bf_ + biasf)),
         ("attention bf16 1x8x128x64 causal", lambda: luatile.scaled_dot_product_attention(q, q, q, is_causal=True),
-         lambda: F.scaled_dot_product_attention(q, q, q, is_causal=True)),
+         lambda: F.scaled_dot_product_attention(q, q, q, is_causal=True),
+         lambda: F.scaled_dot_product_attention(qf, qf, qf, is_causal=True)),
     ]
-    lib = luatile.library(x.device)
-    say("")
-    say(f"per-call overhead{label} (us a call; wall = 3000 eager calls / 3000, cpu = this thread's CPU time over them, "
-        "kernel = 200 calls replayed from a CUDA graph; over = wall - kernel)")
-    say(f"# {lib}")
-    say(f"{'op':34} {'kernel':>7} {'luatile':>8} {'over':>6} {'cpu':>6} {'via op':>7} {'over':>6} {'cpu':>6} "
-        f"{'torch':>7} {'tkern':>7} {'over':>6} {'cpu':>6}")
-    worst = 0.0
-    for name, friendly, ref in cases:
-        k = kernel_per_call(friendly)
-        wf, cf = wall_per_call(friendly)
-        luatile.direct_calls = False
+
+
+def check_cases(cases):
+    """Each entry point's result against torch in float32, and bitwise against the general path
+    (the fast calls off), before anything is timed."""
+    K = luatile._kernels
+    ok = True
+    for name, friendly, _, ref in cases:
+        got = friendly()
+        err = T.rel_err(got, ref())
+        saved = {n: getattr(K, n) for n in ("rows_fast", "add_fast", "matmul_fast", "attention_fast")}
         try:
-            wo, co = wall_per_call(friendly)
+            for n in saved:
+                setattr(K, n, lambda *args: None)
+            general = friendly()
         finally:
-            luatile.direct_calls = True
-        if ref is not None:
-            tk, (tw, tc) = kernel_per_call(ref), wall_per_call(ref)
-            tcols = f"{tw:7.1f} {tk:7.1f} {tw - tk:6.1f} {tc:6.1f}"
-        else:
-            tcols = f"{'-':>7} {'-':>7} {'-':>6} {'-':>6}"
-        worst = max(worst, wf - k)
-        say(f"{name:34} {k:7.1f} {wf:8.1f} {wf - k:6.1f} {cf:6.1f} {wo:7.1f} {wo - k:6.1f} {co:6.1f} {tcols}")
+            for n, f in saved.items():
+                setattr(K, n, f)
+        same = torch.equal(got, general)
+        ok = ok and err < 2e-2 and same
+        say(f"# {name}: relative error {err:.1e} against torch in float32, bitwise equal to the general path: {same}")
+    result(ok, "overhead cases checked before timing")
+
+
+def _configs():
+    """The ways of calling measured, as (name, setup): the C fast calls (the package's default where
+    the library has a call module), the Python fast calls through the call module, and the Python
+    fast calls through ctypes; those this package and library have."""
+    K = luatile._kernels
+    path = luatile.library(torch.device("cuda")).path
+
+    def load(no_calls, use_c):
+        def setup():
+            os.environ["LUATILE_NO_CALLS"] = no_calls
+            luatile.load_library(path)
+            if hasattr(K, "bind_fast"):
+                K.bind_fast(use_c=use_c)
+        return setup
+    configs = []
+    has_calls = hasattr(luatile.Library, "ctypes_fn") and luatile.library(torch.device("cuda")).calls is not None
+    if has_calls and hasattr(K, "bind_fast"):
+        configs.append(("C fast calls (python/luatile/_fast.c), launchers through the call module", load("0", True)))
+    if has_calls:
+        configs.append(("Python fast calls (_kernels.*_fast), launchers through the call module", load("0", False)))
+    configs.append(("Python fast calls, launchers through ctypes (LUATILE_NO_CALLS=1)", load("1", False)))
+    return configs
+
+
+def overhead(label="", rounds=15, n=400):
+    """The per-call overhead tables, one for each way of calling (_configs), measured in
+    turns: rounds rounds, each timing n calls of every case in every way and of torch's
+    ops, each number the best of its rounds (a slower spell of the machine then weighs
+    on all alike).  Returns the worst entry point's time above its kernel in the first way."""
+    cases = overhead_cases()
+    configs = _configs()
+    kernels = [kernel_per_call(friendly) for _, friendly, _, _ in cases]
+    tkernels = [kernel_per_call(ref) if ref is not None else None for _, _, ref, _ in cases]
+    best = {}
+
+    def keep(key, wc):
+        best[key] = min(best.get(key, (math.inf, math.inf)), wc)
+
+    x = torch.randn(16, 1024, device="cuda").to(torch.bfloat16)
+    w = x[0].clone()
     y = torch.empty_like(x)
     px, pw, py = x.data_ptr(), w.data_ptr(), y.data_ptr()
     st = torch.cuda.current_stream().cuda_stream
-    for how, f in [("", lib.fn("rmsnorm_bf16"))] + (
-            [(", ctypes", lib.ctypes_fn("rmsnorm_bf16"))] if hasattr(lib, "ctypes_fn") else []):
-        raw, rawc = wall_per_call(lambda: f(px, pw, py, 16, 1024, eps, st))
-        k = kernel_per_call(lambda: f(px, pw, py, 16, 1024, eps, torch.cuda.current_stream().cuda_stream))
-        say(f"{'rmsnorm_bf16 launcher alone' + how:34} {k:7.1f} {raw:8.1f} {raw - k:6.1f} {rawc:6.1f}")
+    for _ in range(rounds):
+        for ci, (_, setup) in enumerate(configs):
+            setup()
+            for i, (_, friendly, _, _) in enumerate(cases):
+                keep((ci, i, "entry"), wall_per_call(friendly, n, 1))
+                luatile.direct_calls = False
+                try:
+                    keep((ci, i, "op"), wall_per_call(friendly, n, 1))
+                finally:
+                    luatile.direct_calls = True
+            lib = luatile.library(torch.device("cuda"))
+            keep((ci, "launcher"), wall_per_call(lambda: lib.fn("rmsnorm_bf16")(px, pw, py, 16, 1024, 1e-6, st), n, 1))
+        for i, (_, _, ref, _) in enumerate(cases):
+            if ref is not None:
+                keep(("torch", i), wall_per_call(ref, n, 1))
+    k_launcher = kernel_per_call(lambda: luatile.library(torch.device("cuda")).fn("rmsnorm_bf16")(
+        px, pw, py, 16, 1024, 1e-6, torch.cuda.current_stream().cuda_stream))
+    worst = None
+    for ci, (how, _) in enumerate(configs):
+        say("")
+        say(f"per-call overhead{label}, {how} (us a call; wall = the best of {rounds} rounds of {n} eager calls, "
+            "the ways of calling and torch's ops in turns; cpu = this thread's CPU time over them; kernel = 200 "
+            "calls replayed from a CUDA graph; over = wall - kernel)")
+        say(f"{'op':34} {'kernel':>7} {'luatile':>8} {'over':>6} {'cpu':>6} {'via op':>7} {'over':>6} {'cpu':>6} "
+            f"{'torch':>7} {'tkern':>7} {'over':>6} {'cpu':>6}")
+        w_ = 0.0
+        for i, (name, _, ref, _) in enumerate(cases):
+            k = kernels[i]
+            (wf, cf), (wo, co) = best[(ci, i, "entry")], best[(ci, i, "op")]
+            if ref is not None:
+                tw, tc = best[("torch", i)]
+                tcols = f"{tw:7.1f} {tkernels[i]:7.1f} {tw - tkernels[i]:6.1f} {tc:6.1f}"
+            else:
+                tcols = f"{'-':>7} {'-':>7} {'-':>6} {'-':>6}"
+            w_ = max(w_, wf - k)
+            say(f"{name:34} {k:7.1f} {wf:8.1f} {wf - k:6.1f} {cf:6.1f} {wo:7.1f} {wo - k:6.1f} {co:6.1f} {tcols}")
+        raw, rawc = best[(ci, "launcher")]
+        say(f"{'rmsnorm_bf16 launcher alone':34} {k_launcher:7.1f} {raw:8.1f} {raw - k_launcher:6.1f} {rawc:6.1f}")
+        if worst is None:
+            worst = w_
     say("(luatile: the entry point in eager inference, which calls the kernel directly; via op: the same through")
     say(" the operator, as under autograd (luatile.direct_calls = False); torch: torch's own op, tkern its kernels'")
     say(" time; inputs need no grad; launcher alone: the launcher called with its arguments ready)")
+    configs[0][1]()   # back to the first way
     return worst
+
+
+def micro_costs():
+    """CPU microseconds of the pieces of a call on CUDA tensors (best of 5 x 2000, this thread's CPU time)."""
+    K = luatile._kernels
+    bf = torch.bfloat16
+    x = torch.randn(16, 1024, device="cuda").to(bf)
+    w = x[0].clone()
+    q = torch.randn(1, 8, 128, 64, device="cuda").to(bf)
+    f32 = torch.float32
+    lse0 = torch.empty(0, device="cuda")
+    pieces = [
+        ("torch.empty_like(x)", lambda: torch.empty_like(x)),
+        ("x.new_empty((16, 1024))", lambda: x.new_empty((16, 1024))),
+        ("torch.empty((16, 1024), dtype=x.dtype, device=x.device)",
+         lambda: torch.empty((16, 1024), dtype=x.dtype, device=x.device)),
+        ("q.new_empty((1, 8, 128), dtype=float32)", lambda: q.new_empty((1, 8, 128), dtype=f32)),
+        ("f32.new_empty((1, 8, 128))", lambda: lse0.new_empty((1, 8, 128))),
+        ("x.shape", lambda: x.shape), ("x.stride()", lambda: x.stride()), ("x.dtype", lambda: x.dtype),
+        ("x.is_cuda", lambda: x.is_cuda), ("x.get_device()", lambda: x.get_device()),
+        ("x.data_ptr()", lambda: x.data_ptr()), ("torch.is_grad_enabled()", torch.is_grad_enabled),
+        ("torch.compiler.is_compiling()", K._compiling),
+        ("current device + raw stream", lambda: K._current_stream(K._current_device())),
+        ("rows_fast rmsnorm (the fast call alone)", lambda: K.rows_fast("rmsnorm", x, (1024,), w, None, 1e-6, True)),
+        ("luatile.rms_norm (the entry point)", lambda: luatile.rms_norm(x, (1024,), w, 1e-6)),
+        ("attention_fast (the fast call alone)", lambda: K.attention_fast(q, q, q, None, -1, 0, None, True, True)),
+        ("nothing (a Python call of a lambda)", lambda: None),
+    ]
+    say("")
+    say("CPU cost of the pieces of a call (us, CUDA tensors, best of 5 x 2000 calls, this thread's CPU time)")
+    for name, f in pieces:
+        torch.cuda.synchronize()
+        say(f"{name:48} {wall_per_call(f)[1]:6.2f}")
+
+
+def quick():
+    """The fast calls on CUDA tensors (test_torch's fast-path checks, C and Python), the block
+    in a CUDA graph and under torch.compile, with the variants those use."""
+    T.DEV = "cuda"
+    T.R.seed(7)
+    torch.manual_seed(7)
+    say("")
+    say("## the fast calls on CUDA tensors (tests/python/test_torch.py's fast-path checks)")
+    T.check("fast-path/c", T.fast_paths("c"))
+    T.check("fast-path/python", T.fast_paths("python"))
+    say("")
+    say("## CUDA graph")
+    check_cuda_graph()
+    say("")
+    say("## torch.compile")
+    check_compile()
 
 
 def main(argv):
@@ -284,17 +421,21 @@ def main(argv):
     dev = torch.cuda.get_device_name(0)
     say(f"# {dev}, torch {torch.__version__}, CUDA {torch.version.cuda}, luatile custom ops: {luatile.HAVE_CUSTOM_OP}")
     say(f"# library: {luatile.library(torch.device('cuda'))}, package {os.path.dirname(luatile.__file__)}")
+    if "--quick" in argv:
+        quick()
+        with open(os.path.join(out, "torch_device.txt"), "w") as f:
+            f.write("\n".join(LOG) + "\n")
+        return 0
     if "--overhead" in argv:   # the overhead table alone (--label TEXT names it)
         label = argv[argv.index("--label") + 1] if "--label" in argv else ""
+        if "--pkg" not in argv:
+            check_cases(overhead_cases())
         worst = overhead(label)
         if "--pkg" in argv:   # another version: for comparison, not a check
             say(f"# worst entry point: {worst:.1f} us above its kernel{label}")
         else:
             result(worst < 10.0, f"per-call overhead under 10 us above the kernel{label}", f"worst {worst:.1f} us")
-        if hasattr(luatile.Library, "ctypes_fn") and luatile.library(torch.device("cuda")).calls is not None:
-            os.environ["LUATILE_NO_CALLS"] = "1"   # the same through ctypes
-            luatile.load_library(luatile.library(torch.device("cuda")).path)
-            overhead(label + ", launchers through ctypes (LUATILE_NO_CALLS=1)")
+            micro_costs()
         with open(os.path.join(out, "torch_overhead.txt"), "a") as f:
             f.write("\n".join(LOG) + "\n")
         return 0

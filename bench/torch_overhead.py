@@ -12,7 +12,10 @@ with the same prototype, returning 0 at once); --real uses the c library.
 For each case: the entry point in eager inference (direct call), the same
 through the operator (luatile.direct_calls = False), and the launcher alone
 with its arguments ready (ctypes, and the kernel with --real); `over` is the
-time above the launcher alone.  Times are the best of 15 runs of n calls
+time above the launcher alone.  Three tables: the launchers through ctypes with
+the Python fast calls (_kernels.*_fast), through the call module with the same,
+and through the call module with its C fast calls (python/luatile/_fast.c,
+what the package uses where there is a call module).  Times are the best of 15 runs of n calls
 (time.thread_time_ns: this thread's CPU time, which other
 processes on a loaded machine disturb less than the wall clock), in us a call.  --profile NAME runs cProfile over n
 calls of that case's entry point.  Needs build/lib/libluatile_c.h (./build.sh
@@ -142,15 +145,20 @@ def main(argv):
         return 0
     print(f"# torch {torch.__version__}, luatile custom ops: {luatile.HAVE_CUSTOM_OP}, {kind}; "
           f"best of 15 x {n} calls, us a call (thread CPU time)")
-    modes = [("ctypes", "1")]
+    modes = [("ctypes", "1", False)]
     if hasattr(luatile.Library, "ctypes_fn"):   # an older package (--pkg) has no call module
-        modes.append(("call module", "0"))
-    for how, no_calls in modes:
+        modes.append(("call module", "0", False))
+    if hasattr(luatile._kernels, "bind_fast"):   # nor (older still) the C fast calls
+        modes[-1] = ("call module, Python checks", "0", False)
+        modes.append(("call module, C checks", "0", True))
+    for how, no_calls, c_checks in modes:
         os.environ["LUATILE_NO_CALLS"] = no_calls
         lib = luatile.load_library(path, "cpu")
-        if how == "call module" and getattr(lib, "calls", None) is None:
+        if no_calls == "0" and getattr(lib, "calls", None) is None:
             print("# no call module beside", path)
             continue
+        if hasattr(luatile._kernels, "bind_fast"):
+            luatile._kernels.bind_fast(use_c=c_checks)
         table(n, how)
     print("(launcher: the launcher alone, arguments ready (and the kernel with --real); entry: the entry point in")
     print(" eager inference (direct call); via op: through the operator (luatile.direct_calls = False);")

@@ -12,7 +12,12 @@
 # static CUDA runtime; HIP for gfx*, linking hip::host) and builds each
 # file as the generated header says (sm80: -arch=sm_80; sm90a:
 # -gencode=arch=compute_90a,code=sm_90a; gfx*: --offload-arch; c: C11,
-# -lm).  ARCH_FLAGS replaces the GPU flags.  DEFINES are gen's -D
+# -lm).  ARCH_FLAGS replaces the GPU flags.  For gfx*, where CMake cannot
+# enable its HIP language (it wants a ROCm install, whose
+# lib/cmake/hip-lang Debian's HIP packages put elsewhere) or where
+# LUATILE_HIP_MODE is hipcc, each .hip file is compiled by hipcc
+# (LUATILE_HIPCC, found on the PATH) in a custom command into an object of
+# the library, which then links libamdhip64 and the C++ runtime.  DEFINES are gen's -D
 # key=value, given to every kernel of the call (a config value or one
 # variant value: DEFINES dtype=f32 keeps only the f32 variants); a kernel
 # that lacks the key is an error, so use one call per set of DEFINES.  GEN
@@ -40,7 +45,7 @@
 # byproducts, so Ninja and Make both order the compiles after it).
 # gen's errors stop the configure step with gen's own message.
 #
-# Needs CMake 3.18 (3.21 for the HIP targets).
+# Needs CMake 3.18 (3.21 for the HIP language; the hipcc way needs no more).
 
 cmake_minimum_required(VERSION 3.18)
 
@@ -199,10 +204,15 @@ function(_luatile_add_kernels_impl name)
     COMMENT "luatile: checking the generated files of ${name}"
     VERBATIM)
 
-  if(A_SHARED)
-    add_library(${name} SHARED ${srcs} ${hdrs})
+  if(lang STREQUAL "HIP" AND _LUATILE_HIP_MODE STREQUAL "hipcc")
+    set(lib_srcs "")   # the objects, added by _luatile_hipcc_objects
   else()
-    add_library(${name} STATIC ${srcs} ${hdrs})
+    set(lib_srcs ${srcs})
+  endif()
+  if(A_SHARED)
+    add_library(${name} SHARED ${lib_srcs} ${hdrs})
+  else()
+    add_library(${name} STATIC ${lib_srcs} ${hdrs})
   endif()
   add_dependencies(${name} ${name}_luatile_gen)
   target_include_directories(${name} PUBLIC "${out}")
@@ -226,6 +236,8 @@ function(_luatile_add_kernels_impl name)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3 ${flags}>)
     find_package(CUDAToolkit REQUIRED)
     target_link_libraries(${name} PUBLIC CUDA::cudart_static)
+  elseif(_LUATILE_HIP_MODE STREQUAL "hipcc")
+    _luatile_hipcc_objects("${name}" "${t}" "${out}" "${srcs}" "${A_ARCH_FLAGS}")
   else()
     set_source_files_properties(${srcs} PROPERTIES LANGUAGE HIP)
     if(A_ARCH_FLAGS)
@@ -239,7 +251,55 @@ function(_luatile_add_kernels_impl name)
   endif()
 endfunction()
 
+# The hipcc way for HIP targets: one custom command a .hip file, hipcc -O3
+# --offload-arch=<target> (or ARCH_FLAGS) -fPIC -c into
+# <out>.obj/<variant>.o, recompiled when the file or its header changes;
+# the objects are the library's sources, linked with libamdhip64 and the C++
+# runtime; the library's users get the HIP headers' folder and
+# __HIP_PLATFORM_AMD__ (hip/hip_runtime_api.h wants it), as hip::host gives.
+function(_luatile_hipcc_objects name t out srcs arch)
+  if(NOT LUATILE_HIPCC)
+    find_program(LUATILE_HIPCC hipcc)
+  endif()
+  if(NOT LUATILE_HIPCC)
+    message(FATAL_ERROR "luatile_add_kernels(${name}): TARGET ${t} needs CMake's HIP language (a ROCm install) "
+                        "or hipcc (set LUATILE_HIPCC=/path/to/hipcc)")
+  endif()
+  find_library(_LUATILE_AMDHIP64 amdhip64 PATHS /opt/rocm/lib)
+  find_path(_LUATILE_HIP_INCLUDE hip/hip_runtime_api.h PATHS /opt/rocm/include)
+  if(NOT _LUATILE_AMDHIP64 OR NOT _LUATILE_HIP_INCLUDE)
+    message(FATAL_ERROR "luatile_add_kernels(${name}): no HIP runtime (libamdhip64 and hip/hip_runtime_api.h) "
+                        "for TARGET ${t}")
+  endif()
+  if(arch)
+    set(flags ${arch})
+  else()
+    set(flags --offload-arch=${t})
+  endif()
+  set(objs "")
+  file(MAKE_DIRECTORY "${out}.obj")
+  foreach(src IN LISTS srcs)
+    get_filename_component(n "${src}" NAME_WE)
+    set(obj "${out}.obj/${n}.o")
+    add_custom_command(OUTPUT "${obj}"
+      COMMAND "${LUATILE_HIPCC}" -O3 ${flags} -fPIC -c "${src}" -o "${obj}"
+      DEPENDS "${src}" "${out}/${n}.h"
+      COMMENT "luatile: hipcc ${n}.hip (${t})"
+      VERBATIM)
+    list(APPEND objs "${obj}")
+  endforeach()
+  set_source_files_properties(${objs} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  target_sources(${name} PRIVATE ${objs})
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CXX)
+  target_compile_definitions(${name} INTERFACE __HIP_PLATFORM_AMD__)
+  target_include_directories(${name} INTERFACE "${_LUATILE_HIP_INCLUDE}")
+  target_link_libraries(${name} PUBLIC "${_LUATILE_AMDHIP64}" stdc++)
+endfunction()
+
 # A macro, so that enable_language runs in the caller's (file) scope, as CMake requires.
+# For a gfx target it picks the HIP way once (_LUATILE_HIP_MODE): CMake's HIP
+# language where check_language finds it usable and LUATILE_HIP_MODE is not
+# hipcc, else hipcc.
 macro(luatile_add_kernels _luatile_name)
   set(_luatile_args ${ARGN})
   list(FIND _luatile_args TARGET _luatile_i)
@@ -252,9 +312,26 @@ macro(luatile_add_kernels _luatile_name)
       if(_luatile_t MATCHES "^sm")
         set(_luatile_lang CUDA)
       elseif(_luatile_t MATCHES "^gfx")
-        set(_luatile_lang HIP)
-        if(CMAKE_VERSION VERSION_LESS 3.21)
-          message(FATAL_ERROR "luatile_add_kernels(${_luatile_name}): HIP targets need CMake 3.21")
+        if(NOT DEFINED _LUATILE_HIP_MODE)
+          set(LUATILE_HIP_MODE auto CACHE STRING "how luatile builds HIP targets: auto, language or hipcc")
+          set(_LUATILE_HIP_MODE hipcc)
+          if(NOT LUATILE_HIP_MODE STREQUAL "hipcc" AND NOT CMAKE_VERSION VERSION_LESS 3.21)
+            include(CheckLanguage)
+            check_language(HIP)
+            if(CMAKE_HIP_COMPILER)
+              set(_LUATILE_HIP_MODE language)
+            endif()
+          endif()
+          if(LUATILE_HIP_MODE STREQUAL "language" AND NOT _LUATILE_HIP_MODE STREQUAL "language")
+            message(FATAL_ERROR "luatile_add_kernels(${_luatile_name}): LUATILE_HIP_MODE=language, but CMake "
+                                "${CMAKE_VERSION} cannot enable the HIP language here (3.21 and a ROCm install)")
+          endif()
+          message(STATUS "luatile: HIP targets built by ${_LUATILE_HIP_MODE}")
+        endif()
+        if(_LUATILE_HIP_MODE STREQUAL "language")
+          set(_luatile_lang HIP)
+        else()
+          set(_luatile_lang CXX)   # the link of hipcc's objects
         endif()
       elseif(_luatile_t STREQUAL "c")
         set(_luatile_lang C)

@@ -26,6 +26,8 @@ const DtypeInfo ltI_dtypes[DT_COUNT] = {
   [DT_I32] = {"i32", 4, 0},
   [DT_I64] = {"i64", 8, 0},
   [DT_U32] = {"u32", 4, 0},
+  [DT_FP8E4M3] = {"fp8e4m3", 1, 1},
+  [DT_FP8E5M2] = {"fp8e5m2", 1, 1},
   [DT_BOOL] = {"bool", 1, 0},
 };
 
@@ -51,9 +53,23 @@ int ltI_dtype_from_name(const char *s) {
   return -1;
 }
 
-/* The type arithmetic on t is carried out in. */
+/* The type arithmetic on t is carried out in (fp8: the type its values are held in). */
 Dtype ltI_compute_type(Dtype t) {
-  return (t == DT_F16 || t == DT_BF16) ? DT_F32 : t;
+  return (t == DT_F16 || t == DT_BF16 || ltI_is_fp8(t)) ? DT_F32 : t;
+}
+
+/* Is t an fp8 dtype? */
+int ltI_is_fp8(Dtype t) {
+  return t == DT_FP8E4M3 || t == DT_FP8E5M2;
+}
+
+/* Reports at line an fp8 operand of `what` (an operation on values): fp8
+** values are cast, stored or fed to k:gemm; arithmetic says where it rounds
+** by casting to f32 first. */
+static void no_fp8(const Expr *x, const char *what, int line) {
+  if (x && !x->weak && ltI_is_fp8(x->dt))
+    ltU_error(line, "%s takes no %s value: fp8 values are stored, cast or fed to k:gemm; cast it first with "
+                    ":cast(\"f32\")", what, ltI_dtypes[x->dt].name);
 }
 
 /* Is t an integer dtype (i32, i64, u32)? */
@@ -178,11 +194,27 @@ static void broadcast(Expr *e, const Expr *a, const Expr *b, const char *op) {
               shape_str(a), shape_str(b), e->shape[0], e->shape[1], LT_MAX_TILE, LT_MAX_TILE);
 }
 
-/* Converts a weak constant to the type of its partner. */
+/* v cast to fp8 dtype dt as the kernels do (templates/fp8.h): rounded to
+** nearest even at its binade's quantum (the subnormals' below the smallest
+** normal 2^emin), past the largest finite value saturated, NaN kept. */
+static double fp8_value(double v, Dtype dt) {
+  int man = dt == DT_FP8E4M3 ? 3 : 2, emin = dt == DT_FP8E4M3 ? -6 : -14, e;
+  double max = dt == DT_FP8E4M3 ? 448 : 57344;
+  if (isnan(v)) return v;
+  if (isinf(v)) return copysign(max, v);
+  frexp(v, &e);   /* |v| = f * 2^e, f in [0.5, 1): its leading bit is 2^(e - 1) */
+  int q = (e - 1 > emin ? e - 1 : emin) - man;
+  double r = ldexp(nearbyint(ldexp(v, -q)), q);
+  return fabs(r) > max ? copysign(max, v) : r;
+}
+
+/* Converts a weak constant to the type of its partner (an fp8 one rounded
+** to its value there). */
 static Expr *settle(Expr *c, Dtype dt, int line) {
   if (ltI_is_int(dt) && c->cval != floor(c->cval))
     ltU_error(line, "the number %g cannot be an %s operand; write an integer",
               c->cval, ltI_dtypes[dt].name);
+  if (ltI_is_fp8(dt)) return ltI_const(fp8_value(c->cval, dt), dt, 0, line);
   return ltI_const(c->cval, dt, 0, line);
 }
 
@@ -234,6 +266,7 @@ static double fold(BinOp op, double x, double y, int is_int) {
 ** one, - and abs a signed one. */
 Expr *ltI_unary(UnOp op, Expr *a, int line) {
   Dtype dt = a->dt;
+  no_fp8(a, ltI_unop_names[op], line);
   if (op == U_NOT) {
     if (dt != DT_BOOL) ltU_error(line, "negate needs a bool operand (a comparison), not %s", ltI_dtypes[dt].name);
   } else if (op == U_BNOT) {
@@ -334,6 +367,8 @@ static Expr *rand_op(BinOp op, Expr *seed, Expr *off, int line) {
 /* A binary operation with broadcasting; constants fold. */
 Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
   const char *name = ltI_binop_names[op];
+  no_fp8(a, name, line);
+  no_fp8(b, name, line);
   if (op == B_SHL || op == B_SHR) return shift(op, a, b, line);
   if (op == B_RAND || op == B_RANDINT) return rand_op(op, a, b, line);
   unify(&a, &b, name, line);
@@ -377,6 +412,8 @@ Expr *ltI_binary(BinOp op, Expr *a, Expr *b, int line) {
 /* where(c, a, b): c must be bool; a and b follow the binary rules. */
 Expr *ltI_select(Expr *c, Expr *a, Expr *b, int line) {
   if (c->dt != DT_BOOL) ltU_error(line, "where needs a bool condition (a comparison), not %s", ltI_dtypes[c->dt].name);
+  no_fp8(a, "where", line);
+  no_fp8(b, "where", line);
   unify(&a, &b, "where", line);
   Expr *e = expr(E_SELECT, a->weak ? b->dt : a->dt, line);
   e->c = c;
@@ -413,7 +450,7 @@ Expr *ltI_cast(Expr *a, Dtype dt, int line) {
 ** an f32 sum), except where a is known to hold a value of dt already. */
 Expr *ltI_round(Expr *a, Dtype dt, int line) {
   if (a->weak) return settle(a, dt, line);
-  if (a->dt == dt && (!(dt == DT_F16 || dt == DT_BF16) || ltI_exact(a))) return a;
+  if (a->dt == dt && (!(dt == DT_F16 || dt == DT_BF16 || ltI_is_fp8(dt)) || ltI_exact(a))) return a;
   Expr *e = expr(E_CAST, dt, line);
   e->a = a;
   e->rank = a->rank;

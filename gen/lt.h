@@ -53,7 +53,9 @@ extern const char *ltU_file;                /* kernel file, as given */
 
 /* ---- ir.c: data types ---- */
 
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
+/* fp8e4m3 and fp8e5m2 are the OCP 8-bit floats (PyTorch's float8_e4m3fn and float8_e5m2): storage
+** types, held as f32 in registers; a value of them is cast, stored or fed to k:gemm, no arithmetic. */
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_FP8E4M3, DT_FP8E5M2, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
 
 typedef struct DtypeInfo {
   const char *name;   /* DSL spelling */
@@ -65,6 +67,7 @@ extern const DtypeInfo ltI_dtypes[DT_COUNT];
 int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
 Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
 int ltI_is_int(Dtype t);                    /* i32, i64, u32 */
+int ltI_is_fp8(Dtype t);                    /* fp8e4m3, fp8e5m2 */
 void ltI_int_range(Dtype t, double *lo, double *hi);   /* the values an integer dtype holds (i64: +-2^53, exact in a double) */
 void ltI_check_fits(double v, Dtype t, int line);      /* an error at line when constant v is not a value of t */
 
@@ -102,6 +105,7 @@ struct Sym {
   Stmt *def;            /* S_LET / S_FRAG declaration */
   int nonneg;           /* scalar known to be >= 0 */
   int positive;         /* scalar parameter the launcher requires to be > 0 */
+  int device;           /* SYM_SCALAR k:sm_count: the launcher queries it (not a launcher parameter) */
   /* tensors */
   int trank;
   Expr *dims[LT_MAXRANK];
@@ -270,6 +274,9 @@ struct Stmt {
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */
+  Stmt *defer;          /* S_FOR SCHED_WARPSPEC: a gemm whose wgmmas go to the next iteration, issued behind
+                           the opening gemm's (attention: O += P V after S = Q K^T; pass/defer.c) */
+  int deferred;         /* S_GEMM in such a loop: packs its register A where it stands; the loop issues it */
   Block body, orelse;
   Stmt *next;
 };
@@ -289,6 +296,17 @@ typedef struct Require {
   int line;
   struct Require *next;
 } Require;
+
+/* A function of the sizes exported beside the launcher (k:export):
+** `int64_t <launcher>_<name>(sizes and scalars it reads)`, which returns
+** value, e.g. the workspace a call needs. */
+typedef struct Export {
+  const char *name;
+  Expr *value;          /* host-evaluable (ltI_host_expr) */
+  const char *text;     /* the kernel file's words for it */
+  int line;
+  struct Export *next;
+} Export;
 
 /* A tensor map of a warp-specialized kernel (plan.c): the launcher encodes
 ** one for each tensor and box its TMA copies read (templates/cuda_tma.h),
@@ -344,6 +362,8 @@ typedef struct Kernel {
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */
+  Export *exports;      /* k:export, in the order written */
+  Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
 } Kernel;
 
@@ -462,6 +482,10 @@ int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain); 
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
 int ltP_uses(const Stmt *first, const Sym *x);    /* does a statement from first on name x? */
+void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a warp-specialized loop */
+int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
+                                                                          may stay in flight before s */
+int ltP_names(const Stmt *s, const Sym *x);       /* does statement s itself name x? */
 Layout *ltP_layout_of(Kernel *k, const int shape[2], Dtype dt);
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt);
 const Layout *ltP_expr_layout(const Expr *e);     /* of its tile operands, or NULL */
@@ -507,6 +531,7 @@ extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads 
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
+extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
 extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */

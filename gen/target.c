@@ -15,15 +15,20 @@
    [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf",      \
    [U_SIN] = "sinf", [U_COS] = "cosf", [U_FLOOR] = "floorf"}
 
+/* fp8 is the same on every target: bytes, converted by templates/fp8.h. */
+#define FP8_NAMES [DT_FP8E4M3] = "lt_fp8e4m3", [DT_FP8E5M2] = "lt_fp8e5m2"
+#define FP8_TO_F32 [DT_FP8E4M3] = "lt_fp8e4m3_to_f32(%s)", [DT_FP8E5M2] = "lt_fp8e5m2_to_f32(%s)"
+#define FP8_FROM_F32 [DT_FP8E4M3] = "lt_f32_to_fp8e4m3(%s)", [DT_FP8E5M2] = "lt_f32_to_fp8e5m2(%s)"
+
 #define CUDA_COMMON                                                              \
   .lang = LANG_CUDA, .ext = ".cu", .warp = 32, .max_threads = 1024,              \
   .smem_static = 48 * 1024, .vec_bytes = 16,                                     \
   .type_names = {[DT_F32] = "float", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", \
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "__half2float(%s)",                     \
-             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "__float2half_rn(%s)",                \
-               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor_sync(0xffffffffu, %s, %d)", .barrier = "__syncthreads();", \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "cudaErrorInvalidValue", .err_misaligned = "cudaErrorMisalignedAddress", \
@@ -33,11 +38,11 @@
   .lang = LANG_HIP, .ext = ".hip", .max_threads = 1024, .int_row_strides = 1,    \
   .smem_static = 64 * 1024, .smem_max = 64 * 1024, .vec_bytes = 16,              \
   .type_names = {[DT_F32] = "float", [DT_F16] = "_Float16", [DT_BF16] = "lt_bf16", \
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "(float)%s",                            \
-             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "(_Float16)(%s)",                     \
-               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor(%s, %d)", .barrier = "lt_syncthreads();",               \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "hipErrorInvalidValue", .err_misaligned = "hipErrorInvalidValue", \
@@ -86,11 +91,11 @@ static const Target c = {
   .build_hint = "cc -O2 -std=c11 -c",
   .warp = 1, .max_threads = 1, .mma = MMA_FMA, .smem_static = 1 << 30, .smem_max = 1 << 30, .vec_bytes = 0,
   .type_names = {[DT_F32] = "float", [DT_F16] = "lt_f16", [DT_BF16] = "lt_bf16",
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f16_to_f32(%s)", [DT_BF16] = "lt_bf16_to_f32(%s)",
-             [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
+             [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"},
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f32_to_f16(%s)", [DT_BF16] = "lt_f32_to_bf16(%s)",
-               [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
+               [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"},
   .unop_f32 = F32_MATH("exp2f", "lt_rsqrtf"),
   .err_invalid = "1", .err_misaligned = "1", .err_config = "1", .err_last = "0",
 };
@@ -194,6 +199,26 @@ static int block_bits(const Block *bl) {
   return 0;
 }
 
+/* Does kernel k use templates/fp8.h: an fp8 tensor or shared tile, or a
+** cast to fp8 (the only fp8 values that are not read from one of those)? */
+static int expr_fp8(const Expr *x) {
+  if (!x) return 0;
+  if (ltI_is_fp8(x->dt)) return 1;
+  return expr_fp8(x->a) || expr_fp8(x->b) || expr_fp8(x->c);
+}
+
+static int block_fp8(const Block *bl) {
+  for (const Stmt *s = bl->first; s; s = s->next)
+    if (expr_fp8(s->val) || expr_fp8(s->other) || block_fp8(&s->body) || block_fp8(&s->orelse)) return 1;
+  return 0;
+}
+
+static int kernel_fp8(const Kernel *k) {
+  for (int i = 0; i < k->nsyms; i++)
+    if (ltI_is_fp8(k->syms[i]->dt)) return 1;
+  return block_fp8(&k->body);
+}
+
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
 ** helpers any of them uses, the vector-piece helpers where one moves rows
@@ -204,16 +229,18 @@ static int block_bits(const Block *bl) {
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
   Buf wg = {0};
   uint64_t seen[2][2] = {{0, 0}, {0, 0}};
-  const char *bits = "", *vec = "";
+  const char *bits = "", *fp8 = "", *vec = "";
   for (int j = 0; j < n; j++) {
     if (block_bits(&ks[j]->body)) bits = ltX_bits;
     if (split(&ks[j]->body)) vec = ltX_vec;
   }
+  for (int j = 0; j < n; j++)
+    if (kernel_fp8(ks[j])) fp8 = ltX_fp8;
   if (emulate) {
     for (int j = 0; j < n; j++)
       if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
-    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
-                   wg.p ? "\n" : "", wg.p ? wg.p : "", bits, vec);
+    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
+                   wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec);
   }
   const char *cuda = "", *amd = "", *tma = "", *hint = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
@@ -231,5 +258,5 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, bits, vec, hint);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, bits, fp8, vec, hint);
 }

@@ -447,6 +447,8 @@ struct WgOp {
   float a[16][16], b[16][256];
   float *d[32];           /* each lane's accumulator registers */
   float c[32][128];
+  const uint32_t *ar[32]; /* A from registers: each lane's, and their values at issue (checked at the wait) */
+  uint32_t av[32][4];
   const char *file;
   int line;
 };

@@ -357,8 +357,9 @@ LT_EMU_FN uint32_t tf32_round(float f) {
 /* from the same rows of A and all of B.  A wgmma reads its operands at */
 /* issue and does its arithmetic at the wait_group that completes it;   */
 /* meanwhile the lanes' accumulator registers hold a poison (NaN), so a */
-/* read before the wait shows as a wrong value, and a write to them, or */
-/* to the shared memory it reads, is reported at the wait.  Descriptor */
+/* read before the wait shows as a wrong value, and a write to them, to */
+/* its A registers (A from registers), or to the shared memory it      */
+/* reads, is reported at the wait.  Descriptor */
 /* addresses are offsets in lt_smem, as on the GPU, where the dynamic  */
 /* shared memory starts 1024-byte aligned and the swizzle XORs offset  */
 /* bits 4-6 with 7-9 (128-byte rows; 4-5 with 7-8 for 64, 4 with 7 for */
@@ -493,6 +494,8 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
         y->db != x->db || y->scale_d != x->scale_d)
       fail(lanes[l].file, lanes[l].line, "lanes of one wgmma give different shapes, descriptors or scale-d (lane %d)", l);
     op.d[l] = y->d;
+    op.ar[l] = y->a;
+    if (y->a) memcpy(op.av[l], y->a, sizeof op.av[l]);
     if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
       int gid = l >> 2, tig = l % 4;
       for (int i = 0; i < 8; i++) op.a[a_row(gid, i)][a_col(tig, i)] = (float)unpack16(y->a[i / 2], i % 2, x->bf16);
@@ -524,6 +527,11 @@ LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
         fail(op.file, op.line, "wgmma: the shared memory of B (k %d, n %d) changed while the wgmma was in flight, "
              "before the wgmma.wait_group at line %d", k, n, line);
   }
+  for (int l = 0; l < 32; l++)
+    for (int i = 0; op.ar[l] && i < 4; i++)
+      if (op.ar[l][i] != op.av[l][i])
+        fail(op.file, op.line, "wgmma: lane %d of warp %d wrote its A register %d (A from registers) while the wgmma "
+             "was in flight, before the wgmma.wait_group at line %d", l, op.warp, i, line);
   int q = op.n / 4;
   for (int l = 0; l < 32; l++) {
     float *d = op.d[l];

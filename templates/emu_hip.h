@@ -83,6 +83,12 @@ static inline __attribute__((unused)) hipError_t hipFuncSetAttribute(const void 
   return lt_emu::set_smem_optin(kernel, value, LT_EMU_HIP_LDS);
 }
 
+/* lt_sm_count (k:sm_count, the device's CUs): LT_EMU_SMS, 2 by default. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  *n = (int)lt_emu::env_long("LT_EMU_SMS", 2);
+  return *n > 0 ? 0 : hipErrorInvalidValue;
+}
+
 #define lt_emu_launch(kernel, grid, block, smem, stream, ...) \
   lt_emu::launch(#kernel, __FILE__, __LINE__, LT_EMU_WARP, LT_EMU_HIP_LDS, kernel, grid, block, smem, stream, __VA_ARGS__)
 

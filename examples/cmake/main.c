@@ -2,7 +2,8 @@
  * launchers (rmsnorm_f32 from dsl/kernels/rmsnorm.lua, residual_f32 from
  * kernels/residual.lua), checked against the same in double precision.
  * Prints one line; exits 1 on a launcher error or a wrong result.
- * Built with EXAMPLE_CUDA (an sm80 / sm90a target), the buffers live on the GPU. */
+ * Built with EXAMPLE_CUDA (an sm80 / sm90a target) or EXAMPLE_HIP (gfx90a,
+ * gfx942, gfx1100), the buffers live on the GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,18 @@ static void to_dev(void *d, const void *h, size_t n) { cudaMemcpy(d, h, n, cudaM
 static void to_host(void *h, const void *d, size_t n) { cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost); }
 static int dev_sync(void) { return (int)cudaDeviceSynchronize(); }
 static void dev_free(void *p) { cudaFree(p); }
+#elif defined(EXAMPLE_HIP)
+#include <hip/hip_runtime_api.h>
+static void *dev_alloc(size_t n) {
+  void *p = NULL;
+  hipError_t e = hipMalloc(&p, n);
+  if (e != hipSuccess) fprintf(stderr, "example: hipMalloc: %s\n", hipGetErrorString(e));
+  return e == hipSuccess ? p : NULL;
+}
+static void to_dev(void *d, const void *h, size_t n) { hipMemcpy(d, h, n, hipMemcpyHostToDevice); }
+static void to_host(void *h, const void *d, size_t n) { hipMemcpy(h, d, n, hipMemcpyDeviceToHost); }
+static int dev_sync(void) { return (int)hipDeviceSynchronize(); }
+static void dev_free(void *p) { hipFree(p); }
 #else
 static void *dev_alloc(size_t n) {
   void *p = malloc(n);

@@ -48,7 +48,8 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   int log2s[64];
   const char *key = n <= 64 ? one_size(ks, n, sizes, nsizes, log2s) : NULL;
   Buf args = {0};
-  for (int i = 0; i < np; i++) ltU_printf(&args, "%s, ", ps[i]->name);
+  for (int i = 0; i < np; i++)
+    if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
   ltU_put(&args, "stream");
   ltU_put(e->b, "\n");
   if (key) {

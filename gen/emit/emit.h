@@ -56,6 +56,8 @@ typedef struct E {
   const char *release;  /* printed after the first wait for every wgmma in flight at depth release_depth, then
                            NULL: a warp-specialized loop's release of the stage before (sched_warpspec.c) */
   int release_depth;
+  int ordered;          /* inflight holds one commit group each, oldest first: a statement waits for the groups up
+                           to the newest it names (wgmma.wait_group N; pass/defer.c, ltP_wait_keep) */
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -121,6 +123,8 @@ const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 void ltE_launcher(E *e, Sym **ps, int n);
+const char *ltE_export_proto(E *e, const Export *x, Sym **ps, int n);
+void ltE_exports(E *e, Sym **ps, int n);
 /* A launcher precondition: the condition the arguments must meet (a host
 ** expression) and what it protects, in words. */
 typedef struct Precond { Expr *holds; const char *why; } Precond;
@@ -146,6 +150,9 @@ void ltL_reduce(E *e, Stmt *s);
 void ltL_gemm_mma_sync(E *e, Stmt *s, int BK);
 void ltL_gemm_tf32(E *e, Stmt *s, int BK);
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK);
+const char *ltL_wgmma_frag(const Stmt *s);   /* a register A's fragment array */
+void ltL_wgmma_deferred(E *e, const Stmt *s, int BK);   /* a deferred gemm's wgmmas, uncommitted */
+void ltL_wgmma_wait_keep(E *e, int keep);   /* waits for all but the newest `keep` groups in flight */
 void ltL_gemm_amd(E *e, Stmt *s, int BK);
 void ltL_gemm_fma(E *e, Stmt *s, int BK);
 const char *ltL_ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, const char *cl);
@@ -163,6 +170,7 @@ void ltL_sched_ring(E *e, Stmt *s);
 void ltL_sched_gemm(E *e, Stmt *s);
 void ltL_sched_prefetch(E *e, Stmt *s);
 void ltL_warpspec_body(E *e);
+void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with a deferred gemm (sched_attn.c) */
 Ring ltL_ring_names(E *e, const Stmt *s);
 void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
 void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);

@@ -32,6 +32,11 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   if (s->open_gemm)
     ltU_printf(b, "    turns: the 2 consumer warpgroups take turns at the wgmmas of line %d (named barriers 1 and 2): one "
                   "issues its wgmmas while the other works on the result of its own\n", s->open_gemm->line);
+  if (s->defer)
+    ltU_printf(b, "    deferred: the wgmmas of line %d go to the next iteration, behind its wgmmas of line %d, a commit "
+                  "group each; wgmma.wait_group 1 completes the latter, whose result the warpgroup works on while the "
+                  "tensor cores run the former; the stage before goes back once they are done (pass/defer.c)\n",
+               s->defer->line, s->open_gemm->line);
   if (k->pre_bytes)
     ltU_printf(b, "    copies before the loop: by TMA from the producer, once, onto %s_pre (1 arrival with expect-tx of "
                   "%d bytes), which the consumers wait for before the loop\n", s->var->name, k->pre_bytes);

@@ -67,12 +67,12 @@ const char *ltE_header(E *e, Sym **ps, int n) {
     else if (s->kind == SYM_STRIDE)
       ltU_printf(&h, " *   %-8s stride in elements, %s\n", s->name,
                  ltE_narrow_stride(&he, s) ? "0 to 2^31 - 1" : ">= 0");
-    else
+    else if (!s->device)
       ltU_printf(&h, " *   %-8s %s scalar%s\n", s->name, ltI_dtypes[s->dt].name, s->positive ? ", > 0" : "");
   }
   const char *bad = "bad size";
   for (int i = 0; i < n; i++)
-    if (ps[i]->kind == SYM_SCALAR && ps[i]->positive) bad = "bad size or scalar";
+    if (ps[i]->kind == SYM_SCALAR && ps[i]->positive && !ps[i]->device) bad = "bad size or scalar";
   if (ltE_gpu(e)) {
     ltU_printf(&h, " *   %-8s %s to launch on (NULL: the default stream)\n", "stream",
                t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t");
@@ -94,11 +94,18 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   if (k->bucket)
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
                k->nbuckets);
+  if (k->sm_count)
+    ltU_printf(&h, " * sm_count in a condition: the current device's multiprocessors (SMs, CUs)%s.\n",
+               ltE_gpu(e) ? ", queried by the launcher" : "; 1 on the CPU");
+  for (const Export *x = k->exports; x; x = x->next)
+    ltU_printf(&h, " * %s: %s\n", ltE_export_proto(&he, x, ps, n), ltE_comment_text(x->text));
   if (k->ws) fast_path(&he, &h);
   ltU_printf(&h, " * Build: %s %s%s\n */\n", ltE_build_hint(e), k->launcher, ltE_src_ext(e));
   ltU_printf(&h, "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n", guard, guard);
   ltU_put(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-  ltU_printf(&h, "%s;\n\n", ltE_launcher_proto(e, k->launcher, ps, n));
+  ltU_printf(&h, "%s;\n", ltE_launcher_proto(e, k->launcher, ps, n));
+  for (const Export *x = k->exports; x; x = x->next) ltU_printf(&h, "%s;\n", ltE_export_proto(&he, x, ps, n));
+  ltU_put(&h, "\n");
   ltU_put(&h, "#ifdef __cplusplus\n}\n#endif\n\n");
   ltU_printf(&h, "#endif\n");
   return h.p;

@@ -17,7 +17,8 @@
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n) {
   Buf b = {0};
   ltU_printf(&b, "int %s(", name);
-  for (int i = 0; i < n; i++) ltU_printf(&b, "%s, ", ltE_param_decl(e, ps[i], 1));
+  for (int i = 0; i < n; i++)
+    if (!ps[i]->device) ltU_printf(&b, "%s, ", ltE_param_decl(e, ps[i], 1));
   ltU_put(&b, "void *stream)");
   return b.p;
 }
@@ -99,7 +100,7 @@ static void check_args(E *e, Sym **ps, int n) {
     } else if (s->kind == SYM_STRIDE) {
       ltU_printf(&sizes, "%s%s < 0", sizes.n ? " || " : "", s->name);
       if (ltE_narrow_stride(e, s)) ltU_printf(&rows, "%s%s > 2147483647", rows.n ? " || " : "", s->name);
-    } else if (s->kind == SYM_SCALAR && s->positive) {
+    } else if (s->kind == SYM_SCALAR && s->positive && !s->device) {
       ltU_printf(&pos, "%s!(%s > %s)", pos.n ? " || " : "", s->name, s->dt == DT_F32 ? "0.0f" : "0");
     }
   }
@@ -256,11 +257,86 @@ static void tensor_maps(E *e, Sym **ps, int n) {
                      m->name, m->name, m->swizzle);
   }
   e->wide = 0;
-  for (int i = 0; i < n; i++) ltU_printf(&args, "%s, ", ps[i]->name);
+  for (int i = 0; i < n; i++)
+    if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
   ltE_line(e, "CUtensorMap %s;", decl.p);
   for (int i = 0; i < k->nmaps; i++)
     ltE_line(e, "%s%s%s", i ? "    " : "if (", enc[i], i + 1 < k->nmaps ? " ||" : ")");
   ltE_line(e, "  return %s(%sstream);", k->twin->name, args.p);
+}
+
+/* Declares and sets `int sm_count` (k:sm_count): the multiprocessors of
+** the current device, queried (cheap, no synchronization: a call stays
+** capturable in a CUDA graph).  Where the query fails, the launcher
+** returns the runtime's error, an exported function (`exported`) -1.  1
+** on `c`; LT_EMU_SMS in the emulator. */
+static void sm_count(E *e, int exported) {
+  const Target *t = e->t;
+  if (!ltE_gpu(e)) {
+    ltE_line(e, "const int sm_count = 1;   /* the blocks run one after another */");
+    return;
+  }
+  ltE_line(e, "/* the device's multiprocessors (k:sm_count) */");
+  ltE_line(e, "int sm_count = 0;");
+  if (e->emu) {
+    ltE_line(e, "if (lt_sm_count(&sm_count) != 0) return %s;", exported ? "-1" : t->err_invalid);
+    return;
+  }
+  int cuda = t->lang == LANG_CUDA;
+  const char *rt = cuda ? "cuda" : "hip";
+  ltE_line(e, "int dev = 0;");
+  ltE_line(e, "%sError_t sm_err = %sGetDevice(&dev);", rt, rt);
+  ltE_line(e, "if (sm_err == %sSuccess) sm_err = %sDeviceGetAttribute(&sm_count, %s, dev);", rt, rt,
+           cuda ? "cudaDevAttrMultiProcessorCount" : "hipDeviceAttributeMultiprocessorCount");
+  ltE_line(e, "if (sm_err != %sSuccess) return %s;", rt, exported ? "-1" : "(int)sm_err");
+  ltE_line(e, "if (sm_count < 1) return %s;", exported ? "-1" : t->err_invalid);
+}
+
+/* Marks in used[] the parameters ps[0..n-1] that expression x reads. */
+static void used_params(const Expr *x, Sym **ps, int n, int *used) {
+  if (!x) return;
+  if (x->kind == E_SYM)
+    for (int i = 0; i < n; i++)
+      if (ps[i] == x->sym) used[i] = 1;
+  used_params(x->a, ps, n, used);
+  used_params(x->b, ps, n, used);
+  used_params(x->c, ps, n, used);
+}
+
+/* The prototype of export x of kernel e->k (parameters ps[0..n-1]):
+** `int64_t <launcher>_<name>(the sizes and scalars it reads)`. */
+const char *ltE_export_proto(E *e, const Export *x, Sym **ps, int n) {
+  int used[128] = {0};
+  used_params(x->value, ps, n, used);
+  Buf b = {0};
+  ltU_printf(&b, "int64_t %s_%s(", e->k->launcher, x->name);
+  int any = 0;
+  for (int i = 0; i < n; i++)
+    if (used[i] && !ps[i]->device) ltU_printf(&b, "%s%s", any++ ? ", " : "", ltE_param_decl(e, ps[i], 1));
+  ltU_printf(&b, "%s)", any ? "" : "void");
+  return b.p;
+}
+
+/* The functions k:export asks for, after the launcher: each computes its
+** value in 64 bits from its arguments (and the device's multiprocessors,
+** where it reads k:sm_count(); -1 where that query fails). */
+void ltE_exports(E *e, Sym **ps, int n) {
+  for (const Export *x = e->k->exports; x; x = x->next) {
+    ltU_put(e->b, "\n");
+    ltE_line(e, "/* %s (%s:%d) */", ltE_comment_text(x->text), e->base, x->line);
+    ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_export_proto(e, x, ps, n));
+    ltE_line(e, "{");
+    e->depth++;
+    int used[128] = {0};
+    used_params(x->value, ps, n, used);
+    for (int i = 0; i < n; i++)
+      if (ps[i]->device && used[i]) sm_count(e, 1);
+    e->wide = 1;
+    ltE_line(e, "return (int64_t)%s;", ltE_itext(e, x->value));
+    e->wide = 0;
+    e->depth--;
+    ltE_line(e, "}");
+  }
 }
 
 /* The launcher of kernel e->k, whose parameters are ps[0..n-1]. */
@@ -276,6 +352,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   e->depth++;
   if (!ltE_gpu(e)) ltE_line(e, "(void)stream;");
   check_args(e, ps, n);
+  if (k->sm_count) sm_count(e, 0);
   check_preconds(e);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};

@@ -101,6 +101,7 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
     }
   }
   if (n > 1) ltE_dispatch(&e, ks, n, ps, np);
+  ltE_exports(&e, ps, np);
   Output out = {src.p, ltE_header(&e, ps, np)};
   return out;
 }

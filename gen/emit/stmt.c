@@ -106,7 +106,8 @@ static void loop(E *e, Stmt *s) {
 /* Statement s (but one a fused let or load before it has done). */
 void ltE_stmt(E *e, Stmt *s) {
   if (s == e->fused || s == e->fused2) return;   /* done inside the load before it */
-  if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
+  if (e->ordered) ltL_wgmma_wait_keep(e, ltP_wait_keep(e->inflight, e->ninflight, s));
+  else if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
   if (s->kind != S_BARRIER) ltE_comment(e, s->line);
   switch (s->kind) {
   case S_LET:
@@ -171,8 +172,11 @@ void ltE_stmt(E *e, Stmt *s) {
   case S_FOR:
     loop(e, s);
     break;
-  case S_IF: {   /* (nothing in flight here: ltP_waits_for) */
+  case S_IF: {   /* (nothing in flight here, ltP_waits_for; or, E.ordered, what each branch starts with) */
     int carrying = e->carrying;
+    const Sym *entry[8];
+    int n0 = e->ninflight;
+    memcpy(entry, e->inflight, sizeof entry);
     e->carrying = 0;   /* (inside, as everywhere else: a branch waits for its wgmmas before it ends) */
     ltE_line(e, "if (%s) {", ltE_etext(e, s->val, NULL));
     e->depth++;
@@ -182,7 +186,8 @@ void ltE_stmt(E *e, Stmt *s) {
     const Sym *body[8];
     int n = e->ninflight;
     memcpy(body, e->inflight, sizeof body);
-    e->ninflight = 0;
+    memcpy(e->inflight, entry, sizeof entry);
+    e->ninflight = n0;
     if (s->orelse.first) {
       ltE_line(e, "} else {");
       e->depth++;

@@ -121,7 +121,7 @@ const char *ltE_paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_f
 void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
   int per_chunk = 16 / ltI_dtypes[sh->dt].bytes;
   int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
-  *shift = per_chunk == 8 ? 3 : 2;
+  *shift = per_chunk == 16 ? 4 : per_chunk == 8 ? 3 : 2;   /* log2(per_chunk): 1-, 2- or 4-byte elements */
   *mask = chunks >= 8 ? 7 : chunks - 1;
   *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
 }
@@ -328,7 +328,7 @@ static int prec(const Expr *x) {
 }
 
 /* Expression x at the element of context c (NULL for scalars), into o:
-** casts round through f16 / bf16 where the IR says, and operands get
+** casts round through f16 / bf16 / fp8 where the IR says, and operands get
 ** parentheses only where C's precedence needs them. */
 static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
   switch (x->kind) {
@@ -343,8 +343,8 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     return;
   case E_CAST: {
     Dtype from = ltI_compute_type(x->a->dt), to = x->dt;
-    if (to == DT_F16 || to == DT_BF16) {
-      ltU_printf(o, "lt_round_%s(", to == DT_F16 ? "f16" : "bf16");
+    if (to == DT_F16 || to == DT_BF16 || ltI_is_fp8(to)) {
+      ltU_printf(o, "lt_round_%s(", ltI_dtypes[to].name);
       if (from != DT_F32) ltU_put(o, "(float)");
       expr(e, o, x->a, c);
       ltU_put(o, ")");

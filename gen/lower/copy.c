@@ -178,6 +178,11 @@ static void check_rows(const View *v, const Expr *o, const Layout *l, const char
   const Layout *x = ltP_expr_layout(o);
   if (!x || x == l) return;
   int rows = !x->mma && !l->mma && x->rows == l->rows && x->tr == l->tr && x->nr == l->nr && same_text(x->ty, l->ty);
+  /* two accumulators of one warp grid that split their rows alike (S and O
+  ** of attention): each row is held by the same threads in both */
+  if (x->mma && l->mma)
+    rows = x->rows == l->rows && x->rstride == l->rstride && x->rgap == l->rgap && x->wtm == l->wtm &&
+           same_text(x->row0, l->row0) && same_text(x->wrow, l->wrow);
   int cols = o->shape[1] == 1 || (x->cols == l->cols && x->tc == l->tc && x->nc == l->nc && x->vec == l->vec &&
                                   same_text(x->tx, l->tx));
   if (rows && cols) return;

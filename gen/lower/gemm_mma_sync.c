@@ -5,7 +5,8 @@
 ** Per 16 of K, each warp loads its A fragments (ldmatrix.x4 from the
 ** shared tile, or packed from a register tile that is an mma result) and
 ** its B fragments (ldmatrix.x4, two n8 tiles at a time), then issues one
-** mma per 16x8 tile of its warp tile.  With both operands in shared memory
+** mma per 16x8 tile of its warp tile.  fp8 operands (K-major both) are
+** read in byte pairs and converted to f16 pairs, exactly, for the f16 mma.  With both operands in shared memory
 ** and B not too wide (plan.c: Stmt.ldsm_ring), the fragments are double
 ** buffered: the ldmatrix of the next 16 of K is issued before this one's
 ** mmas (the "ldmatrix ring", which sched_gemm.c also drives across the
@@ -49,12 +50,32 @@ const char *ltL_ldsm_at(E *e, const Sym *sh, const char *rr, const char *c0, con
   return ltE_sh_index(e, sh, "r", c);
 }
 
+/* An fp8 operand's fragment register: the two bytes at row rr, column cc
+** of shared tile sh (two neighbours along K, so one 16-byte chunk of the
+** swizzle), converted exactly to an f16 pair (templates/fp8.h). */
+static const char *fp8_pair(E *e, const Sym *sh, const char *rr, const char *cc) {
+  return ltU_fmt("lt_f16x2_of_%s(*(const uint16_t *)&%s)", ltI_dtypes[sh->dt].name, ltE_sh_at(e, sh, rr, cc));
+}
+
+/* The A fragments of an fp8 shared tile (K-major, [M, K]) for the 16 of K
+** from k0, as mma.sync's f16 A: lane l's registers hold rows l/4 (+ 8) and
+** columns 2(l%4) + {0, 1} (+ 8), loaded in pairs and converted (no ldmatrix). */
+static void fp8_a(E *e, const Stmt *s, const Sym *a, const char *k0, const char *frag) {
+  const char *row = ltU_fmt("%s + mi * 16 + (lane >> 2)", s->dst->layout->wrow);
+  const char *col = from_k(k0, "(lane & 3) * 2");
+  for (int r = 0; r < 4; r++)
+    ltE_lane_line(e, "%s[mi][%d] = %s;", frag, r,
+                  fp8_pair(e, a, r & 1 ? ltU_fmt("%s + 8", row) : row, r & 2 ? ltU_fmt("%s + 8", col) : col));
+}
+
 /* ldmatrix of a warp's A fragments (a shared tile) for the 16 of K from
 ** k0: into frag[mi] ("As_frag[1]" names one set of a double buffer). */
 static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, const char *frag) {
   const char *wrow = s->dst->layout->wrow;
   ltE_open_for(e, "mi", MI, 1);
-  if (!s->trans_a) {
+  if (ltI_is_fp8(a->dt)) {
+    fp8_a(e, s, a, k0, frag);
+  } else if (!s->trans_a) {
     const char *at = ltL_ldsm_at(e, a, ltU_fmt("%s + mi * 16 + (lane & 15)", wrow), k0, "(lane >> 4) * 8");
     ltE_lane_line(e, "lt_ldmatrix_x4(%s[mi], &%s);", frag, at);
   } else {
@@ -70,7 +91,13 @@ static void ldsm_a(E *e, const Stmt *s, const Sym *a, int MI, const char *k0, co
 static void ldsm_b_pair(E *e, const Stmt *s, const Sym *b, const char *k0) {
   const char *wcol = s->dst->layout->wcol;
   ltE_line(e, "uint32_t t[4];");
-  if (!s->trans_b) {
+  if (ltI_is_fp8(b->dt)) {   /* K-major [N, K]: lane l's registers hold column l/4 and k 2(l%4) + {0, 1} (+ 8) */
+    const char *col = from_k(k0, "(lane & 3) * 2");
+    for (int r = 0; r < 4; r++)
+      ltE_lane_line(e, "t[%d] = %s;", r,
+                    fp8_pair(e, b, ltU_fmt("%s + ni * 8 + %d + (lane >> 2)", wcol, r & 2 ? 8 : 0),
+                             r & 1 ? ltU_fmt("%s + 8", col) : col));
+  } else if (!s->trans_b) {
     const char *at = ltL_ldsm_at(e, b, from_k(k0, "(lane & 7) + (lane >> 3 & 1) * 8"), ltU_fmt("%s + ni * 8", wcol),
                                  "(lane >> 4) * 8");
     ltE_lane_line(e, "lt_ldmatrix_x4_trans(t, &%s);", at);

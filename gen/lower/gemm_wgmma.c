@@ -26,6 +26,23 @@ void ltL_wgmma_wait(E *e) {
   e->ninflight = 0;
 }
 
+/* Waits for the wgmma groups in flight but the newest `keep` (E.ordered:
+** one group an accumulator, oldest first); theirs are whole after. */
+void ltL_wgmma_wait_keep(E *e, int keep) {
+  if (keep >= e->ninflight) return;
+  if (keep <= 0) {
+    ltL_wgmma_wait(e);
+    return;
+  }
+  int done = e->ninflight - keep;
+  ltE_line(e, "lt_wgmma_wait<%d>();   /* all but the newest %d group%s in flight are done: those into %s%s */",
+           keep, keep, keep > 1 ? "s" : "", e->inflight[0]->name, done > 1 ? " and more" : "");
+  for (int i = 0; i < done; i++)
+    ltE_line(e, "lt_wgmma_settle(%s);   /* read below, after the wait */", e->inflight[i]->name);
+  memmove(e->inflight, e->inflight + done, keep * sizeof *e->inflight);
+  e->ninflight = keep;
+}
+
 /* The descriptor text of wgmma operand sh from its element `at` (the first
 ** of the 16 of K the instruction reads): stored with K contiguous, or
 ** MN-major (mn): then the next 64-column panel is LBO bytes on. */
@@ -53,33 +70,15 @@ int ltL_starts_wgmma(const Stmt *s) {
          g->inst == MMA_WGMMA;
 }
 
-/* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
-** the accumulator each) multiplies A by B, which the tensor cores read
-** from shared memory through a descriptor: its address, the byte offset
-** of the next 8 rows (SBO, along K) and of the next 64-column panel (LBO,
-** MN-major only), and the swizzle (mma.c: the tile's own is wgmma's).  A
-** is read the same way where it is such a shared tile, else from the
-** warps' registers, as the mma.sync A fragments (ltL_a_frags): all of
-** K's first.  Then one wgmma.fence, the wgmmas and a commit; the wait
-** comes just before the first statement that needs it (ltP_waits_for), so
-** register work in between overlaps the tensor cores. */
-void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
+/* Gemm s's wgmmas, after its A fragments `frag` (register A) are made:
+** the settles and wgmma.fence, then the wgmmas of its K steps, scale-d
+** `sd` (no commit). */
+static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   const Layout *l = acc->layout;
   int N = l->wtn, ss = a->wgmma, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
-  const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
-  if (e->fresh == acc)
-    ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
-  e->fresh = NULL;
-  const char *frag = ltU_fmt("%s_frag", a->name);
-  if (!ss) {
-    ltE_line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
-    ltE_open_for(e, "kk", BK, 16);
-    ltL_a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
-    ltE_close_for(e);
-    ltE_line(e, "lt_wgmma_settle(%s);", frag);
-  }
+  if (!ss) ltE_line(e, "lt_wgmma_settle(%s);", frag);
   ltE_line(e, "lt_wgmma_settle(%s);", acc->name);
   ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
@@ -98,6 +97,47 @@ void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
              wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
   }
   ltE_close_for(e);
+}
+
+/* The name of the A fragments of gemm s with its A from registers. */
+const char *ltL_wgmma_frag(const Stmt *s) { return ltU_fmt("%s_frag", s->areg->name); }
+
+/* The wgmmas of a deferred gemm s (pass/defer.c) from the fragments its
+** pack made, on the stage e->stage; the caller commits. */
+void ltL_wgmma_deferred(E *e, const Stmt *s, int BK) { issue(e, s, BK, ltL_wgmma_frag(s), "1"); }
+
+/* wgmma.mma_async m64nNk16 (sm90a): each warpgroup (4 warps, 16 rows of
+** the accumulator each) multiplies A by B, which the tensor cores read
+** from shared memory through a descriptor: its address, the byte offset
+** of the next 8 rows (SBO, along K) and of the next 64-column panel (LBO,
+** MN-major only), and the swizzle (mma.c: the tile's own is wgmma's).  A
+** is read the same way where it is such a shared tile, else from the
+** warps' registers, as the mma.sync A fragments (ltL_a_frags): all of
+** K's first.  Then one wgmma.fence, the wgmmas and a commit; the wait
+** comes just before the first statement that needs it (ltP_waits_for), so
+** register work in between overlaps the tensor cores.  A deferred gemm
+** (pass/defer.c) only packs its A fragments here, into the array its loop
+** declared; the loop issues it (ltL_wgmma_deferred). */
+void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  const char *ty = b->dt == DT_BF16 ? "bf16" : "f16";
+  int ss = a->wgmma;
+  const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
+  if (e->fresh == acc)
+    ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
+  e->fresh = NULL;
+  const char *frag = ltU_fmt("%s_frag", a->name);
+  if (!ss) {
+    if (s->deferred)
+      ltE_line(e, "/* into %s, declared before the loop: its wgmmas are issued at the next iteration's top, or "
+                  "after the loop */", frag);
+    else ltE_line(e, "uint32_t %s[%d][1][4];   /* [16 of K][warp's 16 rows] */", frag, BK / 16);
+    ltE_open_for(e, "kk", BK, 16);
+    ltL_a_frags(e, s, 1, ty, ltU_fmt("%s[kk / 16]", frag));
+    ltE_close_for(e);
+    if (s->deferred) return;
+  }
+  issue(e, s, BK, frag, sd);
   ltE_line(e, "lt_wgmma_commit();   /* in flight: the statements up to the first that needs %s run meanwhile */",
            acc->name);
   if (e->ninflight == 8) ltL_wgmma_wait(e);

@@ -168,6 +168,10 @@ static void producer(E *e, Stmt *s, const Ring *r) {
 ** lt_wg_turn_wait / lt_wg_turn_pass; balanced before the code after the
 ** loop, whose named barrier is then 3). */
 static void consumer_loop(E *e, Stmt *s, const Ring *r) {
+  if (s->defer) {   /* a gemm one iteration late (pass/defer.c) */
+    ltL_attn_consumer_loop(e, s, r);
+    return;
+  }
   const char *ph = ltU_fmt("%s_phase", r->v);
   Stmt *p = s->body.first;
   while (p && ltP_is_producer(p)) p = p->next;

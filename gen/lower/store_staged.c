@@ -87,7 +87,9 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
 ** after it, each writer fences its writes (generic proxy) before the copy
 ** engine's reads (async proxy) and the warpgroup meets again.  Nothing
 ** waits for the stores to finish but the end of the consumers
-** (sched_warpspec.c): the next program's main loop runs meanwhile. */
+** (sched_warpspec.c): the next program's main loop runs meanwhile.  With
+** one consumer warpgroup (the small-M configs: BM = 64, 128 threads) o is
+** one tile, indexed without [wg], and the warpgroup's barrier is 2. */
 void ltL_tma_store(E *e, const Stmt *s) {
   const View *v = s->view;
   const Sym *t = v->t, *o = s->via;
@@ -95,19 +97,24 @@ void ltL_tma_store(E *e, const Stmt *s) {
   const Layout *l = ltP_expr_layout(s->val);
   Dtype dt = t->dt;
   int shape[2], pc = ltE_panel_cols(o), cols = o->shape[1], parts = l->cols / cols, rank = t->trank;
+  int one = o->stages == 1;   /* one consumer warpgroup: o has no [wg] */
+  const char *ow = one ? o->name : ltU_fmt("%s[wg]", o->name), *bar = one ? "2" : "2 + wg";
   ltI_view_shape(v, shape);
-  ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
-              "64 rows, %d columns at a time through %s[wg] */", m->name, t->name, cols, o->name);
+  if (one)
+    ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), the consumer warpgroup's 64 "
+                "rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
+  else
+    ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
+                "64 rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
   e->depth++;
-  ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
+  if (!one) ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
   if (parts > 1) {
     ltE_line(e, "#pragma unroll");
     ltE_line(e, "for (int part = 0; part < %d; ++part) {   /* columns part * %d.. of the tile */", parts, cols);
     e->depth++;
   }
-  ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read %s[wg] */",
-           o->name);
-  ltE_line(e, "lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */");
+  ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read %s */", ow);
+  ltE_line(e, "lt_named_barrier(%s, 128);   /* ... before any of its threads writes it */", bar);
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
   if (parts > 1) ltE_line(e, "if (ci / %d != part) continue;   /* a column chunk of another part */", l->nc / parts);
@@ -119,13 +126,13 @@ void ltL_tma_store(E *e, const Stmt *s) {
   ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", l->vec, ltE_to_storage(e, dt, ltE_etext(e, s->val, &ce)));
   const char *tc = ltE_or0(ltE_tile_col(&c));
   if (parts > 1) tc = ltU_fmt("%s - part * %d", ltE_paren(tc), cols);
-  const char *stage = e->stage;
-  e->stage = "wg";
-  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, ltU_fmt("%s - wg * 64", ltE_or0(ltE_tile_row(&c))), tc));
+  const char *stage = e->stage, *row = ltE_or0(ltE_tile_row(&c));
+  e->stage = one ? NULL : "wg";
+  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, one ? row : ltU_fmt("%s - wg * 64", row), tc));
   e->stage = stage;
   ltE_close_loops(e, n);
   ltE_line(e, "lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */");
-  ltE_line(e, "lt_named_barrier(2 + wg, 128);   /* %s[wg] is whole */", o->name);
+  ltE_line(e, "lt_named_barrier(%s, 128);   /* %s is whole */", bar, ow);
   ltE_line(e, "if (tid %% 128 == 0) {");
   e->depth++;
   for (int q = 0; q < cols / pc; q++) {
@@ -134,11 +141,11 @@ void ltL_tma_store(E *e, const Stmt *s) {
       int d = rank - 1 - j;
       const char *x = ltE_itext(e, v->origin[d]), *add = NULL;
       if (d == v->cdim) add = ltE_sum(parts > 1 ? ltU_fmt("part * %d", cols) : NULL, q ? ltU_fmt("%d", q * pc) : NULL);
-      if (d == v->rdim) add = "wg * 64";
+      if (d == v->rdim && !one) add = "wg * 64";
       if (add) x = strcmp(x, "0") ? ltU_fmt("%s + %s", x, add) : add;
       ltU_printf(&at, ", %s", x);
     }
-    const char *src = pc < cols ? ltU_fmt("&%s[wg][%d][0][0]", o->name, q) : ltU_fmt("&%s[wg][0][0]", o->name);
+    const char *src = pc < cols ? ltU_fmt("&%s[%d][0][0]", ow, q) : ltU_fmt("&%s[0][0]", ow);
     ltE_line(e, "lt_tma_store_%dd(&%s%s, %s);", rank, m->name, at.p, src);
   }
   ltE_line(e, "lt_tma_store_commit();");

@@ -424,7 +424,7 @@ Dtype ltF_arg_dtype(int idx) {
   const char *s = lua_tostring(L, idx);
   int dt = s ? ltI_dtype_from_name(s) : -1;
   if (dt < 0)
-    ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\", \"i32\", \"i64\" or \"u32\"",
+    ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\", \"i32\", \"i64\", \"u32\", \"fp8e4m3\" or \"fp8e5m2\"",
               s ? s : luaL_typename(L, idx));
   return (Dtype)dt;
 }

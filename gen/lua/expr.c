@@ -103,7 +103,8 @@ static const char *const math_fns[] = {
 ** that starts with lt_): no symbol may have them either. */
 static const char *const gen_names[] = {
   "tid", "tx", "ty", "lane", "warp", "ri", "ci", "vi", "ei", "wi", "gr", "gc", "off",
-  "ok", "raw", "acc", "vec", "h", "base", "ptr", "grid", "block", "stream", NULL,
+  "ok", "raw", "acc", "vec", "h", "base", "ptr", "grid", "block", "stream", "row0", "col0", "warp_row", "warp_col",
+  "dev", "sm_err", NULL,
 };
 
 /* Is n one of the names in list? */

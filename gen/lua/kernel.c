@@ -143,7 +143,7 @@ static int c_tensor(lua_State *l) {
 /* core.scalar(dtype [, {positive = bool}]): a descriptor table for params. */
 static int c_scalar(lua_State *l) {
   Dtype dt = ltF_arg_dtype(1);
-  if (dt == DT_F16 || dt == DT_BF16) return ltF_error("scalar parameters are f32, i32, i64 or u32");
+  if (dt == DT_F16 || dt == DT_BF16 || ltI_is_fp8(dt)) return ltF_error("scalar parameters are f32, i32, i64 or u32");
   int positive = 0;
   if (!lua_isnoneornil(l, 2)) {
     if (!lua_istable(l, 2)) return ltF_error("tile.scalar's options are a table: { positive = true }, not %s", ltF_kind(2));
@@ -326,7 +326,7 @@ static void build_params(int fn_line) {
     if (dt < 0 || (scalar && !ltI_is_int(dt) && dt != DT_F32))
       ltF_error("params.%s.dtype is %s; a %s is %s", ents[i].name, ltF_show(-1), scalar ? "scalar" : "tensor",
                 scalar ? "\"f32\", \"i32\", \"i64\" or \"u32\""
-                       : "\"f32\", \"f16\", \"bf16\", \"i32\", \"i64\" or \"u32\"");
+                       : "\"f32\", \"f16\", \"bf16\", \"i32\", \"i64\", \"u32\", \"fp8e4m3\" or \"fp8e5m2\"");
     lua_pop(L, 1);
     Sym *had;
     const char *why = ltF_name_clash(ents[i].name, &had);

@@ -207,6 +207,9 @@ static int k_grid(lua_State *l) {
 static int k_fragment(lua_State *l) {
   ltF_name_locals();
   Dtype dt = ltF_arg_dtype(2);
+  if (ltI_is_fp8(dt))
+    return ltF_error("a fragment cannot be %s: fp8 values are stored, not computed on; keep an f32 fragment and "
+                     "cast when storing", ltI_dtypes[dt].name);
   int shape[2];
   int rank = ltF_arg_shape(3, shape);
   Sym *s = ltI_sym(K, SYM_FRAG, dt, ltF_line());
@@ -443,7 +446,7 @@ static int reduce(lua_State *l, BinOp op) {
   Expr *x = ltF_arg_expr(2, "the reduced value");
   if (!x->rank) return ltF_error("reductions take a tile, not a scalar");
   if (x->dt == DT_BOOL) return ltF_error("reductions take numbers, not bools");
-  if (x->dt == DT_I64 || x->dt == DT_U32)
+  if (x->dt == DT_I64 || x->dt == DT_U32 || ltI_is_fp8(x->dt))
     return ltF_error("reductions take f32, f16, bf16 or i32 values, not %s", ltI_dtypes[x->dt].name);
   lua_Integer axis = luaL_optinteger(l, 3, x->rank);
   if (axis < 1 || axis > x->rank)
@@ -619,6 +622,74 @@ static int k_require(lua_State *l) {
   return 0;
 }
 
+/* k:sm_count(): an i32 scalar, the number of multiprocessors (SMs, CUs)
+** of the device the launcher runs on: the launcher queries it before its
+** checks (cudaDeviceGetAttribute / hipDeviceGetAttribute; 1 on `c`, where
+** the blocks run one after another; LT_EMU_SMS in the emulator) and
+** passes it to the kernel, so that grid extents, preconditions and the
+** body may depend on it (a split count that fills the GPU).  One symbol a
+** kernel, however often it is called. */
+static int k_sm_count(lua_State *l) {
+  ltF_name_locals();
+  if (lua_gettop(l) != 1) return ltF_error("k:sm_count() takes no arguments");
+  if (!K->sm_count) {
+    Sym *had;
+    ltF_name_clash("sm_count", &had);
+    if (had)
+      return ltF_error("k:sm_count's value is passed to the kernel as sm_count, which names a parameter already "
+                       "(line %d); rename it", had->line);
+    Sym *s = ltI_sym(K, SYM_SCALAR, DT_I32, ltF_line());
+    s->name = ltU_strdup("sm_count");
+    s->named = 1;
+    s->device = s->positive = s->nonneg = 1;
+    K->sm_count = s;
+  }
+  ltF_push_expr(ltI_ref(K->sm_count, ltF_line()));
+  return 1;
+}
+
+/* k:export(name, value, text): a function exported beside the launcher,
+** `int64_t <launcher>_<name>(...)` taking the sizes and scalars value
+** reads, which returns value (computed in 64 bits): what a caller needs
+** to know before the call, such as the rows of a workspace tensor that a
+** k:require then checks.  text says what it is, for the header. */
+static int k_export(lua_State *l) {
+  ltF_name_locals();
+  if (lua_gettop(l) != 4 || lua_type(l, 2) != LUA_TSTRING || lua_type(l, 4) != LUA_TSTRING)
+    return ltF_error("k:export takes (name, value, \"what it is\"), e.g. k:export(\"workspace_rows\", p.B * 64, "
+                     "\"rows of Ws a call needs\")");
+  const char *name = lua_tostring(l, 2);
+  int ident = (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z');
+  for (const char *c = name; *c && ident; c++)
+    ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+  if (!ident)
+    return ltF_error("k:export's name '%s' is not an identifier (a letter, then letters, digits and _): the function "
+                     "is <launcher>_<name>", name);
+  const char *bad = ltF_name_rule(name, 32, 0);
+  if (bad) return ltF_error("k:export's name '%s' %s", name, bad);
+  for (Export *x = K->exports; x; x = x->next)
+    if (!strcmp(x->name, name)) return ltF_error("k:export '%s' is exported already (line %d)", name, x->line);
+  size_t n;
+  const char *text = lua_tolstring(l, 4, &n);
+  if (n == 0 || n > 200) return ltF_error("k:export's text must be 1 to 200 characters, not %zu", n);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 32 || text[i] == 127)
+      return ltF_error("k:export's text must be one line of printable characters");
+  Expr *v = ltF_arg_index(3, "k:export's value");
+  Expr *h = ltI_host_expr(v);
+  if (!h || h->rank || !ltI_is_int(h->dt))
+    return ltF_error("k:export's value is an integer scalar of sizes, strides, scalars and k:sm_count() (the "
+                     "function computes it before any call), not of program ids, loop indices or loaded values");
+  Export *x = ltU_alloc(sizeof *x), **tail = &K->exports;
+  x->name = ltU_strdup(name);
+  x->value = h;
+  x->text = ltU_fmt("%s", text);
+  x->line = ltF_line();
+  while (*tail) tail = &(*tail)->next;
+  *tail = x;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* matrix multiply: k:gemm                                             */
 
@@ -691,8 +762,12 @@ static int k_gemm(lua_State *l) {
     return ltF_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
                      ltI_dtypes[b->dt].name, areg ? ltU_fmt(" (cast the register tile: x:cast(\"%s\"))",
                                                             ltI_dtypes[b->dt].name) : "");
-  if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32)
-    return ltF_error("k:gemm takes f16, bf16 or f32 operands, not %s", ltI_dtypes[adt].name);
+  if (adt != DT_F16 && adt != DT_BF16 && adt != DT_F32 && !(ltI_is_fp8(adt) && a))
+    return ltF_error("k:gemm takes f16, bf16, f32 or (shared tiles) fp8 operands, not %s%s", ltI_dtypes[adt].name,
+                     ltI_is_fp8(adt) ? " from registers (copy the fp8 tensor to a k:shared tile)" : "");
+  if (K->gemm && ltI_is_fp8(K->gemm->shared_b->dt) != ltI_is_fp8(adt))
+    return ltF_error("k:gemm: the gemms of a kernel share one instruction; line %d's operands are %s, these %s "
+                     "(all fp8 or none)", K->gemm->line, ltI_dtypes[K->gemm->shared_b->dt].name, ltI_dtypes[adt].name);
   if (st->tf32 && adt != DT_F32)
     return ltF_error("k:gemm option tf32 rounds f32 operands; these are %s (leave tf32 out)", ltI_dtypes[adt].name);
   if (K->gemm && K->gemm->tf32 != st->tf32)
@@ -714,7 +789,8 @@ static const luaL_Reg k_methods[] = {
   {"store", k_store}, {"atomic_add", k_atomic_add}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
   {"reduce_sum", k_reduce_sum}, {"reduce_max", k_reduce_max}, {"reduce_min", k_reduce_min},
   {"iota", k_iota}, {"serial", k_serial}, {"pipelined", k_pipelined}, {"when", k_when},
-  {"gemm", k_gemm}, {"require", k_require}, {NULL, NULL},
+  {"gemm", k_gemm}, {"require", k_require}, {"sm_count", k_sm_count},
+  {"export", k_export}, {NULL, NULL},
 };
 
 /* k's metatable: k.target (the target's name) and k.warp (lanes per warp)

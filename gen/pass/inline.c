@@ -136,9 +136,9 @@ static int inline_block(Block *b) {
   return changed;
 }
 
-/* A conversion that changes nothing in registers (f16/bf16 are held as f32). */
+/* A conversion that changes nothing in registers (f16/bf16/fp8 are held as f32). */
 static int same_in_registers(Dtype from, Dtype to) {
-  return from == to || (to == DT_F32 && (from == DT_F16 || from == DT_BF16));
+  return from == to || (to == DT_F32 && (from == DT_F16 || from == DT_BF16 || ltI_is_fp8(from)));
 }
 
 /* Copy propagation: `local x = k:load(...):cast("f32")` makes an unnamed

@@ -22,7 +22,7 @@
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
 ** a shared A, are then read by the tensor cores through descriptors.  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
-** other f32 operands, and targets without a matrix instruction, use plain
+** fp8 operands take mma.sync as f16 where they can (fp8_inst); other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
 ** XOR-swizzled in shared memory so ldmatrix reads them without bank
 ** conflicts.
@@ -295,6 +295,20 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
   return 0;
 }
 
+/* The instruction of a kernel whose gemms take fp8 operands: mma.sync
+** (f16, on sm90a too: no fp8 wgmma yet) with the operands converted to
+** f16 pairs as they are read (gemm_mma_sync.c), where the target has it and
+** every gemm reads both operands K-major ([M, K] and transpose_b's [N, K]);
+** else multiply-adds, converting each to f32 as it is read. */
+static MmaKind fp8_inst(const Target *t, Site *sites, int n) {
+  if (t->mma != MMA_SYNC) return MMA_FMA;
+  for (int i = 0; i < n; i++) {
+    const Stmt *g = *sites[i].link;
+    if (g->trans_a || !g->trans_b || !g->shared) return MMA_FMA;
+  }
+  return MMA_SYNC;
+}
+
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
 ** instruction and one warp grid for all, a layout per accumulator shape,
 ** and the way each register operand reaches the instruction. */
@@ -304,12 +318,14 @@ void ltP_mma(Kernel *k, const Target *t) {
   int n = collect(&k->body, sites, 0);
   MmaKind m = t->mma;
   if (k->gemm->shared_b->dt == DT_F32) m = k->gemm->tf32 && t->mma == MMA_SYNC ? MMA_TF32 : MMA_FMA;
+  if (ltI_is_fp8(k->gemm->shared_b->dt)) m = fp8_inst(t, sites, n);
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     int nwarps = k->threads / t->warp;
-    if (m == MMA_SYNC && t->wgmma && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
+    int wg = m == MMA_SYNC && t->wgmma && !ltI_is_fp8(k->gemm->shared_b->dt);
+    if (wg && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
     warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
-    if (m == MMA_SYNC && t->wgmma && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
+    if (wg && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;

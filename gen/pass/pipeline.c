@@ -20,8 +20,11 @@
 #include "lt.h"
 
 /* Is s one of the statements a pipelined body starts with: a copy into a
-** shared tile, or a scalar value one needs? */
-int ltP_is_producer(const Stmt *s) { return s->kind == S_G2S || (s->kind == S_LET && s->dst->rank == 0); }
+** shared tile, or a scalar value one needs (computed, or loaded from
+** memory: a block table's page number)? */
+int ltP_is_producer(const Stmt *s) {
+  return s->kind == S_G2S || ((s->kind == S_LET || s->kind == S_LOAD) && s->dst->rank == 0);
+}
 
 /* Checks the shape of one pipelined loop and sets up the rings of the
 ** schedule plan.c gave it. */

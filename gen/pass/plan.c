@@ -418,6 +418,9 @@ static int names_sym(const Stmt *s, const Sym *x) {
   return 0;
 }
 
+/* names_sym, for the other passes. */
+int ltP_names(const Stmt *s, const Sym *x) { return names_sym(s, x); }
+
 /* Does a statement from `first` on (or one inside them) name symbol x? */
 int ltP_uses(const Stmt *first, const Sym *x) {
   for (const Stmt *s = first; s; s = s->next)
@@ -689,7 +692,10 @@ static void plan_block(Kernel *k, Block *b, const Target *t) {
     plan_block(k, &s->body, t);
     plan_block(k, &s->orelse, t);
     if (s->kind == S_FOR && s->sched == SCHED_RING) plan_ring(k, s, t);
-    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) plan_consumers(k, s);
+    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) {
+      plan_consumers(k, s);
+      ltP_plan_defer(k, s);
+    }
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
       note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
                        "copies are loaded into registers at the body's top anyway", t->name);

@@ -1208,9 +1208,9 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
     lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
     // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
     if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 136: 0 goes first */
+    uint32_t s_frag[8][1][4];   /* line 161's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
     for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
-      /* in flight from the iteration before: the wgmmas into o (the next ones chain onto them) */
       // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
       float s[64];
       lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
@@ -1223,17 +1223,26 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
         lt_wgmma_m64n128k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+      /* attention.lua:161 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
+      if (j > first) {
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 1 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+        }
+      }
+      lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
       lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
       // attention.lua:164: local kend = (j + 1) * BN
       const int kend = (j + 1) * 128;
       // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
-      lt_wgmma_settle(s);   /* read below, after the wait */
-      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done too: each warp gives its stage back to the producer */
       // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
         // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1344,6 +1353,8 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t83[ri];
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
         // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1356,7 +1367,7 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
           }
         }
         // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
           #pragma unroll
@@ -1368,20 +1379,14 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
             s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 34], s[i + 34 + 1]);
           }
         }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
         // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
         // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1461,6 +1466,8 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t98[ri];
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
         // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1473,7 +1480,7 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
           }
         }
         // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
           #pragma unroll
@@ -1485,21 +1492,25 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
             s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 34], s[i + 34 + 1]);
           }
         }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
         // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
+      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
     }
+    /* attention.lua:161 of the last iteration, on its stage */
+    if (last > first) {
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 1 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+      }
+    }
+    lt_wgmma_commit();
     if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
     // attention.lua:169: local seen = l:gt(0)
     bool seen[2];

@@ -1208,9 +1208,9 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
     lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
     // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
     if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 136: 0 goes first */
+    uint32_t s_frag[8][1][4];   /* line 161's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
     for (int j = first; j < last; ++j, j_phase ^= j_stage == 2, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
       lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
-      /* in flight from the iteration before: the wgmmas into o (the next ones chain onto them) */
       // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
       float s[64];
       lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
@@ -1223,15 +1223,22 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+      /* attention.lua:161 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
+      if (j > first) {
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+        }
+      }
+      lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
       lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
       // attention.lua:164: local kend = (j + 1) * BN
       const int kend = (j + 1) * 128;
       // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
-      lt_wgmma_settle(s);   /* read below, after the wait */
-      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* iteration j - 1's wgmmas are done too: each warp gives its stage back to the producer */
       // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
@@ -1252,6 +1259,8 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
         }
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
         // attention.lua:152: local col = k:iota({ BM, BN }, 2)
         int col[64];
         #pragma unroll
@@ -1333,6 +1342,8 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t81[ri];
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
         // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1345,7 +1356,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
           }
         }
         // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
           #pragma unroll
@@ -1357,20 +1368,14 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
             s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
           }
         }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
         // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
         // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
         float t85[2];
         #pragma unroll
@@ -1439,6 +1444,8 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t94[ri];
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
         // attention.lua:160: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1451,7 +1458,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
           }
         }
         // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
           #pragma unroll
@@ -1463,21 +1470,25 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
             s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
           }
         }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
         // attention.lua:162: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
+      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
     }
+    /* attention.lua:161 of the last iteration, on its stage */
+    if (last > first) {
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+      }
+    }
+    lt_wgmma_commit();
     if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
     // attention.lua:169: local seen = l:gt(0)
     bool seen[2];

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for sm90a).
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for matmul_f32_bias_relu_tt on sm90a, NVIDIA H200).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_f32_bias_relu_tt.cu
  */
 #include <cuda_runtime.h>

@@ -12,7 +12,9 @@ sources (nothing is built at import or call time):
     ./build.sh lib sm90a    build/lib/libluatile_sm90a.so  CUDA tensors on Hopper (sm80 elsewhere)
 
 (each with its call module for the Python at hand, through which the
-launchers are called; ctypes where there is none).
+launchers are called, and which holds the C fast calls: the checks and the
+launch of each op's common case in one C call, python/luatile/_fast.c;
+ctypes and the same checks in Python where there is none).
 
 On torch 2.4 and later each op is a torch.library custom op
 (torch.ops.luatile.attention, .matmul, .rms_norm, .layer_norm, .softmax,
@@ -223,12 +225,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: input / sqrt(mean(input^2) + eps) * weight over the
     last dims (normalized_shape), f32 inside.  eps None: torch.finfo(dtype).eps.
     Backward: torch ops in f32 (luatile has no RMSNorm backward kernel)."""
-    if direct_calls and not _compiling() and weight is not None and type(input) in _PLAIN_TYPES:
-        e = _EPS.get(input.dtype) if eps is None else float(eps)
-        if e is not None:
-            y = _kernels.rows_fast("rmsnorm", input, normalized_shape, weight, None, e, True)
-            if y is not None:
-                return y
+    if direct_calls and not _compiling() and weight is not None:
+        y = _kernels.rows_fast("rmsnorm", input, normalized_shape, weight, None, eps, True)
+        if y is not None:
+            return y
     C = _simple_norm(input, normalized_shape, (weight,))
     if C is None:
         x, C, back = _flatten_normalized("rms_norm", input, normalized_shape, (("weight", weight),))
@@ -246,7 +246,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """torch.nn.functional.layer_norm over the last dims, f32 inside.
     Backward: torch ops in f32 (luatile has no LayerNorm backward kernel)."""
     if direct_calls and not _compiling() and weight is not None and bias is not None:
-        y = _kernels.rows_fast("layernorm", input, normalized_shape, weight, bias, float(eps), True)
+        y = _kernels.rows_fast("layernorm", input, normalized_shape, weight, bias, eps, True)
         if y is not None:
             return y
     C = _simple_norm(input, normalized_shape, (weight, bias))

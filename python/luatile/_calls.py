@@ -14,6 +14,11 @@ does), kept where it only queues a launch (CUDA, HIP: as torch does).  Optional:
 headers, no C compiler, another Python version) the package calls the
 launchers through ctypes, with the same results.  Only the standard library is
 used here (no torch).
+
+Every call module also holds python/luatile/_fast.c, appended as it is: the
+common case of each op (checks, output, launch) in one C call, which the
+package uses in place of the Python functions of the same names in
+_kernels.py where a loaded library has a call module.
 """
 import os
 import re
@@ -203,6 +208,7 @@ static PyMethodDef methods[] = {
   {"bind", bind, METH_VARARGS,
    "bind(address, signature, release_gil=True): the launcher at address, of that signature code; "
    "release_gil: whether its calls let other threads run (for launchers that run the kernel themselves)"},
+  LT_FAST_METHODS
   {NULL, NULL, 0, NULL},
 };
 
@@ -252,7 +258,9 @@ static PyObject *lt_call{i}(void *fn, int release, PyObject *const *a, Py_ssize_
 """)
     out.append("\nstatic const struct { const char *sig; lt_thunk thunk; } lt_thunks[] = {\n")
     out.extend(f'  {{"{sig}", lt_call{i}}},\n' for i, sig in enumerate(sigs))
-    out.append("};\n")
+    out.append("};\n\n")
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_fast.c")) as f:
+        out.append(f.read())
     out.append(_TYPE.replace("%(name)s", name))
     return "".join(out)
 
@@ -277,7 +285,7 @@ def build(header, cc=None):
     with open(src, "w") as f:
         f.write(c_source(os.path.basename(base), sigs))
     cc = cc or os.environ.get("CC") or shutil.which("cc") or "gcc"
-    cmd = cc.split() + ["-O2", "-shared", "-fPIC", "-Wall", "-I", inc, "-o", path + ".tmp", src]
+    cmd = cc.split() + ["-O2", "-shared", "-fPIC", "-Wall", "-I", inc, "-o", path + ".tmp", src, "-lm"]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stdout}")

@@ -443,6 +443,12 @@ def add(x, y):
 # profiler): the entry point then goes through the operator.  gate=False is the
 # operators' own body, called below autograd.  Launchers are looked up once per library, variant and dtype
 # (Library.fast); the stream is the device's current one.
+#
+# These four are the Python versions.  Where a loaded library has a call module
+# (python/luatile/_calls.py), its C versions of the same four (python/luatile/_fast.c:
+# the same checks and launch in one C call) take their names here (bind_fast, run at
+# each library load), and the entry points and operators, which look the names up at
+# each call, call those.
 
 _STRIDED = torch.strided
 _PLAIN_TYPES = frozenset(_PLAIN)
@@ -463,15 +469,29 @@ _current_stream = _raw_stream or (lambda d: torch.cuda.current_stream(d).cuda_st
 _current_device = _cur_device or (lambda: torch.cuda.current_device())
 
 
+_ROW_PARAMS = {"rmsnorm": 1, "layernorm": 2, "softmax": 0, "bias_gelu": 1}
+_EPS_DEFAULT = {"rmsnorm": {dt: torch.finfo(dt).eps for dt in DTYPES}, "layernorm": dict.fromkeys(DTYPES, 1e-5)}
+
+
 def rows_fast(kernel, x, ns, w, b, eps, gate):
     """kernel ("rmsnorm", "layernorm", "softmax", "bias_gelu") over the rows of a
     contiguous x [..., C], where ns (normalized_shape; None: not checked) is C or
-    (C,), with w (and b) [C] where given and eps where not None; or None."""
+    (C,), with w (rmsnorm, layernorm, bias_gelu's bias) and b (layernorm) [C], and
+    eps (rmsnorm, layernorm) a float or None (torch.finfo(dtype).eps for rmsnorm,
+    1e-5 for layernorm); or None."""
     if type(x) not in _PLAIN_TYPES or x.layout is not _STRIDED:
+        return None
+    n_params = _ROW_PARAMS.get(kernel)
+    if n_params is None or (w is not None) != (n_params >= 1) or (b is not None) != (n_params == 2):
         return None
     dt = x.dtype
     if dt not in DTYPES or not x.is_contiguous():
         return None
+    if n_params and kernel != "bias_gelu":
+        if eps is None:
+            eps = _EPS_DEFAULT[kernel][dt]
+        elif type(eps) is not float:
+            return None
     grad = gate and _grad_enabled()
     if grad and x.requires_grad:
         return None
@@ -511,7 +531,7 @@ def rows_fast(kernel, x, ns, w, b, eps, gate):
         rc = ent[0](x.data_ptr(), y.data_ptr(), n // C, C, stream)
     elif b is not None:
         rc = ent[0](x.data_ptr(), w.data_ptr(), b.data_ptr(), y.data_ptr(), n // C, C, eps, stream)
-    elif eps is not None:
+    elif kernel == "rmsnorm":
         rc = ent[0](x.data_ptr(), w.data_ptr(), y.data_ptr(), n // C, C, eps, stream)
     else:
         rc = ent[0](x.data_ptr(), w.data_ptr(), y.data_ptr(), n // C, C, stream)
@@ -726,3 +746,53 @@ def attention_fast(q, k, v, scale, window_left, window_right, softcap, gate, cau
     if rc:
         lib.fail(ent[1], rc)
     return o, lse
+
+
+_PY_FAST = {"rows_fast": rows_fast, "add_fast": add_fast, "matmul_fast": matmul_fast, "attention_fast": attention_fast}
+#: the call module whose C fast calls are bound (None: the Python ones)
+fast_module = None
+
+
+def _resolve(kind, name):
+    """For the C fast calls: (address, signature, release_gil, library) of launcher
+    `name` in the library loaded for device type `kind`; None where none is loaded,
+    False where it has no such launcher."""
+    lib = _loaded.get(kind)
+    if lib is None:
+        return None
+    if not lib.has(name):
+        return False
+    addr, sig = lib.address(name)
+    return addr, sig, lib.backend == "cpu", lib
+
+
+def _fast_setup_args():
+    """The arguments of a call module's fast_setup: the torch objects and functions its fast calls use."""
+    return (torch.Tensor, torch.nn.Parameter, _STRIDED, torch.float32, torch.float16, torch.bfloat16, _grad_enabled,
+            _dispatch_modes, _function_modes, _functorch, _profiling, _current_device, _current_stream, _empty_like,
+            _resolve)
+
+
+def bind_fast(use_c=True):
+    """Binds rows_fast, add_fast, matmul_fast and attention_fast here to the C
+    versions of a loaded library's call module where there is one (and use_c),
+    else to the Python versions; empties the C launcher tables.  Returns the
+    call module bound, or None."""
+    global fast_module
+    mod = None
+    for lib in list(_loaded.values()):
+        calls = lib.calls
+        if calls is not None and hasattr(calls, "fast_reset"):
+            calls.fast_reset()
+            if mod is None and use_c:
+                mod = calls
+    if mod is not None:
+        mod.fast_setup(*_fast_setup_args())
+        globals().update({n: getattr(mod, n) for n in _PY_FAST})
+    else:
+        globals().update(_PY_FAST)
+    fast_module = mod
+    return mod
+
+
+_lib.on_load = bind_fast

@@ -9,7 +9,8 @@ build it.
 The launchers are called through the library's CPython call module where
 `./build.sh lib` built one for this Python (build/lib/libluatile_<target>_calls
 <EXT_SUFFIX>, python/luatile/_calls.py), else through ctypes; LUATILE_NO_CALLS=1
-forces ctypes.
+forces ctypes.  Each load of a library calls on_load() (set by _kernels, which
+picks its fast calls then).
 """
 import ctypes
 import importlib.machinery
@@ -132,6 +133,11 @@ class Library:
             self._fns[name] = f
         return f
 
+    def address(self, name):
+        """(address, signature code) of launcher `name`, for a caller that calls it from C."""
+        f = self.ctypes_fn(name)
+        return ctypes.cast(f, ctypes.c_void_p).value, _calls.signature(self._protos[name])
+
     def fast_entry(self, key, name):
         """Caches launcher `name` under key in self.fast and returns (function, name)."""
         ent = self.fast[key] = (self.fn(name), name)
@@ -163,6 +169,15 @@ class Library:
 
 _loaded = {}   # device type ("cpu", "cuda") -> Library
 _load_lock = threading.Lock()
+#: called (no arguments) after each library load, with _loaded updated
+on_load = None
+
+
+def _loaded_now(device_type, lib):
+    """Records lib as the library for device_type (under _load_lock) and calls on_load."""
+    _loaded[device_type] = lib
+    if on_load is not None:
+        on_load()
 
 
 def _search_dirs():
@@ -194,7 +209,7 @@ def load_library(path, device_type=None):
     lib = Library(path)
     dt = device_type or ("cpu" if lib.backend == "cpu" else "cuda")
     with _load_lock:
-        _loaded[dt] = lib
+        _loaded_now(dt, lib)
     return lib
 
 
@@ -231,5 +246,5 @@ def library(device):
                     f"Build it with `./build.sh lib {targets[0]}` in the luatile repository "
                     f"({_REPO}), or set {env}=/path/to/libluatile_<target>.so, "
                     f"or call luatile.load_library(path)")
-        _loaded[device.type] = lib
+        _loaded_now(device.type, lib)
         return lib

@@ -10,6 +10,9 @@
 #   cmake/gen-error          a kernel error stops the build with gen's file:line message
 #   cmake/ninja              the example with the Ninja generator (SKIP without ninja)
 #   cmake/sm80-build         the example for sm80 builds with nvcc (no run: CI has no GPU; SKIP without nvcc)
+#   cmake/gfx90a-build       the example for gfx90a builds with hipcc, the library's objects hold
+#                            gfx90a code, and a second build compiles nothing (no run: no AMD
+#                            GPU here; SKIP without hipcc)
 #   cmake/doc/...            the marked cmake blocks of docs/cmake.md and
 #                            README.md build and run, as projects
 #                            beside examples/cmake's main.c and kernels/
@@ -119,6 +122,27 @@ if [ -n "$nvcc" ]; then
   project sm80-build examples/cmake "$b/sm80" "" -DLUATILE_TARGET=sm80 -DCMAKE_CUDA_COMPILER="$nvcc"
 else
   echo "SKIP cmake/sm80-build: no nvcc"
+fi
+
+if command -v hipcc >/dev/null 2>&1; then
+  h=$b/gfx90a
+  if project gfx90a-build examples/cmake "$h" "" -DLUATILE_TARGET=gfx90a > "$h.result"; then
+    again=$(cmake --build "$h" 2>&1)
+    # the offload bundle of each object names its GPU target
+    objs=$(ls "$h"/luatile/example_kernels.obj/*.o 2>/dev/null | wc -l)
+    arch=$(grep -l -a 'gfx90a' "$h"/luatile/example_kernels.obj/*.o 2>/dev/null | wc -l)
+    if grep -qE 'hipcc|Building' <<< "$again"; then
+      echo "FAIL cmake/gfx90a-build: the second build did work: $(grep -m1 -E 'hipcc|Building' <<< "$again")"
+    elif [ "$objs" -lt 2 ] || [ "$arch" != "$objs" ] || [ ! -x "$h/example" ]; then
+      echo "FAIL cmake/gfx90a-build: $arch of $objs objects hold gfx90a code, program: $(ls "$h/example" 2>&1)"
+    else
+      echo "PASS cmake/gfx90a-build: $(grep -m1 -o 'HIP targets built by [a-z]*' "$h.configure.log"), linked $(basename "$h/example")"
+    fi
+  else
+    cat "$h.result"
+  fi
+else
+  echo "SKIP cmake/gfx90a-build: no hipcc"
 fi
 
 # the documented CMake blocks, each as the CMakeLists.txt of a copy of examples/cmake

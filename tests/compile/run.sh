@@ -4,14 +4,14 @@
 # Every row-op file is compiled; of the 80 matmul variants a lean set that
 # covers each dtype, layout and epilogue once (tf32: its two fragment paths,
 # ldmatrix and word by word, for each operand; f32 GELU tt, whose stages
-# sm90a takes from variant_config), and of the attention kernels
+# sm90a takes from variant_config; matmul_fp8 both), and of the attention kernels
 # the set below (the c target and the emulator run them).  ALL=1 compiles
 # every file of out/ instead (951; about 40 minutes on 2 cores): run it
 # after a change to gen's code or to a kernel's configs.
 cd "$(dirname "$0")/../.."
 o=build/tests/compile
 mkdir -p $o
-MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bias_tn bf16_none_nn tf32_bias_gelu_tt tf32_none_nt f32_bias_gelu_tt"
+MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bias_tn bf16_none_nn tf32_bias_gelu_tt tf32_none_nt f32_bias_gelu_tt fp8_tensor fp8_row"
 # attention: each kernel once per dtype, head dim and softcap, spread over the
 # kernels, and the dK/dV kernel at d128 as well (its registers are the
 # tightest), with and without dQ by atomics and with a softcap (CDNA halves

@@ -2,7 +2,8 @@
 # CPU numerics: builds every c-target kernel in out/c with tests/cpu/check.c,
 # matmul.c and attention.c and runs them (see each), then builds and runs
 # examples/attention against out/c, and checks the HIP target's bf16 rounding
-# (tests/cpu/bf16.c).  Prints PASS/FAIL/SKIP lines.
+# (tests/cpu/bf16.c) and the fp8 conversions (tests/cpu/fp8.c).  Prints
+# PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/../.."
 b=build/tests/cpu
 mkdir -p $b
@@ -13,9 +14,10 @@ done
 wait
 # the matmul variants, one MM(fn, dtype, trans_a, trans_b, act, has_bias) line each
 {
-  for h in out/c/matmul_*.h; do echo "#include \"$(basename "$h")\""; done
+  for h in out/c/matmul_*.h; do [[ $h == */matmul_fp8_* ]] || echo "#include \"$(basename "$h")\""; done
   echo "#define MM_LIST \\"
   for h in out/c/matmul_*.h; do
+    [[ $h == */matmul_fp8_* ]] && continue   # matmul_fp8.c checks those
     n=$(basename "$h" .h); dt=${n#matmul_}; dt=${dt%%_*}; lay=${n##*_}; epi=${n#matmul_${dt}_}; epi=${epi%_$lay}
     act=$(echo "${epi#bias}" | tr -d _ | tr a-z A-Z); [ -z "$act" ] && act=NONE
     echo "  MM($n, $(echo $dt | tr a-z A-Z), $([ ${lay:0:1} = t ] && echo 1 || echo 0), $([ ${lay:1:1} = t ] && echo 1 || echo 0), $act, $([ $epi = none ] && echo 0 || echo 1)) \\"
@@ -27,10 +29,11 @@ wait
 # (BAD(fn) for a name outside the ABI); none at all is one SKIP or FAIL line of attention.c
 {
   [ -f dsl/kernels/attention.lua ] && echo "#define ATTN_KERNEL_FILE 1"
-  for h in out/c/attention_*.h; do [ -e "$h" ] && echo "#include \"$(basename "$h")\""; done
+  for h in out/c/attention_*.h; do [ -e "$h" ] && [[ $h != */attention_decode_* ]] && echo "#include \"$(basename "$h")\""; done
   echo "#define ATTN_LIST \\"
   for h in out/c/attention_*.h; do
     [ -e "$h" ] || continue
+    [[ $h == */attention_decode_* ]] && continue   # attention_decode.c's
     n=$(basename "$h" .h)
     k=bad cap=
     if [[ $n =~ ^attention_(bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$ ]]; then
@@ -47,8 +50,10 @@ wait
   echo ""
 } > $b/attention_list.h
 others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
-attns=$(ls $b/*.o | grep '/attention_')
-mms=$(ls $b/*.o | grep '/matmul_')
+fp8mms=$(ls $b/*.o | grep '/matmul_fp8_')
+attns=$(ls $b/*.o | grep '/attention_' | grep -v '/attention_decode_')
+decodes=$(ls $b/*.o | grep '/attention_decode_')
+mms=$(ls $b/*.o | grep '/matmul_' | grep -v '/matmul_fp8_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
   echo "FAIL cpu build: $(head -c 300 $b/build.log)"
@@ -65,6 +70,15 @@ else
   if [ -n "$abi" ]; then echo "FAIL cpu attention build: not the ABI's prototype (docs/attention.md): $abi"
   else echo "FAIL cpu attention build: $(grep -m1 'error' $b/attention_build.log | cut -c1-300)"; fi
 fi
+# attention_decode: split-KV decode and its combine against a float64 reference (attention_decode.c)
+if [ -z "$decodes" ]; then
+  echo "FAIL cpu attention_decode: no out/c/attention_decode_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_decode.c $decodes -lm -o $b/attention_decode \
+     2>$b/attention_decode_build.log; then
+  $b/attention_decode || echo "FAIL cpu attention_decode: crashed (status $?)"
+else
+  echo "FAIL cpu attention_decode build: $(grep -m1 error $b/attention_decode_build.log | cut -c1-300)"
+fi
 # examples/attention, built against out/c the way its README says, checks its own result
 if [ -f out/c/attention_bf16_d128.h ]; then
   if make -s -C examples/attention cpu-check BUILD="$PWD/$b/example" >$b/example.log 2>&1; then
@@ -75,6 +89,16 @@ if [ -f out/c/attention_bf16_d128.h ]; then
 elif ls out/c/attention_*.h >/dev/null 2>&1; then
   echo "FAIL cpu examples/attention: out/c has attention launchers but not attention_bf16_d128"
 fi   # no attention launcher at all: attention's one SKIP / FAIL line says so
+# examples/decode: prefill, then decode steps over a paged KV cache, checked against float64
+if [ -f out/c/attention_decode_bf16_d64_paged.h ] && [ -f out/c/attention_bf16_d64.h ]; then
+  if make -s -C examples/decode cpu-check BUILD="$PWD/$b/decode_example" >$b/decode_example.log 2>&1; then
+    echo "PASS cpu examples/decode: prefill and $(grep -o '[0-9]* decode steps' $b/decode_example.log) over a paged cache match float64"
+  else
+    echo "FAIL cpu examples/decode: $(tail -n 1 $b/decode_example.log | cut -c1-200)"
+  fi
+else
+  echo "FAIL cpu examples/decode: out/c lacks attention_decode_bf16_d64_paged or attention_bf16_d64"
+fi
 # a tile of 8 MB on the c target, run on a 1 MB stack (bigtile.c)
 if ${LT_GEN:-build/gen} tests/cpu/bigtile.lua --target c -o $b/bigtile >$b/bigtile.log 2>&1 &&
    cc -std=c11 -O2 -Wall -Wextra -Werror -I$b/bigtile tests/cpu/bigtile.c $b/bigtile/bigtile.c -lpthread \
@@ -115,4 +139,19 @@ elif cc -std=c11 -O2 -Wall -Wextra -I$b tests/cpu/bf16.c -lm -o $b/bf16 2>$b/bf1
   $b/bf16 || echo "FAIL cpu bf16: crashed (status $?)"
 else
   echo "FAIL cpu bf16 build: $(grep -m1 error $b/bf16_build.log | cut -c1-300)"
+fi
+# the fp8 conversions of templates/fp8.h against the formats' definitions (fp8.c says how)
+if cc -std=c11 -O2 -Wall -Wextra -Werror tests/cpu/fp8.c -lm -o $b/fp8 2>$b/fp8_build.log; then
+  $b/fp8 || echo "FAIL cpu fp8: crashed (status $?)"
+else
+  echo "FAIL cpu fp8 build: $(grep -m1 error $b/fp8_build.log | cut -c1-300)"
+fi
+# matmul_fp8: its own driver (fp8 inputs of every finite code, float64 reference; matmul_fp8.c)
+if [ -z "$fp8mms" ]; then
+  echo "FAIL cpu matmul_fp8: no out/c/matmul_fp8_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/matmul_fp8.c $fp8mms -lm -o $b/matmul_fp8 2>$b/matmul_fp8_build.log; then
+  $b/matmul_fp8 >/dev/null 2>&1 || $b/matmul_fp8 | grep -v '^PASS' | head -5 | sed 's/^/FAIL cpu matmul_fp8: /'
+  $b/matmul_fp8 | grep '^PASS'
+else
+  echo "FAIL cpu matmul_fp8 build: $(grep -m1 error $b/matmul_fp8_build.log | cut -c1-300)"
 fi

@@ -12,7 +12,7 @@
 # For every docs/examples/errors/NAME.lua:
 #   docs/error/NAME   gen exits 1 with the exact message quoted in the docs and
 #                     writes no file
-# In README.md, docs/tutorial.md, docs/dsl.md and docs/emulator.md, a code
+# In README.md, docs/tutorial.md, docs/dsl.md, docs/emulator.md and docs/attention.md, a code
 # block placed right after one of these markers is checked
 # (docs/quote/FILE:LINE):
 #   <!-- example: PATH -->   the block is the whole file PATH
@@ -42,7 +42,7 @@ GEN=${LT_GEN:-build/gen}
 CC=${CC:-cc}
 OUT=build/docs
 TARGETS="sm80 sm90a gfx90a gfx942 gfx1100 c"
-DOCS="README.md docs/tutorial.md docs/dsl.md docs/emulator.md"
+DOCS="README.md docs/tutorial.md docs/dsl.md docs/emulator.md docs/attention.md"
 CFLAGS="-std=c11 -O2 -Wall -Werror"
 JOBS=${JOBS:-2}
 

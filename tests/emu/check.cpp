@@ -144,6 +144,12 @@
 #if HAVE("gemm_leaky_bf16_wide.h")
 #include "gemm_leaky_bf16_wide.h"
 #endif
+#if HAVE("gemm_leaky_f16_one.h")
+#include "gemm_leaky_f16_one.h"
+#endif
+#if HAVE("gemm_leaky_bf16_one.h")
+#include "gemm_leaky_bf16_one.h"
+#endif
 
 /* run.sh writes attention_list.h: the attention variant groups to check
 ** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
@@ -1037,6 +1043,12 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_leaky_bf16_wide.h")
   test_leaky("gemm_leaky_bf16_wide", gemm_leaky_bf16_wide, BF16);
+#endif
+#if HAVE("gemm_leaky_f16_one.h")
+  test_leaky("gemm_leaky_f16_one", gemm_leaky_f16_one, F16);
+#endif
+#if HAVE("gemm_leaky_bf16_one.h")
+  test_leaky("gemm_leaky_bf16_one", gemm_leaky_bf16_one, BF16);
 #endif
 #ifdef LT_ATTENTIONS
 #define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap, int_rows)                                         \

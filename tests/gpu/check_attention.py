@@ -110,7 +110,9 @@ def skip(label, why):
 
 NAME = re.compile(r"^attention_(?:bwd_(pre|dkdv|dq|post)_)?(dq_atomic_)?(f16|bf16)_d(32|64|96|128|256)(_softcap)?$")
 hdir = args.headers or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "out", args.target)
-names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h")))
+# attention_decode_* (dsl/kernels/attention_decode.lua) has its own check: bench/attention_decode.sh
+names = sorted(os.path.basename(h)[:-2] for h in glob.glob(os.path.join(hdir, "attention*.h"))
+               if not os.path.basename(h).startswith("attention_decode_"))
 sets = {}   # (dt, D, cap) -> {"fwd": name, "dkdv": ..., "dq": ..., "dkdva": ...}
 pres = {}   # (dt, D) -> {"pre": ..., "prea": ..., "post": ...} (shared by cap and no cap)
 for n in names:

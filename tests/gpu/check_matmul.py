@@ -1,9 +1,10 @@
 """check_matmul.py: every matmul variant (dtype x layout x epilogue) in a
 shared library of generated launchers against a float64 reference (torch on
 upcast inputs), on fresh random inputs, NaN-poisoned outputs, the issue's
-shapes: 1000^3, 4097x333x129, 1x4096x4096, 4096x1x4096, and batches of 3
-and 2 with padded leading dimensions and batch strides.  beta = 0 runs with a
-NaN-filled C0 (it must not be read); one case updates C in place (C0 = C).
+shapes: 1000^3, 4097x333x129, 1x4096x4096, 4096x1x4096, batches of 3
+and 2 with padded leading dimensions and batch strides, and M of 37 and 64.
+beta = 0 runs with a NaN-filled C0 (it must not be read); one case updates
+C in place (C0 = C).
 Metric: ||out - ref|| / ||ref|| under a per-dtype bound, no NaN.
 usage: python3 tests/gpu/check_matmul.py LIB.so TARGETNAME"""
 import math
@@ -21,9 +22,9 @@ ACTS = {"none": lambda x: x, "bias": lambda x: x, "bias_relu": torch.relu,
         "bias_gelu": lambda x: 0.5 * x * (1 + torch.special.erf(x / math.sqrt(2))),
         "bias_silu": lambda x: x / (1 + torch.exp(-x))}
 SHAPES = [(1, 1000, 1000, 1000, 0), (1, 4097, 333, 129, 0), (1, 1, 4096, 4096, 0), (1, 4096, 1, 4096, 0),
-          (3, 257, 300, 200, 8), (2, 200, 264, 72, 8)]   # batch, M, N, K, padding of the leading dims
-# (the last: a batch whose strides are 16-byte multiples, so that sm90a's TMA copies and stores take it, with
-# ragged tiles at M and N)
+          (3, 257, 300, 200, 8), (2, 200, 264, 72, 8), (2, 37, 264, 136, 0), (1, 64, 1000, 1000, 8)]
+# batch, M, N, K, padding of the leading dims (the last three: strides of 16-byte multiples, so that sm90a's TMA
+# copies and stores take them, with ragged tiles at M, N and K; the last two: sm90a's small-M bucket, M <= 64)
 
 
 def rand(shape, dt):

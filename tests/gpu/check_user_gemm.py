@@ -53,7 +53,7 @@ for dt in ("f16", "bf16"):
         torch.cuda.synchronize()
         g, u = X.double() @ W1.double(), X.double() @ W3.double()
         results.append(verdict(f"{target} swiglu_{dt} {shape}", rc, Y, g / (1 + torch.exp(-g)) * u, dt))
-        for tile in ("tall", "wide"):
+        for tile in ("tall", "wide", "one"):
             A, B, C = rand((M, K), dt, skew), rand((N, K), dt, skew), poisoned((M, N), dt, skew)
             rc = lib(f"gemm_leaky_{dt}_{tile}", A, B, C, M, K, N, 0.125)
             torch.cuda.synchronize()

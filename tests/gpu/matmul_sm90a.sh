@@ -41,7 +41,7 @@ for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16 gemm_leaky_f16_
     [ "$n" -gt 0 ] && echo "PASS sass $v has $i ($n)" || echo "FAIL sass $v: no $i"
   done
 done > $out/sass.txt
-for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16; do   # the epilogue's TMA stores
+for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16 gemm_leaky_bf16_one; do   # the epilogue's TMA stores (one: of one consumer warpgroup)
   n=$(cuobjdump -sass $o/$v.o | grep -c UTMASTG)
   [ "$n" -gt 0 ] && echo "PASS sass $v has UTMASTG ($n)" || echo "FAIL sass $v: no UTMASTG"
 done >> $out/sass.txt

@@ -18,6 +18,7 @@ build_lib() {
 }
 for t in sm80 sm90a; do build_lib out/$t $t $o/lt_$t.so || exit 1; done
 for t in sm80 sm90a; do python3 tests/gpu/check.py $o/lt_$t.so $t | tee $out/check_$t.txt | grep -v ^PASS; done
+bash tests/gpu/fp8.sh | tee $out/fp8.txt | grep -v ^PASS   # every f32 through CUDA's fp8 conversions
 [ "${1:-}" = --bench ] || exit 0
 # out/sm90a's row ops carry one kernel per tuned shape bucket; each shape
 # of the bench runs the nearest bucket's (gen/emit/dispatch.c, ltE_dispatch)

@@ -1,4 +1,4 @@
--- expect: tests/negative/dim_reserved.lua:9: error: tensor X's size name 'warp' is reserved for the generated code's own variables (tid, tx, ty, lane, warp, ri, ci, vi, ei, wi, gr, gc, off, ok, raw, acc, vec, h, base, ptr, grid, block, stream); rename it
+-- expect: tests/negative/dim_reserved.lua:9: error: tensor X's size name 'warp' is reserved for the generated code's own variables (tid, tx, ty, lane, warp, ri, ci, vi, ei, wi, gr, gc, off, ok, raw, acc, vec, h, base, ptr, grid, block, stream, row0, col0, warp_row, warp_col, dev, sm_err); rename it
 local tile = require "tile"
 -- a tensor size named like a variable of the generated code
 return tile.kernel {

@@ -1,4 +1,4 @@
--- expect: tests/negative/param_reserved.lua:10: error: parameter name 'tid' is reserved for the generated code's own variables (tid, tx, ty, lane, warp, ri, ci, vi, ei, wi, gr, gc, off, ok, raw, acc, vec, h, base, ptr, grid, block, stream); rename it
+-- expect: tests/negative/param_reserved.lua:10: error: parameter name 'tid' is reserved for the generated code's own variables (tid, tx, ty, lane, warp, ri, ci, vi, ei, wi, gr, gc, off, ok, raw, acc, vec, h, base, ptr, grid, block, stream, row0, col0, warp_row, warp_col, dev, sm_err); rename it
 local tile = require "tile"
 -- a parameter named like a variable of the generated code
 return tile.kernel {

@@ -1,4 +1,4 @@
--- expect: tests/negative/params_dtype_reassigned.lua:8: error: params.W.dtype is table; a tensor is "f32", "f16", "bf16", "i32", "i64" or "u32"
+-- expect: tests/negative/params_dtype_reassigned.lua:8: error: params.W.dtype is table; a tensor is "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3" or "fp8e5m2"
 local tile = require "tile"
 -- a tensor's dtype changed after tile.tensor checked it
 return tile.kernel {

@@ -1,4 +1,4 @@
--- expect: tests/negative/unknown_dtype.lua:7: error: unknown dtype 'f64'; use "f32", "f16", "bf16", "i32", "i64" or "u32"
+-- expect: tests/negative/unknown_dtype.lua:7: error: unknown dtype 'f64'; use "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3" or "fp8e5m2"
 local tile = require "tile"
 return tile.kernel {
   name = "unknown_dtype",

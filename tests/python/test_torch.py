@@ -16,8 +16,10 @@ printing one PASS / FAIL / SKIP line per check:
   bwd/*      gradients against float64 autograd of the same reference
   layout/*   non-contiguous inputs give the right result (read in place or copied)
   op-path    the entry points' direct calls and the operators agree
-  fast-path  the common cases launch through the fast path (_kernels.*_fast), with
-             the general path's results; the rest falls back to it
+  fast-path  the common cases launch through the fast calls (_kernels.*_fast: the
+             C ones of the call module, python/luatile/_fast.c, and the Python
+             ones), with the general path's results; the rest falls back to it;
+             C and Python agree on random cases; a failing launcher raises
   error/*    bad inputs raise the documented Python exception (dtype, device,
              shape, arguments), a failing launcher raises LaunchError, a
              missing library LibraryNotFound with the build command
@@ -468,11 +470,13 @@ def library_checks():
     saved_env = {k: os.environ.pop(k, None) for k in ("LUATILE_LIB_CPU", "LUATILE_LIB_DIR")}
     try:
         _lib._loaded.clear()
+        _lib.on_load()   # what a load does: the fast calls forget the launchers they found
         _lib._REPO = "/nonexistent"
         raises(luatile.LibraryNotFound, lambda: luatile.softmax(torch.ones(2, 2)), "./build.sh lib c", "LUATILE_LIB_CPU")
     finally:
         _lib._loaded.clear()
         _lib._loaded.update(saved_loaded)
+        _lib.on_load()
         _lib._REPO = saved_repo
         for k, v in saved_env.items():
             if v is not None:
@@ -506,10 +510,51 @@ def op_path():
         luatile.direct_calls = True
 
 
-def fast_paths():
-    """The common cases launch through _kernels.*_fast with the same results as the
-    general path (bitwise: the same kernels on the same arguments), never reach the
-    general path from the entry points, and the rest falls back (None)."""
+def fast_impls():
+    """{name: {function name: function}} of the fast calls to check: "c", the call
+    module's (python/luatile/_fast.c) where one is bound, and "python", _kernels' own."""
+    K = luatile._kernels
+    impls = {}
+    if K.fast_module is not None:
+        impls["c"] = {n: getattr(K.fast_module, n) for n in K._PY_FAST}
+    impls["python"] = dict(K._PY_FAST)
+    return impls
+
+
+class using:
+    """with using(functions): _kernels' fast calls are those functions inside."""
+
+    def __init__(self, functions):
+        self.functions = functions
+
+    def __enter__(self):
+        K = luatile._kernels
+        self.saved = {n: getattr(K, n) for n in self.functions}
+        for n, f in self.functions.items():
+            setattr(K, n, f)
+
+    def __exit__(self, *exc):
+        for n, f in self.saved.items():
+            setattr(luatile._kernels, n, f)
+        return False
+
+
+def fast_paths(impl):
+    """The common cases launch through the fast calls (_kernels.*_fast, the C or the
+    Python ones) with the same results as the general path (bitwise: the same kernels
+    on the same arguments), never reach the general path from the entry points, and
+    the rest falls back (None)."""
+    def run():
+        functions = fast_impls().get(impl)
+        if functions is None:
+            raise Skip("no call module bound (LUATILE_NO_CALLS set, or the library has no call module for this "
+                       "Python)")
+        with using(functions):
+            fast_cases()
+    return run
+
+
+def fast_cases():
     K = luatile._kernels
     bf = torch.bfloat16
     x, x3, w, b = randn(6, 40, dtype=bf), randn(2, 3, 40, dtype=bf), randn(40, dtype=bf), randn(40, dtype=bf)
@@ -521,6 +566,8 @@ def fast_paths():
     qv = randn(1, 20, 2, 64, dtype=bf).transpose(1, 2)                          # a [B, S, H, D] view
     cases = [   # (what, fast launch (gate=True), the op's function in _kernels)
         ("rms_norm", lambda: K.rows_fast("rmsnorm", x3, 40, w, None, 1e-5, True), lambda: K.rms_norm(x3, w, 1e-5)),
+        ("rms_norm default eps", lambda: K.rows_fast("rmsnorm", x, (40,), w, None, None, True),
+         lambda: K.rms_norm(x, w, torch.finfo(bf).eps)),
         ("layer_norm", lambda: K.rows_fast("layernorm", x, (40,), w, b, 1e-5, True),
          lambda: K.layer_norm(x, w, b, 1e-5)),
         ("softmax", lambda: K.rows_fast("softmax", x, None, None, None, None, True), lambda: K.softmax(x)),
@@ -535,6 +582,8 @@ def fast_paths():
          lambda: K.matmul(abt, mb, None, "none")),
         ("attention", lambda: K.attention_fast(q, k, k, 0.125, -1, 0, 0.0, True),
          lambda: K.attention(q, k, k, 0.125, -1, 0, 0.0)),
+        ("attention default scale, causal", lambda: K.attention_fast(q, q, q, None, -1, 0, None, True, True),
+         lambda: K.attention(q, q, q, 0.125, -1, 0, 0.0)),
         ("attention view, window, softcap", lambda: K.attention_fast(qv, k, k, 0.125, 5, 3, 30.0, True),
          lambda: K.attention(qv, k, k, 0.125, 5, 3, 30.0)),
     ]
@@ -544,18 +593,11 @@ def fast_paths():
         if r is None:
             raise AssertionError(f"{what}: no fast launch for the common case")
         fast.append(r)
-    names = ("rows_fast", "add_fast", "matmul_fast", "attention_fast")
-    saved = {n: getattr(K, n) for n in names}
-    try:
-        for n in names:   # the general path alone
-            setattr(K, n, lambda *args: None)
+    with using({n: (lambda *args: None) for n in K._PY_FAST}):   # the general path alone
         for (what, _, g), r in zip(cases, fast):
             for got, ref in zip(r if isinstance(r, tuple) else (r,), g() if isinstance(r, tuple) else (g(),)):
                 if got.shape != ref.shape or not got.is_contiguous() or not torch.equal(got, ref):
                     raise AssertionError(f"{what}: the fast launch differs from the general path")
-    finally:
-        for n, f in saved.items():
-            setattr(K, n, f)
     # the entry points' common cases never reach the general path
     general = {n: getattr(K, n) for n in ("_row_launch", "attention", "matmul", "add")}
 
@@ -582,24 +624,46 @@ def fast_paths():
             setattr(K, n, f)
     # what falls back
     wg = w.detach().requires_grad_()
+    meta = torch.empty(40, dtype=bf, device="meta")
     falls = [
         ("an input that wants a gradient", lambda: K.rows_fast("rmsnorm", x, 40, wg, None, 1e-5, True)),
         ("float64", lambda: K.rows_fast("softmax", x.double(), None, None, None, None, True)),
+        ("int32", lambda: K.add_fast(x.int(), x.int(), True)),
+        ("dtypes that differ", lambda: K.rows_fast("rmsnorm", x, 40, w.half(), None, 1e-5, True)),
         ("rows not packed", lambda: K.rows_fast("softmax", x[:, ::2], None, None, None, None, True)),
         ("a strided weight", lambda: K.rows_fast("rmsnorm", x[:, :20], 20, w[::2], None, 1e-5, True)),
         ("normalized_shape not the last dim", lambda: K.rows_fast("rmsnorm", x, (6, 40), w, None, 1e-5, True)),
+        ("normalized_shape of another size", lambda: K.rows_fast("rmsnorm", x, 39, w[:39], None, 1e-5, True)),
+        ("an eps that is not a float", lambda: K.rows_fast("rmsnorm", x, 40, w, None, "1e-5", True)),
+        ("no weight", lambda: K.rows_fast("rmsnorm", x, 40, None, None, 1e-5, True)),
+        ("an unknown kernel", lambda: K.rows_fast("tanh", x, None, None, None, None, True)),
         ("a meta tensor", lambda: K.rows_fast("softmax", torch.empty(3, 4, device="meta"), None, None, None, None,
                                               True)),
+        ("a weight on another device", lambda: K.rows_fast("rmsnorm", x, 40, meta, None, 1e-5, True)),
+        ("a list", lambda: K.rows_fast("softmax", [1.0, 2.0], None, None, None, None, True)),
+        ("a sparse tensor", lambda: K.rows_fast("softmax", x.float().to_sparse(), None, None, None, None, True)),
         ("shapes that differ", lambda: K.add_fast(x, x3[0], True)),
+        ("a transposed add", lambda: K.add_fast(x, x.t().contiguous().t(), True)),
         ("an activation without bias", lambda: K.matmul_fast(a, m, None, "gelu", True)),
         ("a matrix with no contiguous dim", lambda: K.matmul_fast(randn(9, 24, dtype=bf)[:, ::2], m, None, "none",
                                                                   True)),
         ("an unknown activation", lambda: K.matmul_fast(a, m, bias, "tanh", True)),
+        ("matmul, b on another device", lambda: K.matmul_fast(a, m.to("meta"), None, "none", True)),
+        ("matmul, a strided bias", lambda: K.matmul_fast(a, m, randn(80, dtype=bf)[::2], "none", True)),
+        ("matmul, K that differ", lambda: K.matmul_fast(a, m[:11], None, "none", True)),
+        ("matmul, a batched b with a 2-d a", lambda: K.matmul_fast(a, mb, None, "none", True)),
         ("head dim 48", lambda: K.attention_fast(q[..., :48], k[..., :48], k[..., :48], 0.1, -1, -1, 0.0, True)),
+        ("attention in float32", lambda: K.attention_fast(q.float(), k.float(), k.float(), 0.1, -1, -1, 0.0, True)),
         ("a strided last dim", lambda: K.attention_fast(randn(1, 2, 20, 128, dtype=bf)[..., ::2], k, k, 0.1, -1, -1,
                                                         0.0, True)),
         ("no key", lambda: K.attention_fast(q, k[:, :, :0], k[:, :, :0], 0.1, -1, -1, 0.0, True)),
         ("scale 0", lambda: K.attention_fast(q, k, k, 0.0, -1, -1, 0.0, True)),
+        ("an int scale", lambda: K.attention_fast(q, k, k, 1, -1, -1, 0.0, True)),
+        ("a NaN softcap", lambda: K.attention_fast(q, k, k, 0.1, -1, -1, math.nan, True)),
+        ("a window past int32", lambda: K.attention_fast(q, k, k, 0.1, 1 << 31, -1, 0.0, True)),
+        ("causal with Sq != Sk", lambda: K.attention_fast(q, k, k, 0.1, -1, 0, 0.0, True, True)),
+        ("Hq not a multiple of Hkv", lambda: K.attention_fast(k, q, q, 0.1, -1, -1, 0.0, True)),
+        ("v on another device", lambda: K.attention_fast(q, k, k.to("meta"), 0.1, -1, -1, 0.0, True)),
     ]
     for what, f in falls:
         if f() is not None:
@@ -609,9 +673,110 @@ def fast_paths():
             raise AssertionError("no fast launch under no_grad")
     if K.rows_fast("rmsnorm", x, 40, wg, None, 1e-5, False) is None:
         raise AssertionError("no fast launch in the operator's body (gate=False) for an input that wants a gradient")
+    if K.rows_fast("rmsnorm", torch.nn.Parameter(x), 40, w, None, 1e-5, False) is None:
+        raise AssertionError("no fast launch for a Parameter")
     with torch.autograd.profiler.profile():
         if K.rows_fast("softmax", x, None, None, None, None, True) is not None:
             raise AssertionError("a direct fast launch under the profiler")
+
+
+def fast_c_vs_python():
+    """The C and the Python fast calls agree on random cases: the same result
+    (bitwise) where both launch, None from both where they fall back."""
+    K = luatile._kernels
+    impls = fast_impls()
+    if "c" not in impls:
+        raise Skip("no call module bound")
+    c, py = impls["c"], impls["python"]
+
+    def variants(t):
+        """t (more often than not), or a form of it that some fast call may refuse."""
+        if R.random() < 0.6:
+            return [t]
+        return [t.detach().requires_grad_(), t.double(), torch.stack([t, t], -1)[..., 0],   # strided last dim
+                t.transpose(0, -1), t.to("meta"), torch.nn.Parameter(t)]
+
+    launched = fell = 0
+    for _ in range(30 if QUICK else 120):
+        dt = R.choice(list(NAMES))
+        C = R.randint(1, 70)
+        x = randn(*[R.randint(1, 4) for _ in range(R.randint(0, 2))], C, dtype=dt)
+        w, b = randn(C, dtype=dt), randn(C, dtype=dt)
+        op = R.choice(["rmsnorm", "layernorm", "softmax", "bias_gelu", "add", "matmul", "attention"])
+        xs, ws = R.choice(variants(x)), R.choice(variants(w))
+        gate = R.random() < 0.7
+        if op == "add":
+            args = ("add_fast", (xs, R.choice(variants(x.clone())), gate))
+        elif op == "matmul":
+            M, N = R.randint(1, 9), R.randint(1, 9)
+            a, m = randn(M, C, dtype=dt), randn(C, N, dtype=dt)
+            args = ("matmul_fast", (R.choice(variants(a)), R.choice(variants(m)),
+                                    R.choice([None, randn(N, dtype=dt)]), R.choice(["none", "relu", "gelu", "silu"]),
+                                    gate))
+        elif op == "attention":
+            adt = R.choice([torch.float16, torch.bfloat16])
+            Hkv, S = R.randint(1, 2), R.randint(1, 9)
+            qq = randn(1, 2 * Hkv, S, R.choice([32, 64]), dtype=adt)
+            kk = randn(1, Hkv, R.choice([S, S + 3]), qq.shape[-1], dtype=adt)
+            args = ("attention_fast", (R.choice(variants(qq)), kk, R.choice(variants(kk.clone())),
+                                       R.choice([None, 0.2, 0.0]), R.choice([-1, 2]), R.choice([-1, 0]),
+                                       R.choice([None, 0.0, 5.0]), gate, R.random() < 0.3))
+        else:
+            params = {"rmsnorm": (ws, None), "layernorm": (ws, b), "softmax": (None, None), "bias_gelu": (ws, None)}[op]
+            args = ("rows_fast", (op, xs, R.choice([None, C, (C,), (C + 1,)]), *params,
+                                  R.choice([None, 1e-5]) if op in ("rmsnorm", "layernorm") else None, gate))
+        name, a = args
+        rc, rp = c[name](*a), py[name](*a)
+        if (rc is None) != (rp is None):
+            raise AssertionError(f"{name}{tuple(type(v).__name__ for v in a)}: C gave "
+                                 f"{'None' if rc is None else 'a result'}, Python {'None' if rp is None else 'a result'}")
+        if rc is None:
+            fell += 1
+            continue
+        launched += 1
+        for u, v in zip(rc if isinstance(rc, tuple) else (rc,), rp if isinstance(rp, tuple) else (rp,)):
+            if u.shape != v.shape or u.dtype != v.dtype or not torch.equal(u, v):
+                raise AssertionError(f"{name}: the C and Python fast calls differ")
+    if launched < 10 or fell < 10:
+        raise AssertionError(f"too few cases of one kind: {launched} launched, {fell} fell back")
+    print(f"# fast-path/c-vs-python: {launched} cases launched, {fell} fell back, all alike", flush=True)
+
+
+def fast_launch_error():
+    """A launcher's non-zero return through a fast call raises LaunchError (Library.fail), C and Python."""
+    import ctypes
+    K = luatile._kernels
+    x = randn(3, 8, dtype=torch.bfloat16)
+    lib = luatile.library(x.device)
+    proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                             ctypes.c_void_p)
+    seen = []
+    failing = proto(lambda X, Y, R, C, stream: seen.append((R, C)) or 7)
+    addr = ctypes.cast(failing, ctypes.c_void_p).value
+    impls = fast_impls()
+    if "c" in impls:
+        saved = K._resolve
+        K._resolve = lambda kind, name: (addr, "PPIIP", False, lib) if name == "softmax_bf16" else saved(kind, name)
+        try:
+            K.fast_module.fast_setup(*K._fast_setup_args())
+            with using(impls["c"]):
+                raises(luatile.LaunchError, lambda: luatile.softmax(x), "softmax_bf16", "returned 7")
+        finally:
+            K._resolve = saved
+            K.fast_module.fast_setup(*K._fast_setup_args())
+    key = ("softmax", torch.bfloat16)
+    saved_entry = lib.fast.get(key)
+    lib.fast[key] = (failing, "softmax_bf16")
+    try:
+        with using(impls["python"]):
+            raises(luatile.LaunchError, lambda: luatile.softmax(x), "softmax_bf16", "returned 7")
+    finally:
+        if saved_entry is None:
+            lib.fast.pop(key)
+        else:
+            lib.fast[key] = saved_entry
+    if seen != [(3, 8)] * len(seen) or len(seen) != len(impls):
+        raise AssertionError(f"the failing launcher saw {seen}")
 
 
 def opcheck_all():
@@ -672,7 +837,10 @@ def main(args):
             check(f"{tag}bwd/attention/{NAMES[dt]}_d{D}", bwd_attention(dt, D))
     check(f"{tag}layout/non-contiguous", layout_checks)
     check(f"{tag}op-path", op_path)
-    check(f"{tag}fast-path", fast_paths)
+    check(f"{tag}fast-path/c", fast_paths("c"))
+    check(f"{tag}fast-path/python", fast_paths("python"))
+    check(f"{tag}fast-path/c-vs-python", fast_c_vs_python)
+    check(f"{tag}fast-path/launch-error", fast_launch_error)
     check(f"{tag}error/bad-inputs", error_checks)
     check(f"{tag}error/library", library_checks)
     check(f"{tag}opcheck", opcheck_all)

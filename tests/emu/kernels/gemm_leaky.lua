@@ -1,9 +1,10 @@
 -- gemm_leaky.lua (tests): a GEMM written the way a user writes one, not
 -- matmul.lua: C = leaky_relu(A @ B^T) with the user's own activation (a
 -- slope given at run time), B stored [N, K], programs in grouped order.
--- Two tile shapes: "tall" (256 x 128: each of the two warpgroups takes 128
--- rows, two m64 blocks of wgmma) and "wide" (64 x 256: the warpgroups split
--- N, 128 columns each).  Nothing in it names a target: gen picks the
+-- Three tile shapes: "tall" (256 x 128: each of the two warpgroups takes 128
+-- rows, two m64 blocks of wgmma), "wide" (64 x 256: the warpgroups split
+-- N, 128 columns each) and "one" (64 x 128, 128 threads: one consumer
+-- warpgroup, its tile out by TMA stores through one staging tile).  Nothing in it names a target: gen picks the
 -- instruction, the warp grid and the loop's schedule.  tests/emu checks it
 -- against float64, tests/gpu on the device.
 local tile = require "tile"
@@ -11,10 +12,11 @@ local tile = require "tile"
 return tile.kernel {
   name = "gemm_leaky",
   doc = "C [M, N] = leaky_relu(A [M, K] @ B [N, K]^T, slope); f32 accumulation.",
-  variants = { dtype = { "f16", "bf16" }, tile = { "tall", "wide" } },
+  variants = { dtype = { "f16", "bf16" }, tile = { "tall", "wide", "one" } },
   config = { BM = 256, BN = 128, BK = 64, stages = 3, threads = 256, group_m = 8 },
   variant_config = function(v)
     if v.tile == "wide" then return { BM = 64, BN = 256 } end
+    if v.tile == "one" then return { BM = 64, BN = 128, threads = 128 } end
   end,
   params = function(v)
     return {

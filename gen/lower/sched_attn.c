@@ -1,0 +1,83 @@
+/*
+** sched_attn.c: the consumers' loop of a warp-specialized kernel whose
+** second gemm runs one iteration late (Stmt.defer, pass/defer.c:
+** attention's O += P V behind the next S = Q K^T).
+**
+** Each iteration: wait for the stage; this warpgroup's turn; the wgmmas
+** of the opening gemm (S_j), one commit group; those of the deferred gemm
+** of the iteration before (from the P it packed, on the stage before),
+** another group, empty in the first iteration; the other warpgroup's
+** turn.  Then the body as the DSL wrote it, the emitter in ordered mode
+** (E.ordered): a statement waits for the groups up to the newest it names
+** (ltP_wait_keep), so the softmax of S_j starts after wgmma.wait_group 1
+** while P_{j-1} V_{j-1} runs, and the rescale of O waits for the rest; the
+** deferred gemm's place in the body packs P_j (gemm_wgmma.c).  The stage
+** before goes back after the body (its P V is done).  After the loop, the
+** last P V, on the last stage.
+*/
+#include "emit/emit.h"
+
+/* The consumers' loop of warp-specialized loop s (ring names r) with the
+** deferred gemm s->defer; sched_warpspec.c's consumer_loop otherwise. */
+void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
+  const Stmt *d = s->defer, *w = s->open_gemm;
+  const char *ph = ltU_fmt("%s_phase", r->v), *full = ltU_fmt("%s_full", s->var->name);
+  const char *empty = ltU_fmt("%s_empty", s->var->name);
+  int S = s->stages, BK = d->shared_b->shape[d->trans_b];
+  const char *prev = ltU_fmt("%s == 0 ? %d : %s - 1", r->vs, S - 1, r->vs);   /* the stage before */
+  Stmt *p = s->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  ltE_comment(e, s->line);
+  ltE_line(e, "if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line %d: 0 goes "
+              "first */", w->line);
+  ltE_line(e, "uint32_t %s[%d][1][4];   /* line %d's A ([16 of K][warp's 16 rows]), packed in one iteration, read by "
+              "its wgmmas in the next */", ltL_wgmma_frag(d), BK / 16, d->line);
+  ltE_line(e, "for (int %s = %s; %s < %s; ++%s, %s ^= %s == %d, %s = %s == %d ? 0 : %s + 1) {", r->v, r->lo, r->v,
+           r->hi, r->v, ph, r->vs, S - 1, r->vs, r->vs, S - 1, r->vs);
+  e->depth++;
+  ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full, r->vs, ph);
+  for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
+    if (x->kind == S_LET && ltP_uses(p, x->dst)) ltE_stmt(e, x);
+  e->stage = r->vs;
+  e->ordered = 1;
+  for (Stmt *x = p; x; x = x->next) {
+    if (x == w) ltE_line(e, "lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */");
+    ltE_stmt(e, x);
+    if (x != w) continue;
+    ltE_line(e, "/* %s:%d of iteration %s - 1, on its stage: behind these, in a group of its own (empty in the "
+                "first iteration) */", e->base, d->line, r->v);
+    ltE_line(e, "if (%s > %s) {", r->v, r->lo);
+    e->depth++;
+    e->stage = prev;
+    ltL_wgmma_deferred(e, d, BK);
+    e->stage = r->vs;
+    e->depth--;
+    ltE_line(e, "}");
+    ltE_line(e, "lt_wgmma_commit();   /* so wgmma.wait_group 1 completes %s alone */", w->dst->name);
+    e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
+    ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
+  }
+  ltL_wgmma_wait(e);
+  ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* iteration %s - 1's wgmmas are done: each warp "
+              "gives its stage back to the producer */", r->v, r->lo, empty, prev, r->v);
+  e->ordered = 0;
+  e->depth--;
+  ltE_line(e, "}");
+  e->last_line = 0;
+  ltE_line(e, "/* %s:%d of the last iteration, on its stage */", e->base, d->line);
+  ltE_line(e, "if (%s > %s) {", ltE_paren(r->hi), r->lo);
+  e->depth++;
+  e->stage = prev;
+  ltL_wgmma_deferred(e, d, BK);
+  e->depth--;
+  ltE_line(e, "}");
+  ltE_line(e, "lt_wgmma_commit();");
+  e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
+  e->stage = NULL;
+  ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
+  if (e->k->persistent) {   /* the last fill's stage, for the next program's copies */
+    ltL_wgmma_wait(e);
+    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* the last stage goes back to the producer, "
+                "which fills it for the next program */", ltE_paren(r->hi), r->lo, empty, prev);
+  }
+}
