@@ -47,9 +47,9 @@ def main():
     if two_pass or only:
         return
     for dt in VEC:
-        for block in (2048, 4096, 8192, 16384):
+        for block in (1024, 2048, 4096, 8192, 16384):
             for t in (128, 256, 512, 1024):
-                if 2 * VEC[dt] <= block // t <= 8 * VEC[dt]:
+                if VEC[dt] <= block // t <= 8 * VEC[dt]:   # 1 to 8 vectors a thread
                     print("add", dt, f"BLOCK={block} threads={t}")
         for bn in (128, 256, 512, 1024, 2048, 4096, 8192, 16384):
             for bm in (1, 2, 4, 8, 16, 32):

@@ -174,9 +174,10 @@ typedef struct View {
                            elements where it is false are not read (other) or not written */
   int cache;            /* { cache = ... }: CACHE_NONE, CACHE_STREAM (read or written once: L2 evict-first),
                            CACHE_KEEP (reused across programs: L2 evict-last) */
-  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): where the
-                           row starts off the 16-byte grid, a load reads the two aligned vectors a chunk
-                           straddles, a store writes the chunk as aligned words (lower/copy.c, templates/vec.h) */
+  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): in the
+                           kernel's split twin (Kernel.split_of), where the row starts off the 16-byte grid, a
+                           load reads the two aligned vectors a chunk straddles, a store writes the chunk as
+                           aligned words (lower/copy.c, templates/vec.h) */
   int line;
 } View;
 
@@ -320,6 +321,7 @@ typedef struct TensorMap {
 } TensorMap;
 
 #define LT_MAXMAPS 8
+#define LT_MAXSPLIT 8
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
@@ -365,6 +367,10 @@ typedef struct Kernel {
   Export *exports;      /* k:export, in the order written */
   Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
+  const Sym *split_of[LT_MAXSPLIT];   /* the tensors of its split views (View.split, layout.c): where a row of one
+                           of them starts off the 16-byte grid, the launcher runs the kernel's split twin, printed
+                           beside it with those views by whole vectors; elsewhere the kernel as without them */
+  int nsplit;
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);

@@ -205,11 +205,12 @@ static const char *shifted_in(int V, int B, const char *lim) {
 ** `then`: a tile assignment that reads the loaded value (Stmt.fuse),
 ** done chunk by chunk right after each chunk's load, so that the loaded
 ** tile is never live whole.  `via`: the shared tile a store goes out
-** through when the tile is whole (store_staged.c).  A split access
-** (View.split) moves a chunk of a row that does not start 16-byte aligned
-** by whole vectors too: a load reads the two aligned vectors the chunk
-** straddles (lt_bytes16), a store writes it as aligned words
-** (lt_st16_split); elements one at a time only at the row's ends. */
+** through when the tile is whole (store_staged.c).  In a kernel's split
+** twin (E.split), a split access (View.split) moves a chunk of a row that
+** does not start 16-byte aligned by whole vectors too: a load reads the
+** two aligned vectors the chunk straddles (lt_bytes16), a store writes it
+** as aligned words (lt_st16_split); elements one at a time only at the
+** row's ends. */
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
@@ -326,7 +327,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
   int zfill = async && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
-  int split = v->split && !sh && !via && vec_io && bytes == 16 && vcols;
+  int split = v->split && e->split && !sh && !via && vec_io && bytes == 16 && vcols;   /* (the split twin) */
   if (zfill) {
     Ctx c0 = c;
     c0.vi = NULL;

@@ -151,6 +151,65 @@ __global__ void __launch_bounds__(128) attention_bwd_post_bf16_d128_kernel(const
       const int gr = qb * 32 + ri * 8 + ty;
       const int gc = tx * 8;
       lt_bf16 *ptr = base + (int64_t)gr * sdqs + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(lt_round_bf16(dq[ri * 8 + vi]));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gr < Sq) ptr[vi] = lt_f32_to_bf16(lt_round_bf16(dq[ri * 8 + vi]));
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of attention_bwd_post_bf16_d128, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) attention_bwd_post_bf16_d128_split_kernel(const float *__restrict__ dQacc, lt_bf16 *__restrict__ dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int sdqs)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int qb = blockIdx.x;
+  const int bh = blockIdx.y;
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  float dq[32];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 128 + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dq[ri * 8 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          dq[ri * 8 + vi] = ok && gr < Sq ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  {
+    const bool ok = b < B && h_2 < Hq;
+    lt_bf16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      lt_bf16 *ptr = base + (int64_t)gr * sdqs + gc;
       if (ok && gr < Sq) {
         union { uint4 v[1]; lt_bf16 e[8]; } h;
         #pragma unroll
@@ -183,6 +242,10 @@ extern "C" int attention_bwd_post_bf16_d128(const void *dQacc, void *dQ, int B, 
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_post_bf16_d128_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (lt_bf16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (sdqb % 8 != 0 || sdqh % 8 != 0 || sdqs % 8 != 0 || (uintptr_t)dQ % 16 != 0)
+    attention_bwd_post_bf16_d128_split_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (lt_bf16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
+  else
+    attention_bwd_post_bf16_d128_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (lt_bf16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
   return (int)hipGetLastError();
 }

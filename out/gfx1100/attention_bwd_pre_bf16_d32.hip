@@ -126,6 +126,80 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_kernel(const l
     const int gr = qb * 32 + ty;
     const int gc = tx * 8;
     const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) o[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        o[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  float t6[8];
+  float prod[8];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
+    const int gr = qb * 32 + ty;
+    const int gc = tx * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * sdos + gc;
+    if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t6[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t6[vi] = ok && gr < Sq ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      prod[vi] = t6[vi] * o[vi];
+    }
+  }
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  float t8[1];
+  t8[0] = 0.0f;
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    t8[0] = t8[0] + prod[vi];
+  }
+  t8[0] = t8[0] + __shfl_xor(t8[0], 2);
+  t8[0] = t8[0] + __shfl_xor(t8[0], 1);
+  {
+    const bool ok = b < B && h_2 < Hq && tx == 0;
+    float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+    const int gr = qb * 32 + ty;
+    float *ptr = base + gr;
+    if (ok && gr < Sq) ptr[0] = t8[0];
+  }
+}
+
+/* One block (128 threads) of attention_bwd_pre_bf16_d32, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d32_split_kernel(const lt_bf16 *__restrict__ O, const lt_bf16 *__restrict__ dO, float *__restrict__ Delta, int B, int Hq, int Sq, int64_t sob, int64_t soh, int sos, int64_t sdob, int64_t sdoh, int sdos)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 4;
+  const int ty = tid / 4;
+  const int qb = blockIdx.x;
+  const int bh = blockIdx.y;
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  float o[8];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const lt_bf16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+    const int gr = qb * 32 + ty;
+    const int gc = tx * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
     const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
     if (ok && gr < Sq && off == 0) {
       union { uint4 v[1]; lt_bf16 e[8]; } h;
@@ -209,6 +283,10 @@ extern "C" int attention_bwd_pre_bf16_d32(const void *O, const void *dO, void *D
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_pre_bf16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)O, (const lt_bf16 *)dO, (float *)Delta, B, Hq, Sq, sob, soh, (int)sos, sdob, sdoh, (int)sdos);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (sob % 8 != 0 || soh % 8 != 0 || sos % 8 != 0 || sdob % 8 != 0 || sdoh % 8 != 0 || sdos % 8 != 0 || (uintptr_t)O % 16 != 0 || (uintptr_t)dO % 16 != 0)
+    attention_bwd_pre_bf16_d32_split_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)O, (const lt_bf16 *)dO, (float *)Delta, B, Hq, Sq, sob, soh, (int)sos, sdob, sdoh, (int)sdos);
+  else
+    attention_bwd_pre_bf16_d32_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)O, (const lt_bf16 *)dO, (float *)Delta, B, Hq, Sq, sob, soh, (int)sos, sdob, sdoh, (int)sdos);
   return (int)hipGetLastError();
 }

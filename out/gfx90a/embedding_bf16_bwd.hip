@@ -135,6 +135,63 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_kernel(const lt_bf16 *
       const int gr = bm * 8 + ri * 2 + ty;
       const int gc = bd * 1024 + tx * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * D + gc;
+      if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          dy[ri * 8 + vi] = gr < N && gc + vi < D ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // embedding.lua:46: k:atomic_add(p.dW:view({ ids, bd * c.BD }, { c.BM, c.BD }), dy, { mask = ids:ne(p.pad) })
+  {
+    float *base = dW;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = ids[ri];
+      const int gc = bd * 1024 + tx * 8;
+      float *ptr = base + (int64_t)gr * D + gc;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr >= 0 && gr < V && ids[ri] != pad && gc + vi < D) lt_atomic_add(&ptr[vi], dy[ri * 8 + vi]);
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of embedding_bf16_bwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) embedding_bf16_bwd_split_kernel(const lt_bf16 *__restrict__ dY, const int *__restrict__ I, float *__restrict__ dW, int N, int D, int V, int pad)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bm = blockIdx.x;
+  const int bd = blockIdx.y;
+  // embedding.lua:40: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
+  int ids[4];
+  {
+    const int *base = I;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int *ptr = base + gr;
+      ids[ri] = gr < N ? ptr[0] : -1;
+    }
+  }
+  // embedding.lua:45: local dy = k:load(p.dY:tile({ bm, bd }, { c.BM, c.BD })):cast("f32")
+  float dy[32];
+  {
+    const lt_bf16 *base = dY;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * D + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < N && gc + 8 <= D && off == 0) {
         union { uint4 v[1]; lt_bf16 e[8]; } h;
@@ -181,6 +238,10 @@ extern "C" int embedding_bf16_bwd(const void *dY, const void *I, void *dW, int N
   const int64_t grid_y = ((int64_t)D + 1024 - 1) / 1024;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  embedding_bf16_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int *)I, (float *)dW, N, D, V, pad);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (D % 8 != 0 || (uintptr_t)dY % 16 != 0)
+    embedding_bf16_bwd_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int *)I, (float *)dW, N, D, V, pad);
+  else
+    embedding_bf16_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int *)I, (float *)dW, N, D, V, pad);
   return (int)hipGetLastError();
 }

@@ -127,6 +127,212 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_kernel(const lt_bf16 *__rest
       const int gr = rb * 2 + ty;
       const int gc = tx * 8;
       const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const lt_bf16 *base = W;
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor(t10[0], 32);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 1);
+    if (tid % 64 == 0) {
+      t10_red[ty][tx / 64] = t10[0];
+    }
+    lt_syncthreads();
+    t10[0] = t10_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      lt_bf16 *base = Y;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const lt_bf16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor(t18[0], 32);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor(t18[0], 1);
+    if (tid % 64 == 0) {
+      t18_red[ty][tx / 64] = t18[0];
+    }
+    lt_syncthreads();
+    t18[0] = t18_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const lt_bf16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const lt_bf16 *base = W;
+        const int gc = j_2 * 1024 + tx * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        lt_bf16 *base = Y;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 1024 + tx * 8;
+        lt_bf16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = lt_f32_to_bf16(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of rmsnorm_bf16, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) rmsnorm_bf16_split_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, lt_bf16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[2][2];
+  __shared__ float t18_red[2][2];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const lt_bf16 *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * C + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < R && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; lt_bf16 e[8]; } h;
@@ -343,6 +549,10 @@ extern "C" int rmsnorm_bf16(const void *X, const void *W, void *Y, int R, int C,
   const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (lt_bf16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (lt_bf16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (lt_bf16 *)Y, R, C, eps);
   return (int)hipGetLastError();
 }

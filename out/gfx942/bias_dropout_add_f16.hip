@@ -165,6 +165,128 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 8;
       const _Float16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t7[ri * 8 + vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t7[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  float t9[8];
+  {
+    const _Float16 *base = B;
+    const int gc = bn * 1024 + tx * 8;
+    const _Float16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; _Float16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t9[vi] = (float)h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t9[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = t7[ri * 8 + vi] + t9[vi];
+    }
+  }
+  // bias_dropout_add.lua:32: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const _Float16 *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const _Float16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          r[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:33: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      row[ri * 8 + vi] = (int64_t)(ri * 2 + ty + bm * 4);
+    }
+  }
+  // bias_dropout_add.lua:34: local col = (k:iota({ c.BM, c.BN }, 2) + bn * c.BN):cast("i64")
+  int64_t col[16];
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[ri * 8 + vi] = (int64_t)(tx * 8 + vi + bn * 1024);
+      keep[ri * 8 + vi] = lt_rand(seed, row[ri * 8 + vi] * (int64_t)N + col[ri * 8 + vi] + offset) < 1.0f - p;
+    }
+  }
+  // bias_dropout_add.lua:36: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:37: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    _Float16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      _Float16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = (_Float16)(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = (_Float16)(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_dropout_add_f16, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _Float16 *__restrict__ X, const _Float16 *__restrict__ B, const _Float16 *__restrict__ R, _Float16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:31: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t7[16];
+  {
+    const _Float16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const _Float16 *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; _Float16 e[8]; } h;
@@ -294,6 +416,10 @@ extern "C" int bias_dropout_add_f16(const void *X, const void *B, const void *R,
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_dropout_add_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (const _Float16 *)R, (_Float16 *)Y, M, N, p, seed, offset);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)R % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_dropout_add_f16_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (const _Float16 *)R, (_Float16 *)Y, M, N, p, seed, offset);
+  else
+    bias_dropout_add_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (const _Float16 *)R, (_Float16 *)Y, M, N, p, seed, offset);
   return (int)hipGetLastError();
 }

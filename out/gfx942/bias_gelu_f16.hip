@@ -124,6 +124,86 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_kernel(const _Float16 *__re
       const int gr = bm * 8 + ri * 4 + ty;
       const int gc = bn * 512 + tx * 8;
       const _Float16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = (float)h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const _Float16 *base = B;
+    const int gc = bn * 512 + tx * 8;
+    const _Float16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; _Float16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = (float)h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    _Float16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 8 + ri * 4 + ty;
+      const int gc = bn * 512 + tx * 8;
+      _Float16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = (_Float16)(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = (_Float16)(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_split_kernel(const _Float16 *__restrict__ X, const _Float16 *__restrict__ B, _Float16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const _Float16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 8 + ri * 4 + ty;
+      const int gc = bn * 512 + tx * 8;
+      const _Float16 *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; _Float16 e[8]; } h;
@@ -205,6 +285,10 @@ extern "C" int bias_gelu_f16(const void *X, const void *B, void *Y, int M, int N
   const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (_Float16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (_Float16 *)Y, M, N);
+  else
+    bias_gelu_f16_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const _Float16 *)B, (_Float16 *)Y, M, N);
   return (int)hipGetLastError();
 }

@@ -115,6 +115,84 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       const int gr = bm * 2 + ri;
       const int gc = bn * 2048 + tid * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16_N2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -196,12 +274,96 @@ static int bias_gelu_f16_N2048(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N2048_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_f16_N1024. */
 __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 1024 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16_N1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 128;
@@ -298,12 +460,96 @@ static int bias_gelu_f16_N1024(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N1024_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_f16_N512. */
 __global__ void __launch_bounds__(256) bias_gelu_f16_N512_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 8 + ri * 4 + ty;
+      const int gc = bn * 512 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 512 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 8 + ri * 4 + ty;
+      const int gc = bn * 512 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16_N512, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N512_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 64;
@@ -400,12 +646,96 @@ static int bias_gelu_f16_N512(const void *X, const void *B, void *Y, int M, int 
   const int64_t grid_y = ((int64_t)M + 8 - 1) / 8;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N512_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N512_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N512_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_f16_N256. */
 __global__ void __launch_bounds__(256) bias_gelu_f16_N256_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 16 + ri * 8 + ty;
+      const int gc = bn * 256 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 16 + ri * 8 + ty;
+      const int gc = bn * 256 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16_N256, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N256_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
@@ -502,12 +832,96 @@ static int bias_gelu_f16_N256(const void *X, const void *B, void *Y, int M, int 
   const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N256_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N256_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N256_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_f16_N128. */
 __global__ void __launch_bounds__(256) bias_gelu_f16_N128_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_f16_N128, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N128_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 16;
@@ -604,7 +1018,11 @@ static int bias_gelu_f16_N128(const void *X, const void *B, void *Y, int M, int 
   const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N128_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N128_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N128_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 

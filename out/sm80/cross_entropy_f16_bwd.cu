@@ -189,6 +189,93 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_bwd_kernel(const __half
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = j * 4096 + (ci * 256 + tid) * 8;
         const __half *ptr = base + gc;
+        if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < V ? __half2float(lt_ld_stream(&ptr[vi])) : -INFINITY;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          g[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - lse) * 1.442695f) - smooth - ((cj[ci * 8 + vi] == t ? 1.0f - eps : 0.0f));
+        }
+      }
+    }
+    // cross_entropy.lua:74: k:store(p.dX:tile({ r, j }, { 1, c.BC }), g * dl, { cache = "stream" })
+    {
+      const bool ok = r < N;
+      __half *base = dX + (int64_t)r * V;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(g[ci * 8 + vi] * dl);
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < V) lt_st_stream(&ptr[vi], __float2half_rn(g[ci * 8 + vi] * dl));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of cross_entropy_f16_bwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) cross_entropy_f16_bwd_split_kernel(const __half *__restrict__ X, const int *__restrict__ T, const float *__restrict__ LSEin, const float *__restrict__ dL, __half *__restrict__ dX, int N, int V, int ignore, float eps)
+{
+  const int tid = threadIdx.x;
+  const int r = blockIdx.x;
+  // cross_entropy.lua:46: local nchunks = tile.cdiv(p.V, c.BC)
+  const int nchunks = (V + 4096 - 1) / 4096;
+  // cross_entropy.lua:47: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
+  const int t = r < N ? T[r] : 0;
+  // cross_entropy.lua:48: local col = k:iota({ 1, c.BC }, 2)
+  int col[16];
+  #pragma unroll
+  for (int ci = 0; ci < 2; ++ci) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
+    }
+  }
+  // cross_entropy.lua:67: local lse = k:load(p.LSEin:at({ r, 0 }))
+  const float lse = r < N ? LSEin[r] : 0.0f;
+  // cross_entropy.lua:68: local dl = tile.where(t:eq(p.ignore), 0, k:load(p.dL:at({ r, 0 })))
+  const float t4 = r < N ? dL[r] : 0.0f;
+  const float dl = t == ignore ? 0.0f : t4;
+  // cross_entropy.lua:69: local smooth = p.eps / p.V:cast("f32")
+  const float smooth = eps / (float)V;
+  // cross_entropy.lua:70: k:serial(0, nchunks, function(j)
+  for (int j = 0; j < nchunks; ++j) {
+    // cross_entropy.lua:71: local cj = col + j * c.BC
+    int cj[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        cj[ci * 8 + vi] = col[ci * 8 + vi] + j * 4096;
+      }
+    }
+    // cross_entropy.lua:72: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "stream" }):cast("f32")
+    float x[16];
+    float g[16];
+    {
+      const bool ok = r < N;
+      const __half *base = X + (int64_t)r * V;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= V && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -246,6 +333,10 @@ extern "C" int cross_entropy_f16_bwd(const void *X, const void *T, const void *L
   const int64_t grid_x = (int64_t)N;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  cross_entropy_f16_bwd_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const int *)T, (const float *)LSEin, (const float *)dL, (__half *)dX, N, V, ignore, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (V % 8 != 0 || (uintptr_t)X % 16 != 0)
+    cross_entropy_f16_bwd_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const int *)T, (const float *)LSEin, (const float *)dL, (__half *)dX, N, V, ignore, eps);
+  else
+    cross_entropy_f16_bwd_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const int *)T, (const float *)LSEin, (const float *)dL, (__half *)dX, N, V, ignore, eps);
   return (int)cudaGetLastError();
 }

@@ -118,6 +118,208 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
       const int gc = tid * 8;
       const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 2048 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 2048 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of rmsnorm_bf16_C2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -332,12 +534,218 @@ static int rmsnorm_bf16_C2048(const void *X, const void *W, void *Y, int R, int 
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_C2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_C2048_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_C2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
 /* One block (128 threads) of rmsnorm_bf16_C1024. */
 __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t18_red[1][4];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_bf16_C1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -568,12 +976,220 @@ static int rmsnorm_bf16_C1024(const void *X, const void *W, void *Y, int R, int 
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_C1024_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
 /* One block (128 threads) of rmsnorm_bf16_C512. */
 __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[2][2];
+  __shared__ float t18_red[2][2];
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const __nv_bfloat16 *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[ty][tx / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      __nv_bfloat16 *base = Y;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j * 512 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[ty][tx / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 512 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        __nv_bfloat16 *base = Y;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_bf16_C512, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 64;
@@ -806,12 +1422,204 @@ static int rmsnorm_bf16_C512(const void *X, const void *W, void *Y, int R, int C
   const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_C512_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_C512_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_C512_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
 /* One block (128 threads) of rmsnorm_bf16_C256. */
 __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int rb = blockIdx.x;
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const __nv_bfloat16 *base = X;
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      __nv_bfloat16 *base = Y;
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 256 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        __nv_bfloat16 *base = Y;
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_bf16_C256, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
@@ -1028,12 +1836,202 @@ static int rmsnorm_bf16_C256(const void *X, const void *W, void *Y, int R, int C
   const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_C256_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_C256_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_C256_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
 /* One block (128 threads) of rmsnorm_bf16_C128. */
 __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int rb = blockIdx.x;
+  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 128 - 1) / 128;
+  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const __nv_bfloat16 *base = X;
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __nv_bfloat16 *base = W;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      __nv_bfloat16 *base = Y;
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const __nv_bfloat16 *base = X;
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __nv_bfloat16 *base = W;
+        const int gc = j_2 * 128 + tx * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      {
+        __nv_bfloat16 *base = Y;
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_bf16_C128, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 16;
@@ -1248,7 +2246,11 @@ static int rmsnorm_bf16_C128(const void *X, const void *W, void *Y, int R, int C
   const int64_t grid_x = ((int64_t)R + 8 - 1) / 8;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  rmsnorm_bf16_C128_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_bf16_C128_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
+  else
+    rmsnorm_bf16_C128_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 

@@ -118,6 +118,84 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       const int gr = bm * 2 + ri;
       const int gc = bn * 2048 + tid * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N131072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -199,12 +277,87 @@ static int bias_gelu_bf16_N131072(const void *X, const void *B, void *Y, int M, 
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N131072_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (512 threads) of bias_gelu_bf16_N65536. */
 __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const __nv_bfloat16 *base = X;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 256 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    h_2[vi] = x[vi] + b[vi];
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      ((uint4 *)ptr)[0] = h.v[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      }
+    }
+  }
+}
+
+/* One block (512 threads) of bias_gelu_bf16_N65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
@@ -292,12 +445,93 @@ static int bias_gelu_bf16_N65536(const void *X, const void *B, void *Y, int M, i
   const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N65536_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N32768. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __nv_bfloat16 *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __nv_bfloat16 *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
@@ -391,12 +625,93 @@ static int bias_gelu_bf16_N32768(const void *X, const void *B, void *Y, int M, i
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N32768_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N16384. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __nv_bfloat16 *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __nv_bfloat16 *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
@@ -490,12 +805,96 @@ static int bias_gelu_bf16_N16384(const void *X, const void *B, void *Y, int M, i
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N8192. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 16;
@@ -592,12 +991,96 @@ static int bias_gelu_bf16_N8192(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N8192_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N4096. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 1024 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 128;
@@ -694,12 +1177,94 @@ static int bias_gelu_bf16_N4096(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N4096_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N2048. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
@@ -794,12 +1359,96 @@ static int bias_gelu_bf16_N2048(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N2048_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
 /* One block (256 threads) of bias_gelu_bf16_N1024. */
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 16;
@@ -896,7 +1545,11 @@ static int bias_gelu_bf16_N1024(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_bf16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N1024_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
   return (int)cudaGetLastError();
 }
 

@@ -144,6 +144,70 @@ __global__ void __launch_bounds__(256) embedding_bf16_fwd_kernel(const __nv_bflo
       const int gr = bm * 8 + ri * 2 + ty;
       const int gc = bd * 1024 + tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
+      if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(w[ri * 8 + vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < N && gc + vi < D) ptr[vi] = __float2bfloat16_rn(w[ri * 8 + vi]);
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of embedding_bf16_fwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) embedding_bf16_fwd_split_kernel(const __nv_bfloat16 *__restrict__ W, const int *__restrict__ I, __nv_bfloat16 *__restrict__ Y, int V, int D, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bm = blockIdx.x;
+  const int bd = blockIdx.y;
+  // embedding.lua:40: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
+  int ids[4];
+  {
+    const int *base = I;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int *ptr = base + gr;
+      ids[ri] = gr < N ? ptr[0] : -1;
+    }
+  }
+  // embedding.lua:42: local w = k:load(p.W:view({ ids, bd * c.BD }, { c.BM, c.BD }))
+  float w[32];
+  {
+    const __nv_bfloat16 *base = W;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = ids[ri];
+      const int gc = bd * 1024 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
+      if (gr >= 0 && gr < V && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[ri * 8 + vi] = gr >= 0 && gr < V && gc + vi < D ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // embedding.lua:43: k:store(p.Y:tile({ bm, bd }, { c.BM, c.BD }), w)
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
       if (gr < N && gc + 8 <= D) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
@@ -171,6 +235,10 @@ extern "C" int embedding_bf16_fwd(const void *W, const void *I, void *Y, int V, 
   const int64_t grid_y = ((int64_t)D + 1024 - 1) / 1024;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  embedding_bf16_fwd_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)W, (const int *)I, (__nv_bfloat16 *)Y, V, D, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (D % 8 != 0 || (uintptr_t)Y % 16 != 0)
+    embedding_bf16_fwd_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)W, (const int *)I, (__nv_bfloat16 *)Y, V, D, N);
+  else
+    embedding_bf16_fwd_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)W, (const int *)I, (__nv_bfloat16 *)Y, V, D, N);
   return (int)cudaGetLastError();
 }
