@@ -14,8 +14,11 @@ launches, the median of several loops.
 
 usage:
   python3 bench/rowops_grid.py grid LIB.so        our launchers (out/<target> built into LIB)
+      [--base OLD.so]                             and another build's, checked and timed in the
+                                                  same run (an A/B: the xbase column is LIB / OLD)
   python3 bench/rowops_grid.py sweep INDEX        the configs INDEX lists (bench/rowops_sweep.sh)
-Options: --ops a,b  --dtypes a,b  --c 128,4096  (subsets of the grid).
+Options: --ops a,b  --dtypes a,b  --c 128,4096  (subsets of the grid);
+  --no-triton (the Triton columns left empty: no JIT compiles).
 Writes rowops_grid.csv (or rowops_sweep.csv) and, for grid, one PNG a op,
 to $OUT (default: the current directory)."""
 import csv
@@ -220,9 +223,11 @@ def plot(rows):
 def grid(lib_path):
     """Ours, torch, Triton and copy at every point; a table, CSV and plots."""
     lib = Lib(lib_path)
+    base = Lib(opt("--base", [None])[0]) if "--base" in sys.argv else None
     rows = []
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
-    print(f"{'op':9} {'dt':4} {'R x C':>13} {'GB/s':>6} {'copy%':>6} {'xtorch':>7} {'xtriton':>8}")
+    print(f"{'op':9} {'dt':4} {'R x C':>13} {'GB/s':>6} {'copy%':>6} {'xtorch':>7} {'xtriton':>8}"
+          + (f" {'xbase':>6}" if base else ""))
     for op in opt("--ops", OPS):
         for dt in opt("--dtypes", ("bf16", "f16", "f32")):
             for c in [int(v) for v in opt("--c", GRID_C)]:
@@ -230,10 +235,16 @@ def grid(lib_path):
                 expect = ref()
                 check(lambda: ours(lib, f"{op}_{dt}"), y, expect, f"{op}_{dt} C={c}")
                 t_ours = timed(lambda: ours(lib, f"{op}_{dt}"), loops=3, ms=10)
+                t_base = None
+                if base:   # timed twice each, alternating, the faster kept: drift hits both alike
+                    check(lambda: ours(base, f"{op}_{dt}"), y, expect, f"base {op}_{dt} C={c}")
+                    t_base = timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10)
+                    t_ours = min(t_ours, timed(lambda: ours(lib, f"{op}_{dt}"), loops=3, ms=10))
+                    t_base = min(t_base, timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10))
                 check(theirs, y, expect, f"torch {op} {dt} C={c}")
                 t_torch = timed(theirs, loops=3, ms=10)
                 t_tri = None
-                if tri is not None and triton is not None:
+                if tri is not None and triton is not None and "--no-triton" not in sys.argv:
                     try:
                         check(tri, y, expect, f"triton {op} {dt} C={c}")
                         t_tri = timed(tri, loops=3, ms=10)
@@ -244,10 +255,13 @@ def grid(lib_path):
                 row = dict(op=op, dtype=dt, R=x.shape[0], C=c, ours_gbs=nbytes / t_ours / 1e6,
                            torch_gbs=nbytes / t_torch / 1e6, triton_gbs=nbytes / t_tri / 1e6 if t_tri else 0,
                            copy_gbs=cp)
+                if base:
+                    row["base_gbs"] = nbytes / t_base / 1e6
                 rows.append(row)
                 xt = f"{row['ours_gbs'] / row['triton_gbs']:7.2f}x" if t_tri else "       -"
+                xb = f" {t_base / t_ours:5.2f}x" if base else ""
                 print(f"{op:9} {dt:4} {f'{x.shape[0]}x{c}':>13} {row['ours_gbs']:6.0f} "
-                      f"{row['ours_gbs'] / cp:6.1%} {row['ours_gbs'] / row['torch_gbs']:6.2f}x {xt}", flush=True)
+                      f"{row['ours_gbs'] / cp:6.1%} {row['ours_gbs'] / row['torch_gbs']:6.2f}x {xt}{xb}", flush=True)
                 del x, y
                 torch.cuda.empty_cache()
     with open(os.path.join(OUT, "rowops_grid.csv"), "w", newline="") as f:

@@ -3,16 +3,18 @@
 # generated for one target with build/gen (-D, no tuned file) and renamed
 # apart (softmax_bf16 -> softmax_bf16_c17), so that one library a kernel
 # and dtype holds them all.
-#   bench/rowops_sweep.sh gen DIR [TARGET [--two-pass]]   here: DIR/src/*.cu and DIR/index.txt
+#   bench/rowops_sweep.sh gen DIR [TARGET [CANDIDATE OPTIONS]]   here: DIR/src/*.cu and DIR/index.txt
+#     (the options of bench/rowops_candidates.py: --two-pass, --only ...)
 #   bench/rowops_sweep.sh build DIR          on the GPU machine: DIR/lib/*.so
 # then: python3 bench/rowops_grid.py sweep DIR/index.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=$1 dir=$2 target=${3:-sm90a} only=${4:-}
+mode=$1 dir=$2 target=${3:-sm90a}
+shift $(($# < 3 ? $# : 3))
 if [ "$mode" = gen ]; then
   rm -rf "$dir" && mkdir -p "$dir/src" "$dir/tmp"
   i=0
-  python3 bench/rowops_candidates.py $only | while read -r k dt cfg; do
+  python3 bench/rowops_candidates.py "$@" | while read -r k dt cfg; do
     i=$((i + 1))
     defs=()
     for kv in $cfg; do defs+=(-D "$kv"); done

@@ -176,6 +176,10 @@ typedef struct View {
                            CACHE_KEEP (reused across programs: L2 evict-last) */
   Expr *rlo, *rhi;      /* a view of X:rows(lo, hi): the rows of dim rdim outside [rlo, rhi) (i32 scalars) are
                            outside, as those outside the tensor are; NULL for a view of the whole tensor */
+  int split;            /* a register tile's load or store of 16-byte chunks along a row (layout.c): in the
+                           kernel's split twin (Kernel.split_of), where the row starts off the 16-byte grid, a
+                           load reads the two aligned vectors a chunk straddles, a store writes the chunk as
+                           aligned words (lower/copy.c, templates/vec.h) */
   int line;
 } View;
 
@@ -320,6 +324,7 @@ typedef struct TensorMap {
 } TensorMap;
 
 #define LT_MAXMAPS 8
+#define LT_MAXSPLIT 8
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
@@ -365,6 +370,10 @@ typedef struct Kernel {
   Export *exports;      /* k:export, in the order written */
   Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
+  const Sym *split_of[LT_MAXSPLIT];   /* the tensors of its split views (View.split, layout.c): where a row of one
+                           of them starts off the 16-byte grid, the launcher runs the kernel's split twin, printed
+                           beside it with those views by whole vectors; elsewhere the kernel as without them */
+  int nsplit;
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -533,6 +542,7 @@ extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
+extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

@@ -182,6 +182,14 @@ static int hinted(const Block *b) {
   return 0;
 }
 
+/* Does a load or store of block b (or of the blocks in it) go by 16-byte
+** chunks along rows that may not start aligned (View.split, templates/vec.h)? */
+static int split(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if ((s->view && s->view->split) || split(&s->body) || split(&s->orelse)) return 1;
+  return 0;
+}
+
 /* Does expression x print a helper of templates/bits.h: i64 and u32
 ** max, min and abs, a shift through a function, tile.rand? */
 static int expr_bits(const Expr *x) {
@@ -223,22 +231,26 @@ static int kernel_fp8(const Kernel *k) {
 
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
-** helpers any of them uses, and the cache-hint helpers where one takes a hint.
+** helpers any of them uses, the vector-piece helpers where one moves rows
+** that may start off the 16-byte grid, and the cache-hint helpers where one
+** takes a hint.
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
   Buf wg = {0};
   uint64_t seen[DT_COUNT][2] = {{0}};
-  const char *bits = "", *fp8 = "";
-  for (int j = 0; j < n; j++)
+  const char *bits = "", *fp8 = "", *vec = "";
+  for (int j = 0; j < n; j++) {
     if (block_bits(&ks[j]->body)) bits = ltX_bits;
+    if (split(&ks[j]->body)) vec = ltX_vec;
+  }
   for (int j = 0; j < n; j++)
     if (kernel_fp8(ks[j])) fp8 = ltX_fp8;
   if (emulate) {
     for (int j = 0; j < n; j++)
       if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
-    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
-                   wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8);
+    return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
+                   wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec);
   }
   const char *cuda = "", *amd = "", *tma = "", *hint = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
@@ -256,5 +268,5 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate)
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, bits, fp8, hint);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, amd, bits, fp8, vec, hint);
 }

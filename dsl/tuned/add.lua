@@ -3,17 +3,20 @@
 -- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).
 -- gen uses the entries whose target, device and variant match; the launcher
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
+-- The bf16 and f16 configs (BLOCK=1024, one 16-byte vector a thread) are from
+-- the A/B of 2026-11-25 (bench/results/2026-11-25-h200-rowops-add-ab.txt): the
+-- sweep they replace had no config of one vector a thread.
 return {
   kernel = "add",
   entries = {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 4158.6,
+      gbps = 4364.0,
       shape = "N=128256",
       target = "sm90a",
       variant = "add_bf16",
@@ -21,11 +24,11 @@ return {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 4120.7,
+      gbps = 4352.0,
       shape = "N=128256",
       target = "sm90a",
       variant = "add_f16",
@@ -45,7 +48,7 @@ return {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "any",
@@ -55,7 +58,7 @@ return {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "any",
@@ -65,7 +68,7 @@ return {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "any",
@@ -75,7 +78,7 @@ return {
     {
       bucket = "N=134217728",
       config = {
-        BLOCK = 2048,
+        BLOCK = 1024,
         threads = 128,
       },
       device = "any",

@@ -3,6 +3,9 @@
 -- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).
 -- gen uses the entries whose target, device and variant match; the launcher
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
+-- The bf16 C=65536 entry (threads 512, was 256) is from the sweep of that bucket
+-- with rows off the 16-byte grid in split twins (bench/results/
+-- 2026-11-25-h200-rowops-sweep-c65536.txt): 1.27-1.37x at C = 40000, 50257, 65536.
 return {
   kernel = "layernorm",
   entries = {
@@ -128,10 +131,10 @@ return {
       config = {
         BC = 4096,
         RB = 1,
-        threads = 256,
+        threads = 512,
       },
       device = "NVIDIA H200",
-      gbps = 1149.0,
+      gbps = 1852.5,
       shape = "C=50257",
       target = "sm90a",
       variant = "layernorm_bf16",

@@ -56,6 +56,8 @@ typedef struct E {
   const char *release;  /* printed after the first wait for every wgmma in flight at depth release_depth, then
                            NULL: a warp-specialized loop's release of the stage before (sched_warpspec.c) */
   int release_depth;
+  int split;            /* printing a kernel's split twin (Kernel.split_of): its split views move the chunks of a
+                           row off the 16-byte grid by whole vectors (copy.c) */
   int ordered;          /* inflight holds one commit group each, oldest first: a statement waits for the groups up
                            to the newest it names (wgmma.wait_group N; pass/defer.c, ltP_wait_keep) */
 } E;

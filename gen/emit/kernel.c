@@ -198,7 +198,8 @@ static void shared_tiles(E *e) {
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
-** thread's coordinates, the shared tiles, the body.  The body is printed
+** thread's coordinates, the shared tiles, the body (with e->split, of its
+** split twin, NAME_split_kernel).  The body is printed
 ** first, aside, so that on the c target the signature knows whether it
 ** takes the launcher's scratch memory (ltE_c_scratch). */
 void ltE_kernel(E *e, Sym **ps, int n) {
@@ -228,7 +229,7 @@ void ltE_kernel(E *e, Sym **ps, int n) {
     ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
     for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
   } else if (ltE_gpu(e)) {
-    ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s_kernel(", k->threads, k->name);
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s%s_kernel(", k->threads, k->name, e->split ? "_split" : "");
   } else {
     ltU_printf(&sig, "static void %s_block(%s", k->name, e->scratch_bytes ? "char *lt_scratch, " : "");
     for (int i = 0; i < k->ngrid; i++) ltU_printf(&sig, "int %s, ", k->grid[i]->name);
@@ -239,6 +240,9 @@ void ltE_kernel(E *e, Sym **ps, int n) {
     ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
                 "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
              k->producers, e->base, k->ws->line);
+  else if (ltE_gpu(e) && e->split)
+    ltE_line(e, "/* One block (%d threads) of %s, for rows that start off the 16-byte grid: their chunks move as "
+                "whole vectors. */", k->threads, k->name);
   else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
   else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
   ltE_line(e, "%s", sig.p);

@@ -9,7 +9,9 @@
 ** shared memory than the default where it needs it (CUDA); and launches
 ** (--emulate: through the emulator; the c target: a loop over the
 ** programs).  A variant tuned for several shape buckets has one launcher
-** per bucket, static, and dispatch.c's picks among them.
+** per bucket, static, and dispatch.c's picks among them.  A kernel with
+** split views (Kernel.split_of) launches its split twin instead where a
+** row of one of those tensors starts off the 16-byte grid (off_grid).
 */
 #include "emit/emit.h"
 
@@ -339,6 +341,27 @@ void ltE_exports(E *e, Sym **ps, int n) {
   }
 }
 
+/* The test that a row of a tensor of e->k's split_of starts off the
+** 16-byte grid (8 2-byte elements): its base, or a stride other than its
+** unit one, not a multiple of that; the launcher runs the split twin where
+** it holds. */
+static const char *off_grid(E *e) {
+  const Kernel *k = e->k;
+  Buf b = {0};
+  for (int i = 0; i < k->nsplit; i++) {   /* the strides first, each once */
+    const Sym *t = k->split_of[i];
+    for (int d = 0; d < t->trank; d++) {
+      long long st;
+      if (ltI_const_int(t->strides[d], &st) && (st == 1 || st % 8 == 0)) continue;
+      const char *c = ltU_fmt("%s %% 8 != 0", ltE_paren(ltE_itext(e, t->strides[d])));
+      if (!b.p || !strstr(b.p, c)) ltU_printf(&b, "%s%s", b.n ? " || " : "", c);
+    }
+  }
+  for (int i = 0; i < k->nsplit; i++)
+    ltU_printf(&b, "%s(uintptr_t)%s %% 16 != 0", b.n ? " || " : "", k->split_of[i]->name);
+  return b.p;
+}
+
 /* The launcher of kernel e->k, whose parameters are ps[0..n-1]. */
 void ltE_launcher(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
@@ -393,16 +416,32 @@ void ltE_launcher(E *e, Sym **ps, int n) {
     int dyn = k->smem_dynamic ? k->smem_bytes : 0;
     if (dyn > t->smem_static && t->lang == LANG_CUDA) {
       ltE_line(e, "/* %d bytes of shared memory: over the default 48 KB, so the kernel opts in */", dyn);
-      ltE_line(e, "const cudaError_t err = cudaFuncSetAttribute(%s_kernel, "
-                  "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);", k->name, dyn);
-      ltE_line(e, "if (err != cudaSuccess) return (int)err;");
+      for (int i = 0; i <= !!k->nsplit; i++) {   /* (and the split twin's) */
+        const char *err = i ? "err_split" : "err";
+        ltE_line(e, "const cudaError_t %s = cudaFuncSetAttribute(%s%s_kernel, "
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);", err, k->name, i ? "_split" : "", dyn);
+        ltE_line(e, "if (%s != cudaSuccess) return (int)%s;", err, err);
+      }
     }
     int block = k->threads + (k->ws ? k->producers : 0);
+    const char *stream = t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t";
+    if (k->nsplit) {   /* (Kernel.split_of) */
+      ltE_line(e, "/* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as "
+                  "whole vectors */");
+      ltE_line(e, "if (%s)", off_grid(e));
+      if (e->emu)
+        ltE_line(e, "  return lt_emu_launch(%s_split_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn,
+                 args.p);
+      else
+        ltE_line(e, "  %s_split_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, block, dyn, stream,
+                 args.p);
+      if (!e->emu) ltE_line(e, "else");
+    }
     if (e->emu) {
       ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn, args.p);
     } else {
-      ltE_line(e, "%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, block, dyn,
-               t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t", args.p);
+      ltE_line(e, "%s%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->nsplit ? "  " : "", k->name, block, dyn,
+               stream, args.p);
       ltE_line(e, "return (int)%s;", t->err_last);
     }
   } else {

@@ -96,6 +96,12 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
       int npi = params(kk[j], pi);
       ltU_put(&src, "\n");
       ltE_kernel(&ei, pi, npi);
+      if (kk[j]->nsplit) {   /* its split twin, for rows off the 16-byte grid (Kernel.split_of) */
+        E es = ei;
+        es.split = 1;
+        ltU_put(&src, "\n");
+        ltE_kernel(&es, pi, npi);
+      }
       ltE_launcher(&ei, pi, npi);
       if (ei.scratch_bytes > e.scratch_bytes) e.scratch_bytes = ei.scratch_bytes;   /* for the header */
     }

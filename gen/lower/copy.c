@@ -212,13 +212,26 @@ static void check_rows(const View *v, const Expr *o, const Layout *l, const char
                      "slice of it", what, v->t->name, l->rows, l->cols);
 }
 
+/* The test that a chunk of a split load (View.split), V elements of B
+** bytes at gc, reads the two aligned vectors it straddles inside its row of
+** `lim` columns; `off`: the chunk's bytes past the aligned vector it
+** starts in. */
+static const char *shifted_in(int V, int B, const char *lim) {
+  return ltU_fmt("gc >= off / %d && gc - off / %d + %d <= %s", B, B, 2 * V, lim);
+}
+
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
 ** `sh`: the other side is that shared tile instead of registers.
 ** `then`: a tile assignment that reads the loaded value (Stmt.fuse),
 ** done chunk by chunk right after each chunk's load, so that the loaded
 ** tile is never live whole.  `via`: the shared tile a store goes out
-** through when the tile is whole (store_staged.c). */
+** through when the tile is whole (store_staged.c).  In a kernel's split
+** twin (E.split), a split access (View.split) moves a chunk of a row that
+** does not start 16-byte aligned by whole vectors too: a load reads the
+** two aligned vectors the chunk straddles (lt_bytes16), a store writes it
+** as aligned words (lt_st16_split); elements one at a time only at the
+** row's ends. */
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
@@ -336,6 +349,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
   int zfill = async && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
+  int split = v->split && e->split && !sh && !via && vec_io && bytes == 16 && vcols;   /* (the split twin) */
   if (zfill) {
     Ctx c0 = c;
     c0.vi = NULL;
@@ -353,7 +367,12 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
     int pieces = bytes >= 16 ? bytes / 16 : 1;
     int align = bytes >= 16 ? 16 : bytes;
-    ltE_line(e, "if (%s) {", all_of(all_of(chunk_ok, chunk_in), ltU_fmt("(uintptr_t)ptr %% %d == 0", align)));
+    const char *aligned = ltU_fmt("(uintptr_t)ptr %% %d == 0", align);   /* (a split store tests it inside) */
+    if (split && !store) {
+      ltE_line(e, "const int off = (int)((uintptr_t)ptr %% 16);   /* bytes past a 16-byte boundary */");
+      aligned = "off == 0";
+    }
+    ltE_line(e, "if (%s) {", all_of(all_of(chunk_ok, chunk_in), split && store ? NULL : aligned));
     e->depth++;
     if (async && bytes == 16) {  /* lands at the loop's wait */
       Ctx c0 = c;
@@ -374,12 +393,29 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
                ltE_to_compute(e, t->dt, "h.e[vi]"));
+      if (split) {   /* a row off the 16-byte grid: the chunk out of the two aligned vectors it straddles */
+        const char *at = ltU_fmt("(ptr - off / %d)", ltI_dtypes[t->dt].bytes);
+        e->depth--;
+        ltE_line(e, "} else if (%s) {", all_of(chunk_ok, shifted_in(V, ltI_dtypes[t->dt].bytes, lim)));
+        e->depth++;
+        ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
+        ltE_line(e, "h.v[0] = lt_bytes16(%s, %s, off);", ld(e, v, ltU_fmt("((const uint4 *)%s)[0]", at)),
+                 ld(e, v, ltU_fmt("((const uint4 *)%s)[1]", at)));
+        if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+        ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
+                 ltE_to_compute(e, t->dt, "h.e[vi]"));
+      }
     } else {  /* a union packs the lanes: memcpy here can leave a stack copy on AMD */
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
-      for (int p = 0; p < pieces; p++)
-        ltE_line(e, "%s;", st(e, v, ltU_fmt("((%s *)ptr)[%d]", vt, p), ltU_fmt("h.v[%d]", p)));
+      if (split) {   /* a row off the 16-byte grid: aligned words */
+        ltE_line(e, "if (%s) ((uint4 *)ptr)[0] = h.v[0];", aligned);
+        ltE_line(e, "else lt_st16_split(ptr, h.v[0]);");
+      } else {
+        for (int p = 0; p < pieces; p++)
+          ltE_line(e, "%s;", st(e, v, ltU_fmt("((%s *)ptr)[%d]", vt, p), ltU_fmt("h.v[%d]", p)));
+      }
     }
     e->depth--;
     ltE_line(e, "} else {");

@@ -9,7 +9,11 @@
 ** warp's accesses are contiguous, and the rest of the threads go down the
 ** rows.  Slices keep the parent's thread mapping, so broadcasting a row
 ** statistic against the tile needs no data movement.  Shared tiles of other
-** shapes get a layout of their own for copies (ltP_layout_of).
+** shapes get a layout of their own for copies (ltP_layout_of).  Loads and
+** stores of register tiles by 16-byte chunks along rows are marked to go
+** by whole vectors even where a row does not start 16-byte aligned, in a
+** split twin of the kernel that the launcher runs for such rows only
+** (View.split, Kernel.split_of, mark_split).
 */
 #include "lt.h"
 
@@ -196,6 +200,55 @@ static void check_block(Block *b) {
   }
 }
 
+/* The layout a register load or store of view v goes by (as copy.c's
+** access_layout): the loaded tile's, or the stored value's where the view
+** is of its shape or a slice of it; else NULL. */
+static const Layout *access_of(const Stmt *s, const int shape[2]) {
+  if (s->kind == S_LOAD) return s->dst->layout;
+  const Layout *l = ltP_expr_layout(s->val);
+  return l && (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols) ? l : NULL;
+}
+
+/* Marks the loads and stores of register tiles that move 16-byte chunks
+** of 2-byte elements along the rows of a tensor of two dims or more (whose
+** rows start off the 16-byte grid where the row length is not a multiple
+** of 8; a tensor of one dim is misaligned only where its base is), of unit
+** stride, on a GPU target (View.split), and lists their tensors
+** (Kernel.split_of, at most LT_MAXSPLIT): the launcher runs the kernel's
+** split twin where a row of one of them starts off the grid, the kernel
+** as it is elsewhere, so rows on the grid run the same code as without the
+** marks.  Up to 8 chunks a thread, columns from an origin >= 0, no
+** gathered rows, no mask along the columns, no atomic or hinted store
+** (those keep one access an element off the 16-byte grid).  Not f32: its
+** chunk off the grid is 3 or 4 words either way, and two-vector loads ran
+** f32 rows of 50257 at 0.57-0.98x of element by element (H200).
+** Not in a block of 1024 threads (ltP_layout): it keeps two blocks an SM
+** only within 32 registers a thread, and the two-vector path took softmax's
+** from 32 to 41-50 (sm_90a). */
+static void mark_split(Kernel *k, Block *b, const Target *t) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    mark_split(k, &s->body, t);
+    mark_split(k, &s->orelse, t);
+    View *v = s->view;
+    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2 || v->t->trank < 2) continue;
+    if (ltI_dtypes[v->t->dt].bytes != 2) continue;
+    if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache)) continue;
+    int shape[2];
+    ltI_view_shape(v, shape);
+    const Layout *l = access_of(s, shape);
+    if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8) continue;
+    if ((shape[0] == l->rows ? l->nr : 1) * l->nc > 8) continue;
+    long long cs;
+    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
+    if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
+    int i = 0;
+    while (i < k->nsplit && k->split_of[i] != v->t) i++;
+    if (i == LT_MAXSPLIT) continue;
+    if (i == k->nsplit) k->split_of[k->nsplit++] = v->t;
+    v->split = 1;
+  }
+}
+
 /* Chooses the layouts of the register tiles: gemm accumulators keep the
 ** instruction's (mma.c), or get a blocked family per shape (FMA); other
 ** tiles take their value's or a family they fit; the rest share one
@@ -240,6 +293,7 @@ void ltP_layout(Kernel *k, const Target *t) {
     }
   }
   check_block(&k->body);
+  if (k->threads < 1024) mark_split(k, &k->body, t);
 }
 
 /* The layout for copying a [rows, cols] tile of dtype dt between global

@@ -53,6 +53,60 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (128 threads) of attention_bwd_post_f16_d128. */
 __global__ void __launch_bounds__(128) attention_bwd_post_f16_d128_kernel(const float *__restrict__ dQacc, _Float16 *__restrict__ dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int sdqs)
 {
@@ -112,6 +166,66 @@ __global__ void __launch_bounds__(128) attention_bwd_post_f16_d128_kernel(const 
   }
 }
 
+/* One block (128 threads) of attention_bwd_post_f16_d128, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) attention_bwd_post_f16_d128_split_kernel(const float *__restrict__ dQacc, _Float16 *__restrict__ dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int sdqs)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int qb = blockIdx.x;
+  const int bh = blockIdx.y;
+  // attention_bwd_post.lua:33: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention_bwd_post.lua:34: local dq = k:load(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }))
+  float dq[32];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const float *ptr = base + (int64_t)gr * 128 + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[1] = ((const uint4 *)ptr)[1];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dq[ri * 8 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          dq[ri * 8 + vi] = ok && gr < Sq ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // attention_bwd_post.lua:35: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), dq:cast(v.dtype))
+  {
+    const bool ok = b < B && h_2 < Hq;
+    _Float16 *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      _Float16 *ptr = base + (int64_t)gr * sdqs + gc;
+      if (ok && gr < Sq) {
+        union { uint4 v[1]; _Float16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = (_Float16)(lt_round_f16(dq[ri * 8 + vi]));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gr < Sq) ptr[vi] = (_Float16)(lt_round_f16(dq[ri * 8 + vi]));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs attention_bwd_post_f16_d128 over its grid on `stream`. */
 extern "C" int attention_bwd_post_f16_d128(const void *dQacc, void *dQ, int B, int Hq, int Sq, int64_t sdqb, int64_t sdqh, int64_t sdqs, void *stream)
 {
@@ -128,6 +242,10 @@ extern "C" int attention_bwd_post_f16_d128(const void *dQacc, void *dQ, int B, i
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_post_f16_d128_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (_Float16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (sdqb % 8 != 0 || sdqh % 8 != 0 || sdqs % 8 != 0 || (uintptr_t)dQ % 16 != 0)
+    attention_bwd_post_f16_d128_split_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (_Float16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
+  else
+    attention_bwd_post_f16_d128_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const float *)dQacc, (_Float16 *)dQ, B, Hq, Sq, sdqb, sdqh, (int)sdqs);
   return (int)hipGetLastError();
 }

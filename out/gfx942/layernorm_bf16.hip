@@ -53,6 +53,60 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (128 threads) of layernorm_bf16. */
 __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -398,6 +452,377 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
   }
 }
 
+/* One block (128 threads) of layernorm_bf16, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ W, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][2];
+  __shared__ float t14_red[1][2];
+  __shared__ float t36_red[1][2];
+  __shared__ float t43_red[1][2];
+  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const lt_bf16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const lt_bf16 *base = W;
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const lt_bf16 *base = B;
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor(t10[0], 32);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor(t10[0], 1);
+    if (tid % 64 == 0) {
+      t10_red[0][tid / 64] = t10[0];
+    }
+    lt_syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor(t14[0], 32);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 1);
+    if (tid % 64 == 0) {
+      t14_red[0][tid / 64] = t14[0];
+    }
+    lt_syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      lt_bf16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      lt_bf16 *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(d[vi] * rstd[0] * w[vi] + b[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const lt_bf16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const lt_bf16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const lt_bf16 *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 1024;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:66: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
+    }
+    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor(t36[0], 32);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor(t36[0], 1);
+    if (tid % 64 == 0) {
+      t36_red[0][tid / 64] = t36[0];
+    }
+    lt_syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor(t43[0], 32);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor(t43[0], 1);
+    if (tid % 64 == 0) {
+      t43_red[0][tid / 64] = t43[0];
+    }
+    lt_syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const lt_bf16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const lt_bf16 *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const lt_bf16 *base = B;
+        const int gc = j_2 * 1024 + tid * 8;
+        const lt_bf16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      {
+        const bool ok = rb < R;
+        lt_bf16 *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        lt_bf16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = lt_f32_to_bf16((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs layernorm_bf16 over its grid on `stream`. */
 extern "C" int layernorm_bf16(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
 {
@@ -408,6 +833,10 @@ extern "C" int layernorm_bf16(const void *X, const void *W, const void *B, void 
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  layernorm_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (const lt_bf16 *)B, (lt_bf16 *)Y, R, C, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    layernorm_bf16_split_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (const lt_bf16 *)B, (lt_bf16 *)Y, R, C, eps);
+  else
+    layernorm_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)W, (const lt_bf16 *)B, (lt_bf16 *)Y, R, C, eps);
   return (int)hipGetLastError();
 }

@@ -4,7 +4,7 @@
  *
  * Elementwise Z = X + Y over vectors of any length.
  *
- * Config: BLOCK=2048 threads=128 (rule: dsl/tuned/add.lua, N=134217728).
+ * Config: BLOCK=1024 threads=128 (rule: dsl/tuned/add.lua, N=134217728).
  * Build: nvcc -O3 -arch=sm_80 -c add_f16.cu
  */
 #include <cuda_runtime.h>
@@ -47,64 +47,55 @@ __global__ void __launch_bounds__(128) add_f16_kernel(const __half *__restrict__
   const int tid = threadIdx.x;
   const int i = blockIdx.x;
   // add.lua:21: local x = k:load(p.X:tile({ i }, { c.BLOCK }))
-  float x[16];
+  float x[8];
   {
     const __half *base = X;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 2048 + (ci * 128 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = i * 1024 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
   // add.lua:22: local y = k:load(p.Y:tile({ i }, { c.BLOCK }))
-  float y[16];
+  float y[8];
   {
     const __half *base = Y;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 2048 + (ci * 128 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) y[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          y[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
+    const int gc = i * 1024 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) y[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        y[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
   // add.lua:23: k:store(p.Z:tile({ i }, { c.BLOCK }), x + y)
   {
     __half *base = Z;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = i * 2048 + (ci * 128 + tid) * 8;
-      __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] + y[ci * 8 + vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (gc + vi < N) ptr[vi] = __float2half_rn(x[ci * 8 + vi] + y[ci * 8 + vi]);
-        }
+    const int gc = i * 1024 + tid * 8;
+    __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] + y[vi]);
+      ((uint4 *)ptr)[0] = h.v[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gc + vi < N) ptr[vi] = __float2half_rn(x[vi] + y[vi]);
       }
     }
   }
@@ -117,7 +108,7 @@ extern "C" int add_f16(const void *X, const void *Y, void *Z, int N, void *strea
   if (N <= 0) return cudaErrorInvalidValue;
   if (N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0 || (uintptr_t)Z % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
+  const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   add_f16_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)Y, (__half *)Z, N);

@@ -41,6 +41,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (128 threads) of attention_bwd_pre_dq_atomic_f16_d96. */
 __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d96_kernel(const __half *__restrict__ O, const __half *__restrict__ dO, float *__restrict__ Delta, float *__restrict__ dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos)
 {
@@ -155,6 +209,132 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d96_kerne
   }
 }
 
+/* One block (128 threads) of attention_bwd_pre_dq_atomic_f16_d96, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) attention_bwd_pre_dq_atomic_f16_d96_split_kernel(const __half *__restrict__ O, const __half *__restrict__ dO, float *__restrict__ Delta, float *__restrict__ dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int qb = blockIdx.x;
+  const int bh = blockIdx.y;
+  // attention_bwd_pre.lua:39: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
+  float o[32];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * sos + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gr < Sq && gc + 8 <= 96 && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 96) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          o[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // attention_bwd_pre.lua:41: local prod = k:load(p.dO:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32") * o
+  float t6[32];
+  float prod[32];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * sdos + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gr < Sq && gc + 8 <= 96 && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 96) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t6[ri * 8 + vi] = ok && gr < Sq && gc + 8 <= 96 ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        prod[ri * 8 + vi] = t6[ri * 8 + vi] * o[ri * 8 + vi];
+      }
+    }
+  }
+  // attention_bwd_pre.lua:42: k:store(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, c.BM, 1 }), k:reduce_sum(prod, 2))
+  float t8[4];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    t8[ri] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t8[ri] = t8[ri] + prod[ri * 8 + vi];
+    }
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 4; ++ei) {
+    t8[ei] = t8[ei] + __shfl_xor_sync(0xffffffffu, t8[ei], 8);
+    t8[ei] = t8[ei] + __shfl_xor_sync(0xffffffffu, t8[ei], 4);
+    t8[ei] = t8[ei] + __shfl_xor_sync(0xffffffffu, t8[ei], 2);
+    t8[ei] = t8[ei] + __shfl_xor_sync(0xffffffffu, t8[ei], 1);
+  }
+  {
+    const bool ok = b < B && h_2 < Hq && tx == 0;
+    float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      float *ptr = base + gr;
+      if (ok && gr < Sq) ptr[0] = t8[ri];
+    }
+  }
+  // attention_bwd_pre.lua:43: if v.dq_atomic then k:store(p.dQacc:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D }), 0) end
+  {
+    const bool ok = b < B && h_2 < Hq;
+    float *base = dQacc + (int64_t)b * 128 * Sq * Hq + (int64_t)h_2 * 128 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      float *ptr = base + (int64_t)gr * 128 + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[2]; float e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = 0.0f;
+        ((uint4 *)ptr)[0] = h.v[0];
+        ((uint4 *)ptr)[1] = h.v[1];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gr < Sq) ptr[vi] = 0.0f;
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs attention_bwd_pre_dq_atomic_f16_d96 over its grid on `stream`. */
 extern "C" int attention_bwd_pre_dq_atomic_f16_d96(const void *O, const void *dO, void *Delta, void *dQacc, int B, int Hq, int Sq, int64_t sob, int64_t soh, int64_t sos, int64_t sdob, int64_t sdoh, int64_t sdos, void *stream)
 {
@@ -171,6 +351,10 @@ extern "C" int attention_bwd_pre_dq_atomic_f16_d96(const void *O, const void *dO
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_bwd_pre_dq_atomic_f16_d96_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)O, (const __half *)dO, (float *)Delta, (float *)dQacc, B, Hq, Sq, sob, soh, sos, sdob, sdoh, sdos);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (sob % 8 != 0 || soh % 8 != 0 || sos % 8 != 0 || sdob % 8 != 0 || sdoh % 8 != 0 || sdos % 8 != 0 || (uintptr_t)O % 16 != 0 || (uintptr_t)dO % 16 != 0)
+    attention_bwd_pre_dq_atomic_f16_d96_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)O, (const __half *)dO, (float *)Delta, (float *)dQacc, B, Hq, Sq, sob, soh, sos, sdob, sdoh, sdos);
+  else
+    attention_bwd_pre_dq_atomic_f16_d96_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)O, (const __half *)dO, (float *)Delta, (float *)dQacc, B, Hq, Sq, sob, soh, sos, sdob, sdoh, sdos);
   return (int)cudaGetLastError();
 }

@@ -49,6 +49,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of bias_gelu_f16_N131072. */
 __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
@@ -126,6 +180,90 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N131072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N131072 over its grid on `stream` (the config tuned for N=131072). */
 static int bias_gelu_f16_N131072(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -137,7 +275,11 @@ static int bias_gelu_f16_N131072(const void *X, const void *B, void *Y, int M, i
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N131072_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -212,6 +354,84 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
   }
 }
 
+/* One block (512 threads) of bias_gelu_f16_N65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const __half *base = X;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + (int64_t)gr * N + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (gr < M && gc + 8 <= N && off == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 256 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    h_2[vi] = x[vi] + b[vi];
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    const int gr = bm * 16 + ty;
+    const int gc = bn * 256 + tx * 8;
+    __half *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N) {
+      union { uint4 v[1]; __half e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+      else lt_st16_split(ptr, h.v[0]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N65536 over its grid on `stream` (the config tuned for N=65536). */
 static int bias_gelu_f16_N65536(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -223,7 +443,11 @@ static int bias_gelu_f16_N65536(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N65536_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -304,6 +528,90 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N32768 over its grid on `stream` (the config tuned for N=32768). */
 static int bias_gelu_f16_N32768(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -315,7 +623,11 @@ static int bias_gelu_f16_N32768(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N32768_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -396,6 +708,90 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N16384 over its grid on `stream` (the config tuned for N=16384). */
 static int bias_gelu_f16_N16384(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -407,7 +803,11 @@ static int bias_gelu_f16_N16384(const void *X, const void *B, void *Y, int M, in
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -489,6 +889,91 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N8192 over its grid on `stream` (the config tuned for N=8192). */
 static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -500,7 +985,11 @@ static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N8192_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -581,6 +1070,90 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[16];
+  float h_2[16];
+  {
+    const __half *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+      }
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N4096 over its grid on `stream` (the config tuned for N=4096). */
 static int bias_gelu_f16_N4096(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -592,7 +1165,11 @@ static int bias_gelu_f16_N4096(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N4096_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N4096_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -674,6 +1251,91 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 2048 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N2048 over its grid on `stream` (the config tuned for N=2048). */
 static int bias_gelu_f16_N2048(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -685,7 +1347,11 @@ static int bias_gelu_f16_N2048(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N2048_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N2048_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -769,6 +1435,93 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   }
 }
 
+/* One block (256 threads) of bias_gelu_f16_N1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs bias_gelu_f16_N1024 over its grid on `stream` (the config tuned for N=1024). */
 static int bias_gelu_f16_N1024(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
@@ -780,7 +1533,11 @@ static int bias_gelu_f16_N1024(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N1024_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N1024_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
   return (int)cudaGetLastError();
 }
 

@@ -52,6 +52,60 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of softmax_f16_C131072. */
 __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
@@ -266,6 +320,240 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
   }
 }
 
+/* One block (256 threads) of softmax_f16_C131072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][8];
+  __shared__ float t10_red[1][8];
+  __shared__ float t13_red[1][8];
+  __shared__ float t21_red[1][8];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 2048 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C131072 over its grid on `stream` (the config tuned for C=131072). */
 static int softmax_f16_C131072(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -276,7 +564,11 @@ static int softmax_f16_C131072(const void *X, void *Y, int R, int C, void *strea
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C131072_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -524,6 +816,270 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
   }
 }
 
+/* One block (512 threads) of softmax_f16_C65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C65536 over its grid on `stream` (the config tuned for C=65536). */
 static int softmax_f16_C65536(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -534,7 +1090,11 @@ static int softmax_f16_C65536(const void *X, void *Y, int R, int C, void *stream
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C65536_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1040,6 +1600,270 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
   }
 }
 
+/* One block (256 threads) of softmax_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][8];
+  __shared__ float t10_red[1][8];
+  __shared__ float t13_red[1][8];
+  __shared__ float t21_red[1][8];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C16384 over its grid on `stream` (the config tuned for C=16384). */
 static int softmax_f16_C16384(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -1050,7 +1874,11 @@ static int softmax_f16_C16384(const void *X, void *Y, int R, int C, void *stream
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1298,6 +2126,270 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
   }
 }
 
+/* One block (128 threads) of softmax_f16_C8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C8192 over its grid on `stream` (the config tuned for C=8192). */
 static int softmax_f16_C8192(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -1308,7 +2400,11 @@ static int softmax_f16_C8192(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C8192_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C8192_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C8192_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1526,6 +2622,240 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
   }
 }
 
+/* One block (128 threads) of softmax_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C4096 over its grid on `stream` (the config tuned for C=4096). */
 static int softmax_f16_C4096(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -1536,7 +2866,11 @@ static int softmax_f16_C4096(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C4096_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C4096_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C4096_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1784,6 +3118,270 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
   }
 }
 
+/* One block (128 threads) of softmax_f16_C2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C2048 over its grid on `stream` (the config tuned for C=2048). */
 static int softmax_f16_C2048(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -1794,7 +3392,11 @@ static int softmax_f16_C2048(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C2048_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C2048_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C2048_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -2012,6 +3614,240 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
   }
 }
 
+/* One block (128 threads) of softmax_f16_C1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C1024 over its grid on `stream` (the config tuned for C=1024). */
 static int softmax_f16_C1024(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -2022,7 +3858,11 @@ static int softmax_f16_C1024(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C1024_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -2242,6 +4082,242 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
   }
 }
 
+/* One block (128 threads) of softmax_f16_C512, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[2][2];
+  __shared__ float t10_red[2][2];
+  __shared__ float t13_red[2][2];
+  __shared__ float t21_red[2][2];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const __half *base = X;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[ty][tx / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[ty][tx / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[ty][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      __half *base = Y;
+      const int gr = rb * 2 + ty;
+      const int gc = tx * 8;
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j * 512 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[ty][tx / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[ty][0];
+      #pragma unroll
+      for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[ty][tx / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[ty][0];
+      #pragma unroll
+      for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        __half *base = Y;
+        const int gr = rb * 2 + ty;
+        const int gc = j_2 * 512 + tx * 8;
+        __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C512 over its grid on `stream` (the config tuned for C=512). */
 static int softmax_f16_C512(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -2252,7 +4328,11 @@ static int softmax_f16_C512(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C512_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C512_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C512_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -2440,6 +4520,210 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
   }
 }
 
+/* One block (128 threads) of softmax_f16_C256, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int rb = blockIdx.x;
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const __half *base = X;
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      __half *base = Y;
+      const int gr = rb * 4 + ty;
+      const int gc = tx * 8;
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 4 + ty;
+        const int gc = j * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        __half *base = Y;
+        const int gr = rb * 4 + ty;
+        const int gc = j_2 * 256 + tx * 8;
+        __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C256 over its grid on `stream` (the config tuned for C=256). */
 static int softmax_f16_C256(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -2450,7 +4734,11 @@ static int softmax_f16_C256(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C256_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C256_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C256_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -2634,6 +4922,206 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
   }
 }
 
+/* One block (128 threads) of softmax_f16_C128, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int rb = blockIdx.x;
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 128 - 1) / 128;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const __half *base = X;
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < R && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      __half *base = Y;
+      const int gr = rb * 8 + ty;
+      const int gc = tx * 8;
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 8 + ty;
+        const int gc = j * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[8];
+      {
+        const __half *base = X;
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        __half *base = Y;
+        const int gr = rb * 8 + ty;
+        const int gc = j_2 * 128 + tx * 8;
+        __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs softmax_f16_C128 over its grid on `stream` (the config tuned for C=128). */
 static int softmax_f16_C128(const void *X, void *Y, int R, int C, void *stream)
 {
@@ -2644,7 +5132,11 @@ static int softmax_f16_C128(const void *X, void *Y, int R, int C, void *stream)
   const int64_t grid_x = ((int64_t)R + 8 - 1) / 8;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C128_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C128_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C128_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 

@@ -89,7 +89,10 @@ static void test_bias_gelu(int dt, BiasFn fn) {
   }
 }
 
-static const int row_shapes[][2] = {{1, 1}, {3, 1000}, {5, 4096}, {2, 4097}, {3, 9000}, {4, 77}};
+/* one chunk (full, ragged, tiny), several chunks, and odd lengths (7, a
+** vocabulary of 50257, 128256 + 3) */
+static const int row_shapes[][2] = {{1, 1}, {3, 1000}, {5, 4096}, {2, 4097}, {3, 9000}, {4, 77},
+                                    {2, 7}, {3, 50257}, {2, 128259}};
 #define NROW (int)(sizeof row_shapes / sizeof row_shapes[0])
 
 static void test_softmax(int dt, SoftmaxFn fn) {

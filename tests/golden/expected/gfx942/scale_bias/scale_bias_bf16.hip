@@ -53,6 +53,60 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (128 threads) of scale_bias_bf16. */
 __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int M, int N, float alpha)
 {
@@ -118,6 +172,78 @@ __global__ void __launch_bounds__(128) scale_bias_bf16_kernel(const lt_bf16 *__r
   }
 }
 
+/* One block (128 threads) of scale_bias_bf16, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) scale_bias_bf16_split_kernel(const lt_bf16 *__restrict__ X, const lt_bf16 *__restrict__ B, lt_bf16 *__restrict__ Y, int M, int N, float alpha)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // scale_bias.lua:21: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const lt_bf16 *base = X;
+    const int gr = bm * 4 + ty;
+    const int gc = bn * 256 + tx * 8;
+    const lt_bf16 *ptr = base + (int64_t)gr * N + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (gr < M && gc + 8 <= N && off == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = gr < M && gc + vi < N ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // scale_bias.lua:22: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const lt_bf16 *base = B;
+    const int gc = bn * 256 + tx * 8;
+    const lt_bf16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = lt_bf16_to_f32(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // scale_bias.lua:23: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), p.alpha * x + b)
+  {
+    lt_bf16 *base = Y;
+    const int gr = bm * 4 + ty;
+    const int gc = bn * 256 + tx * 8;
+    lt_bf16 *ptr = base + (int64_t)gr * N + gc;
+    if (gr < M && gc + 8 <= N) {
+      union { uint4 v[1]; lt_bf16 e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(alpha * x[vi] + b[vi]);
+      if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+      else lt_st16_split(ptr, h.v[0]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr < M && gc + vi < N) ptr[vi] = lt_f32_to_bf16(alpha * x[vi] + b[vi]);
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs scale_bias_bf16 over its grid on `stream`. */
 extern "C" int scale_bias_bf16(const void *X, const void *B, void *Y, int M, int N, float alpha, void *stream)
 {
@@ -129,6 +255,10 @@ extern "C" int scale_bias_bf16(const void *X, const void *B, void *Y, int M, int
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  scale_bias_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)B, (lt_bf16 *)Y, M, N, alpha);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    scale_bias_bf16_split_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)B, (lt_bf16 *)Y, M, N, alpha);
+  else
+    scale_bias_bf16_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const lt_bf16 *)B, (lt_bf16 *)Y, M, N, alpha);
   return (int)hipGetLastError();
 }
