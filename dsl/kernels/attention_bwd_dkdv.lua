@@ -38,6 +38,9 @@ return tile.kernel {
   -- (shared memory) and two on sm90a
   variant_config = function(v, target)
     if v.hdim == "d256" then return { threads = 256, WN = 2, BN = 64, BM = 64, stages = target == "sm80" and 1 or 2 } end
+    -- d96 on sm90a: d128's 256 threads and 128 keys (warp-specialized) spilled
+    -- 8 bytes in the cp.async twin (f16), so its own 128 threads and 64 keys
+    if v.hdim == "d96" and target == "sm90a" and not v.softcap and not v.dq_atomic then return { threads = 128, BN = 64 } end
   end,
   -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
   -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
@@ -129,62 +132,88 @@ return tile.kernel {
     k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
     local dk = k:fragment("f32", { BN, D }, 0)
     local dv = k:fragment("f32", { BN, D }, 0)
-    k:serial(0, group, function(g)
-      local h = hk * group + g
+    -- One step: the copies of query block jq() of head hq(), then the work
+    -- on them, which takes the head and block again after the gemms (in the
+    -- flat loop below a scalar among the copies is the copies' own, computed
+    -- for the step they fill; each call gives a fresh expression, which the
+    -- copies inline: as named scalars they spilled the cp.async twin)
+    local function iteration(hq, jq)
       -- at D = 128, with dK and dV held in registers, issuing the next copies
       -- after S^T's wgmmas (gen's default on sm90a) spilled: copies first
-      k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
-        k:copy(p.Q:tile({ b, h, j, 0 }, { 1, 1, BM, D }), Qs)
-        k:copy(p.dO:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dOs)
-        k:copy(p.LSE:tile({ b, h, 0, j }, { 1, 1, 1, BM }), lses)
-        k:copy(p.Delta:tile({ b, h, 0, j }, { 1, 1, 1, BM }), deltas)
-        local st = k:fragment("f32", { BN, BM }, 0)
-        k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-        local dpt = k:fragment("f32", { BN, BM }, 0)
-        k:gemm(Vs, dOs, dpt, { transpose_b = true })
-        local function step(masked)
-          local t   -- softcap: the tanh's derivative, 1 - tanh^2
-          if v.softcap then
-            t = k:fragment("f32", { BN, BM })
-            k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
-            k:assign(st, t * (p.softcap * LOG2E))
-            k:assign(t, 1 - t * t)
-          else
-            k:assign(st, st * (p.scale * LOG2E))
-          end
-          if masked then
-            -- the query columns [lo, hi) of this block that see the key row: two
-            -- bounds per row (see attention.lua); none for a key past the end
-            local key = k:iota({ BN, 1 }, 1)
-            local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
-            local lo = tile.where(wr:lt(0), 0, row - wr)
-            local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
-            local col = k:iota({ BN, BM }, 2)
-            k:assign(st, tile.where(tile.both(col:ge(lo), col:lt(hi)), st, -math.huge))
-          end
-          local lse = k:fragment("f32", { 1, BM })
-          k:copy(lses, lse)
-          k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
-          k:gemm(st:cast(v.dtype), dOs, dv)
-          local delta = k:fragment("f32", { 1, BM })
-          k:copy(deltas, delta)
-          local dst = st * (dpt - delta)
-          if v.softcap then dst = dst * t end
-          k:gemm(dst:cast(v.dtype), Qs, dk)
-          if v.dq_atomic then
-            -- dQ += scale * dS K for this query block, added into dQacc by every key block
-            local dq = k:fragment("f32", { BM, D }, 0)
-            k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
-            k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
-          end
+      k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      local st = k:fragment("f32", { BN, BM }, 0)
+      k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      local dpt = k:fragment("f32", { BN, BM }, 0)
+      k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      local h, j = hq(), jq()
+      local function step(masked)
+        local t   -- softcap: the tanh's derivative, 1 - tanh^2
+        if v.softcap then
+          t = k:fragment("f32", { BN, BM })
+          k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+          k:assign(st, t * (p.softcap * LOG2E))
+          k:assign(t, 1 - t * t)
+        else
+          k:assign(st, st * (p.scale * LOG2E))
         end
-        local qend = (j + 1) * BM
-        local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
-                                 tile.either(tile.both(wr:ge(0), (k0 + BN - 1):gt(j * BM + diag + wr)),
-                                             tile.both(wl:ge(0), k0:lt(qend - 1 + diag - wl))))
-        k:when(cuts, function() step(true) end, function() step(false) end)
+        if masked then
+          -- the query columns [lo, hi) of this block that see the key row: two
+          -- bounds per row (see attention.lua); none for a key past the end
+          local key = k:iota({ BN, 1 }, 1)
+          local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+          local lo = tile.where(wr:lt(0), 0, row - wr)
+          local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+          local col = k:iota({ BN, BM }, 2)
+          k:assign(st, tile.where(tile.both(col:ge(lo), col:lt(hi)), st, -math.huge))
+        end
+        local lse = k:fragment("f32", { 1, BM })
+        k:copy(lses, lse)
+        k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        k:gemm(st:cast(v.dtype), dOs, dv)
+        local delta = k:fragment("f32", { 1, BM })
+        k:copy(deltas, delta)
+        local dst = st * (dpt - delta)
+        if v.softcap then dst = dst * t end
+        k:gemm(dst:cast(v.dtype), Qs, dk)
+        if v.dq_atomic then
+          -- dQ += scale * dS K for this query block, added into dQacc by every key block
+          local dq = k:fragment("f32", { BM, D }, 0)
+          k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+          k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        end
+      end
+      local qend = (j + 1) * BM
+      local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+                               tile.either(tile.both(wr:ge(0), (k0 + BN - 1):gt(j * BM + diag + wr)),
+                                           tile.both(wl:ge(0), k0:lt(qend - 1 + diag - wl))))
+      k:when(cuts, function() step(true) end, function() step(false) end)
+    end
+    -- gen runs a k:pipelined loop warp-specialized only at the top of the
+    -- kernel's body (docs/hopper.md): where it can (sm90a, two consumer
+    -- warpgroups, wgmma: WN = 1, no atomics in the loop) the group's query
+    -- heads go into the one loop, nqh query blocks each, the ring running on
+    -- from one head to the next (step i: head hk * group + i // nqh, block
+    -- first + i % nqh); elsewhere a loop over the heads around the pipelined
+    -- one (the flat loop's divisions spilled the 128-thread cp.async kernels
+    -- at d96)
+    if k.target == "sm90a" and c.threads >= 256 and WN == 1 and not v.dq_atomic then
+      local nqh = last - first
+      local function head(i) return hk * group + i // tile.max(nqh, 1) end
+      local function qblock(i) return first + i % tile.max(nqh, 1) end
+      k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+        iteration(function() return head(i) end, function() return qblock(i) end)
       end)
-    end)
+    else
+      k:serial(0, group, function(g)
+        local h = hk * group + g
+        k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+          iteration(function() return h end, function() return j end)
+        end)
+      end)
+    end
     k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
     k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   end,

@@ -15,10 +15,11 @@ static const char *shape_text(E *e, const Sym *t) {
 /* What the TMA path of a warp-specialized kernel needs of its tensors
 ** (every bucket's kernel copies the same tensors): each base and each
 ** stride but the innermost a multiple of 16 bytes; a stride of a
-** dimension of size 1 is free. */
+** dimension of size 1 is free (in elements: 16 bytes over the element
+** size, or in bytes where the tensors' element sizes differ). */
 static void fast_path(E *e, Buf *h) {
   Buf names = {0}, strides = {0};
-  int per16 = 0;
+  int per16 = 0, mixed = 0;
   for (int i = 0; i < e->k->nmaps; i++) {
     const Sym *t = e->k->maps[i].t;
     int seen = 0;
@@ -32,12 +33,15 @@ static void fast_path(E *e, Buf *h) {
         dup |= (p == strides.p || p[-1] == ' ') && (p[strlen(x)] == ',' || !p[strlen(x)]);
       if (!dup) ltU_printf(&strides, "%s%s", strides.n ? ", " : "", x);
     }
+    mixed |= per16 && per16 != 16 / ltI_dtypes[t->dt].bytes;
     per16 = 16 / ltI_dtypes[t->dt].bytes;
   }
+  const char *multiple = mixed ? "multiples of 16 bytes in their tensor's elements ("
+                               : ltU_fmt("multiples of %d elements (16 bytes; ", per16);
   ltU_printf(h, " * Fast path: TMA copies in a warp-specialized kernel, where %s start 16-byte aligned\n"
-                " * and %s are multiples of %d elements (16 bytes; any stride of a size-1 dimension);\n"
+                " * and %s are %sany stride of a size-1 dimension);\n"
                 " * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.\n",
-             names.p, strides.p, per16);
+             names.p, strides.p, multiple);
 }
 
 /* The header: the launcher's prototype and how to call it. */

@@ -82,7 +82,9 @@ static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
 ** 1 (one element in every other dimension), zero outside the tensor (the
 ** map's fill), into a tile that wgmma reads by descriptor, whose layout is
 ** then a box (or one box per 64-column panel of rows over 128 bytes) with
-** the map's swizzle, box sides of 256 or less. */
+** the map's swizzle, box sides of 256 or less; or into a tile of one row
+** that no gemm reads (attention's LSE and Delta rows of a query block):
+** one box, no swizzle, its bytes a multiple of 16. */
 static const char *tma_copy_why(const Stmt *p) {
   const View *v = p->view;
   const Sym *t = v->t, *sh = p->shared;
@@ -97,7 +99,12 @@ static const char *tma_copy_why(const Stmt *p) {
   for (int d = 0; d < t->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1)
       return ltU_fmt("line %d's view spans more than one element of %s's dimension %d", p->line, t->name, d + 1);
-  if (!sh->wgmma) return ltU_fmt("line %d's shared tile %s is not a wgmma operand read by descriptor", p->line, sh->name);
+  if (!sh->wgmma) {
+    if (sh->shape[0] != 1 || sh->shape[1] > 256 || sh->shape[1] * eb % 16)
+      return ltU_fmt("line %d's shared tile %s is not a wgmma operand read by descriptor, nor one row of 16-byte "
+                     "chunks, 256 elements at most (a plain TMA box)", p->line, sh->name);
+    return NULL;
+  }
   if (v->ext[v->rdim] > 256) return ltU_fmt("line %d's tile has %d rows (a TMA box: 256 at most)", p->line, v->ext[v->rdim]);
   if (v->rlo)
     return ltU_fmt("line %d's view is of %s:rows(lo, hi) (TMA fills zeros only past the tensor's own ends)", p->line,
@@ -107,13 +114,15 @@ static const char *tma_copy_why(const Stmt *p) {
 
 /* Why statements from `first` on cannot be a warp-specialized loop's
 ** consumers (with what is inside them), or NULL: register work, global
-** loads and stores, wgmma gemms and reductions within a warp; nothing that
-** writes shared memory or meets at a block barrier. */
+** loads and stores, wgmma gemms, reductions within a warp and reads of
+** the stage's shared tiles; nothing that writes shared memory or meets at
+** a block barrier. */
 static const char *consumer_why(const Stmt *first, const Target *t) {
   for (const Stmt *x = first; x; x = x->next) {
     const char *why = NULL;
     switch (x->kind) {
     case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_STORE: case S_GEMM: break;
+    case S_SLOAD: break;   /* a read of the stage the consumers waited for, before they give it back */
     case S_REDUCE:
       if (x->dst->layout && ltP_reduce_groups(x->dst->layout, x->axis, t->warp) > 1)
         return ltU_fmt("line %d's reduction goes across warps through shared memory", x->line);
@@ -143,8 +152,8 @@ static int pipelined_loops(const Block *b) {
 static int add_map(TensorMap *maps, int *n, Stmt *p) {
   const View *v = p->view;
   const Sym *sh = p->shared;
-  int row = ltP_wgmma_row(sh), eb = ltI_dtypes[sh->dt].bytes;
-  TensorMap m = {.t = v->t, .swizzle = row};
+  int eb = ltI_dtypes[sh->dt].bytes, row = sh->wgmma ? ltP_wgmma_row(sh) : sh->shape[1] * eb;
+  TensorMap m = {.t = v->t, .swizzle = sh->wgmma ? row : 0};
   for (int j = 0; j < v->t->trank; j++) {
     int d = v->t->trank - 1 - j;
     m.box[j] = d == v->cdim ? row / eb : d == v->rdim ? v->ext[d] : 1;
@@ -173,9 +182,9 @@ static int add_map(TensorMap *maps, int *n, Stmt *p) {
 ** producer issues them once, before the ring, on an mbarrier of their
 ** own); copies the copy engine takes (tma_copy_why) and consumers that
 ** need no block barrier (consumer_why); room for a producer warpgroup; and
-** two consumer warpgroups or more, and two gemms an iteration at most,
-** where the body works on the result of the gemm it opens with (they take
-** turns at it: plan_consumers; measured, below). */
+** two consumer warpgroups or more, and not three gemms an iteration,
+** where the body works on the result of the gemm it opens with (with two
+** they take turns at it: plan_consumers; measured, below). */
 static int works_on(const Stmt *first, const Sym *acc);
 
 /* Does the consumer work from `first` open with a gemm whose result the
@@ -229,14 +238,16 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   }
   const char *why = consumer_why(p, t);
   if (why) return why;
-  /* H200: attention d64 (BM = 64, 128 threads) 0.58-0.75x the cp.async ring; the dQ kernel at d256 (256
-  ** threads, three gemms a key block) 0.88-0.93x */
+  /* H200: attention d64 (BM = 64, 128 threads) 0.58-0.75x the cp.async ring; the dQ kernel (three gemms a
+  ** key block: S, dP, dQ += dS K) 0.88-0.93x at d256 and level at d128 (256 threads, 128 query rows); the
+  ** dK/dV kernel (four: S^T, dP^T, dV += P^T dO, dK += dS^T Q; 256 threads, 128 keys) at d128 0.80-1.00x
+  ** the time of the ring's 128-thread blocks, at d64 0.87-1.05x (bench/results/2026-11-25-h200-attention-bwd-ab.txt) */
   if (k->threads < 256 && works_on_opening_gemm(p))
     return "one consumer warpgroup would wait for each S of its opening gemm with nothing to overlap its work on it "
            "(the cp.async ring runs several blocks an SM)";
-  if (works_on_opening_gemm(p) && gemms_of(p) > 2)
-    return ltU_fmt("%d gemms an iteration, with work on the first one's result between them (attention's dQ: measured "
-                   "slower warp-specialized than on the cp.async ring)", gemms_of(p));
+  if (works_on_opening_gemm(p) && gemms_of(p) == 3)
+    return "3 gemms an iteration, with work on the first one's result between them (attention's dQ: measured "
+           "slower warp-specialized than on the cp.async ring)";
   for (x = k->body.first; x != loop; x = x->next)   /* land before the loop: no barrier (barrier.c) */
     if (x->kind == S_G2S) x->lead_in = 1;
   memcpy(k->maps, maps, sizeof maps);
@@ -252,8 +263,10 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
 ** the block an equal share of t->regs (whole multiples of 8); with two or
 ** more consumer warpgroups the producer gives all but 40 back and the
 ** consumers take them (2 x 128 consumers: 232 each, as the published
-** Hopper GEMMs do).  One consumer warpgroup already has the most a thread
-** can hold. */
+** Hopper GEMMs do); all but 24 where an iteration runs more than two
+** gemms (attention's dK/dV: dK, dV, S^T and dP^T live at once, 240 each;
+** at 232 ptxas spilled 32 bytes at d128).  One consumer warpgroup already
+** has the most a thread can hold. */
 /* Does expression x divide floats (IEEE division, not a fast one)? */
 static int fdiv(const Expr *x) {
   if (!x) return 0;
@@ -324,7 +337,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   k->persistent = t->persistent && !divides(loop->next) && !k->pre_bytes;
   int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
   if (k->threads >= 256 && t->regs) {
-    k->reg_producer = 40;
+    k->reg_producer = gemms_of(consumers(loop)) > 2 ? 24 : 40;
     k->reg_consumer = (share * all - k->reg_producer * k->producers) / k->threads / 8 * 8;
     if (k->reg_consumer > 256) k->reg_consumer = 256;
   }
@@ -653,8 +666,11 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
 ** plan_ring, the gemm two consumer warpgroups take in turns (open_gemm):
 ** the wgmma gemm that opens the body, where the body works on its result
 ** (attention: one warpgroup's softmax runs while the other's S = Q K^T
-** does).  (H200, attention bf16 d128 at 4K-16K tokens: without turns the
-** warp-specialized loop was 0.97-1.03x the cp.async ring with them.) */
+** does), in a body of two gemms.  (H200, attention bf16 d128 at 4K-16K
+** tokens: without turns the warp-specialized loop was 0.97-1.03x the
+** cp.async ring with them.)  With more, each warpgroup runs on: the dK/dV
+** kernel's four gemms took 1.03-1.14x the time with turns at S^T (bf16
+** d128, bench/results/2026-11-25-h200-attention-bwd-ab.txt). */
 /* Does the work from `first`, with the wgmmas into set[0..n-1] in flight,
 ** wait for every wgmma in flight at its top level (before a statement
 ** that is not in a branch), as the emitter waits (ltP_waits_for, chained)? */
@@ -671,7 +687,7 @@ static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
 
 static void plan_consumers(Kernel *k, Stmt *s) {
   Stmt *w = opening_wgmma(consumers(s));
-  if (w && k->threads == 256 && works_on(w->next, w->dst)) s->open_gemm = w;
+  if (w && k->threads == 256 && works_on(w->next, w->dst) && gemms_of(consumers(s)) <= 2) s->open_gemm = w;
   const Sym *carry[8];
   int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);
   if (n > 0) {   /* what one iteration leaves is what the next starts with */

@@ -182,7 +182,8 @@ static long long lay_out(Kernel *k, Sym **biggest) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
     long long bytes = (long long)s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
-    long long align = s->wgmma ? 8 * ltP_wgmma_row(s) : 16;   /* wgmma: its swizzle atom's address bits */
+    /* wgmma: its swizzle atom's address bits; under a warp-specialized loop, 128 for the TMA copies */
+    long long align = s->wgmma ? 8 * ltP_wgmma_row(s) : k->ws ? 128 : 16;
     off = (off + align - 1) / align * align;
     s->smem_offset = off > INT_MAX ? INT_MAX : (int)off;
     s->smem_bytes = bytes > INT_MAX ? INT_MAX : (int)bytes;
