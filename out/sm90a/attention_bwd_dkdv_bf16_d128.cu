@@ -426,7 +426,7 @@ template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) 
 ** dimension of size 1 has no stride to keep: any stride passes there (a
 ** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
 ** of a box read as zero. */
-enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
 
 typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
@@ -436,9 +436,10 @@ static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const 
                                                         const uint64_t *dims, const uint64_t *strides,
                                                         const uint32_t *box, int swizzle_bytes) {
   static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
-  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : 2;
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
   const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
-  if (!map || !base || rank < 1 || rank > 5 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
     return cudaErrorInvalidValue;
   if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
   if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
@@ -467,6 +468,7 @@ static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const 
   }
   const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                  : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                                 : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
@@ -631,7 +633,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d128_cp_kernel(co
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sqh;
-        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Qs[i_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
@@ -658,7 +660,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d128_cp_kernel(co
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sdoh;
-        if (ok && (first + i % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+        if (ok && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&dOs[i_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)((first + i % lt_imax(nqh, 1)) * 64 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);
@@ -742,7 +744,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d128_cp_kernel(co
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sqh;
-        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&Qs[i_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
@@ -769,7 +771,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_bf16_d128_cp_kernel(co
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sdoh;
-        if (ok && (first + i_next % lt_imax(nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+        if (ok && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 >= 0 && ((int64_t)first + (int64_t)i_next % lt_imax((int64_t)nqh, 1)) * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 4; ++ri) {
             lt_cp_async16(&dOs[i_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)((first + i_next % lt_imax(nqh, 1)) * 64 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);

@@ -19,7 +19,7 @@
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Runs the config tuned for the shape bucket nearest the sizes (2 buckets; see the source).
  * Fast path: TMA copies in a warp-specialized kernel, where A, B, C start 16-byte aligned
- * and K, N are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
+ * and K, N are multiples of 16 bytes in their tensor's elements (any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_fp8_fast_accum_row.cu
  */
