@@ -543,6 +543,7 @@ extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
 extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
+extern const char ltX_wide[];       /* templates/wide.h: the launcher's 64-bit max and min */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */
 extern const char ltX_emu_cuda[];   /* templates/emu_cuda.h: CUDA intrinsics on the CPU */
 extern const char ltX_emu_hip[];    /* templates/emu_hip.h: HIP intrinsics on the CPU */

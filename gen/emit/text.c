@@ -327,15 +327,6 @@ static int prec(const Expr *x) {
   }
 }
 
-/* Operand x of the launcher's int64 max or min (a conditional), with the
-** parentheses it needs there: those of a conditional kept (a nested max,
-** min or select), a comparison or looser operator put in them. */
-static const char *minmax_operand(E *e, const Expr *x, const Ctx *c) {
-  Buf o = {0};
-  expr(e, &o, x, c);
-  return prec(x) <= 10 && x->kind != E_SELECT ? ltU_fmt("(%s)", o.p) : o.p;
-}
-
 /* Expression x at the element of context c (NULL for scalars), into o:
 ** casts round through f16 / bf16 / fp8 where the IR says, and operands get
 ** parentheses only where C's precedence needs them. */
@@ -405,10 +396,13 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
   case E_BINARY: {
     Dtype ct = ltI_compute_type(x->a->weak ? x->b->dt : x->a->dt);
     if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
-      /* the launcher's int64 grid arithmetic: a conditional, as lt_imax
-      ** and lt_imin take int */
-      const char *a = minmax_operand(e, x->a, c), *b = minmax_operand(e, x->b, c);
-      ltU_printf(o, "(%s %s %s ? %s : %s)", a, x->op == B_MAX ? ">" : "<", b, a, b);
+      /* the launcher's int64 grid arithmetic: lt_wide_max and lt_wide_min
+      ** (host functions of the prologue), as lt_imax and lt_imin take int */
+      ltU_put(o, x->op == B_MAX ? "lt_wide_max(" : "lt_wide_min(");
+      expr(e, o, x->a, c);
+      ltU_put(o, ", ");
+      expr(e, o, x->b, c);
+      ltU_put(o, ")");
       return;
     }
     if (x->op == B_MAX || x->op == B_MIN || x->op == B_POW || x->op >= B_RAND || helper_shift(x)) {
