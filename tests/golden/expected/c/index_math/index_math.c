@@ -57,6 +57,11 @@ static inline float lt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 /* k:atomic_add: the launcher runs the blocks one after another. */
 static inline void lt_atomic_add(float *p, float v) { *p += v; }
 
+/* The launcher's 64-bit max and min (host code): grid and workspace sizes
+** from a max or min of sizes, computed without overflow. */
+static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* One block of index_math: what one GPU block computes, with one thread. */
 static void index_math_block(int bm, int bn, const int *restrict A, int *restrict O, float *restrict F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)
 {
@@ -148,7 +153,7 @@ int index_math(const void *A, void *O, void *F, int M, int N, int64_t so_m, int6
   if ((double)(M - 1) * sf_m + (double)(N - 1) * sf_n >= 0x1p62) return 1;
   if (so_m < N && M > 1) return 1;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return 1;
-  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
+  const int64_t grid_x = lt_wide_max(((int64_t)M + 8 - 1) / 8, 1);
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int bn = 0; bn < grid_y; ++bn)

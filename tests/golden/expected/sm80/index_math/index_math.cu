@@ -41,6 +41,11 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
+/* The launcher's 64-bit max and min (host code): grid and workspace sizes
+** from a max or min of sizes, computed without overflow. */
+static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* One block (64 threads) of index_math. */
 __global__ void __launch_bounds__(64) index_math_kernel(const int *__restrict__ A, int *__restrict__ O, float *__restrict__ F, int M, int N, int64_t so_m, int64_t sf_m, int64_t sf_n)
 {
@@ -142,7 +147,7 @@ extern "C" int index_math(const void *A, void *O, void *F, int M, int N, int64_t
   if ((double)(M - 1) * sf_m + (double)(N - 1) * sf_n >= 0x1p62) return cudaErrorInvalidValue;
   if (so_m < N && M > 1) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)A % 4 != 0 || (uintptr_t)O % 4 != 0 || (uintptr_t)F % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 8 - 1) / 8 > 1 ? ((int64_t)M + 8 - 1) / 8 : 1;
+  const int64_t grid_x = lt_wide_max(((int64_t)M + 8 - 1) / 8, 1);
   const int64_t grid_y = ((int64_t)N + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
