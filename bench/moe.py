@@ -18,7 +18,8 @@ beside a device-to-device copy: GB/s = (X, R read, Y written) bytes / time;
 copy: (read + written) / time of Y.copy_(X) on the same sizes.
 
 usage: python3 bench/moe.py GM=LIB.so [GM80=LIB.so] BDA=LIB.so [BDA_OLD=LIB.so] [AB_name=LIB.so ...]
-(AB_: a library of grouped_matmul_bf16_kn alone, in another config: checked, then timed on kn)
+(AB_: a library of grouped_matmul_bf16_kn alone, in another config: checked, then timed on kn;
+ BDAAB_: another build of bias_dropout_add, checked, then timed against BDA)
 Times: triton.testing.do_bench, median; writes $OUT/moe.txt."""
 import ctypes
 import os
@@ -244,8 +245,12 @@ for k, lib in gml.items():
     gm_check(k, lib)
 for k, lib in abl.items():
     gm_check(k, lib, ("bf16",), ("kn",))
+bdaab = {k[6:]: ctypes.CDLL(v) for k, v in libs.items() if k.startswith("BDAAB_")}   # other builds, an A/B
 if "BDA" in libs:
     bda_check(ctypes.CDLL(libs["BDA"]))
+for k, lib in bdaab.items():
+    say(f"bias_dropout_add build {k}:")
+    bda_check(lib)
 if fails:
     say(f"{fails} check(s) failed: nothing timed")
 else:
@@ -255,6 +260,9 @@ else:
         gm_time(gml["GM"])
     if "BDA" in libs:
         bda_time(ctypes.CDLL(libs["BDA"]), ctypes.CDLL(libs["BDA_OLD"]) if "BDA_OLD" in libs else None)
+    for k, lib in bdaab.items():
+        say(f"bias_dropout_add build {k} as 'new', the shipped build as 'old':")
+        bda_time(lib, ctypes.CDLL(libs["BDA"]))
 out = os.environ.get("OUT")
 if out:
     with open(os.path.join(out, "moe.txt"), "w") as fh:

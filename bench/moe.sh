@@ -5,6 +5,7 @@
 # every library checked against float64, the sm90a ones timed beside torch.
 #   DIR=folder holding sm90a/ and sm80/ (default out), OUT=where results go,
 #   AB="DIR ..." folders of grouped_matmul_bf16_kn.cu in other configs (timed beside),
+#   BDAAB="DIR ..." folders of other bias_dropout_add builds (timed against out's),
 #   LIB=where the objects and libraries go (default /tmp/moe_lib).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,10 +31,16 @@ build bda "$h" "$src"/sm90a/bias_dropout_add_*.cu &
 for d in ${AB:-}; do   # AB="DIR ...": folders of one grouped_matmul_bf16_kn.cu each, another config
   build "ab_$(basename $d)" "$h" "$d"/grouped_matmul_bf16_kn.cu &
 done
+for d in ${BDAAB:-}; do   # BDAAB="DIR ...": folders of other bias_dropout_add_*.cu builds
+  build "bdaab_$(basename $d)" "$h" "$d"/bias_dropout_add_*.cu &
+done
 wait
 args=()
 for d in ${AB:-}; do
   [ -f "$lib/libab_$(basename $d).so" ] && args+=("AB_$(basename $d)=$lib/libab_$(basename $d).so")
+done
+for d in ${BDAAB:-}; do
+  [ -f "$lib/libbdaab_$(basename $d).so" ] && args+=("BDAAB_$(basename $d)=$lib/libbdaab_$(basename $d).so")
 done
 for n in gm gm80 bda bdaold; do
   [ -f "$lib/lib$n.so" ] || continue
