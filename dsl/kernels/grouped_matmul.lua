@@ -30,6 +30,8 @@ return tile.kernel {
   variants = { dtype = { "f16", "bf16" }, layout = { "kn", "nk" } },
   -- max_groups: the binary search's reach (G <= max_groups, the launcher checks)
   config = { BM = 128, BN = 256, BK = 64, stages = 3, threads = 256, group_m = 8, max_groups = 1024 },
+  -- sm80: 128 x 256 with the group search's values live spilled 12 bytes (ptxas)
+  target_config = { sm80 = { BN = 128 } },
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "T", "K" }),
@@ -70,12 +72,15 @@ return tile.kernel {
     local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
     local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
     local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
+    -- m0 as a row offset known to be >= 0 (it is, where the loop runs): with
+    -- m0 itself, ptxas serialized the wgmmas of sm90a's cp.async kernel
+    local r0 = tile.max(m0, 0)
     local As = k:shared(v.dtype, { BM, BK })
     local Bs = k:shared(v.dtype, nk and { BN, BK } or { BK, BN })
     local acc = k:fragment("f32", { BM, BN }, 0)
     local function mainloop(hi)
       k:pipelined(0, hi, c.stages, function(kt)
-        k:copy(p.X:view({ m0, kt * BK }, { BM, BK }), As)
+        k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
         k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
         k:gemm(As, Bs, acc, { transpose_b = nk })
       end)
