@@ -17,15 +17,23 @@ LT_FN uint32_t lt_shl_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a 
 LT_FN int lt_shr_i32(int a, int64_t n) { return (uint64_t)n < 32u ? a >> n : a < 0 ? -1 : 0; }
 LT_FN int64_t lt_shr_i64(int64_t a, int64_t n) { return (uint64_t)n < 64u ? a >> n : a < 0 ? -1 : 0; }
 LT_FN uint32_t lt_shr_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a >> n : 0u; }
+/* The high 32 bits of the 64-bit product a * b: on a GPU the instruction
+** that gives them (__umulhi); from a 64-bit product elsewhere.  (Written
+** as the 64-bit product, nvcc carried Philox's whole state in 64-bit
+** registers: 64-bit multiplies and twice the xors.) */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+LT_FN uint32_t lt_mulhi_u32(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+#else
+LT_FN uint32_t lt_mulhi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+#endif
 /* Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as
 ** easy as 1, 2, 3", SC'11): word w of the ten rounds on counter (c0, c1,
 ** c2, c3) under key (k0, k1). */
 LT_FN uint32_t lt_philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, uint32_t w) {
   for (int r = 0; r < 10; ++r) {
     if (r) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;   /* the key schedule */
-    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (uint32_t)p1, c3 = (uint32_t)p0, c0 = n0, c2 = n2;
+    uint32_t n0 = lt_mulhi_u32(0xCD9E8D57u, c2) ^ c1 ^ k0, n2 = lt_mulhi_u32(0xD2511F53u, c0) ^ c3 ^ k1;
+    c1 = 0xCD9E8D57u * c2, c3 = 0xD2511F53u * c0, c0 = n0, c2 = n2;
   }
   return w == 0 ? c0 : w == 1 ? c1 : w == 2 ? c2 : c3;
 }

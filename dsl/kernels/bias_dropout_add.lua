@@ -1,18 +1,26 @@
 -- bias_dropout_add.lua: Y[m, n] = R[m, n] + dropout(X[m, n] + B[n], p), the
 -- residual branch of a transformer block in training.
 --
--- Dropout keeps an element where tile.rand(seed, offset + m * N + n) < 1 - p
--- (Philox4x32-10, docs/dsl.md) and scales it by 1 / (1 - p), as
--- F.dropout does; the mask is never stored: a backward pass makes it again
--- from the same seed and offset.  Programs tile Y in BM x BN blocks; the
--- bias row is loaded once per block.  f16 and bf16 compute in f32 and round
--- once, on the store.
+-- Dropout keeps an element where its uniform number is < 1 - p and scales
+-- it by 1 / (1 - p), as F.dropout does.  The numbers are Philox4x32-10's
+-- (docs/dsl.md, tile.rand): row m takes the Philox blocks (counters)
+-- offset + m * ceil(N / 4) on, four words each, element n word n % 4 of
+-- block n // 4, that is tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n).
+-- A thread's four consecutive columns from a multiple of 4 share one block,
+-- so the compiler runs one Philox for them, not four (the kernel is bound by
+-- Philox's integer work, not by memory, otherwise).  A call takes
+-- M * ceil(N / 4) blocks: the next call's offset is that much further.  The
+-- mask is never stored: a backward pass makes it again from the same seed
+-- and offset.  Programs tile Y in BM x BN blocks; the bias row is loaded
+-- once per block.  f16 and bf16 compute in f32 and round once, on the
+-- store.
 local tile = require "tile"
 
 return tile.kernel {
   name = "bias_dropout_add",
   doc = "Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times "
-     .. "1 / (1 - p), where tile.rand(seed, offset + m * N + n) < 1 - p; 0 <= p < 1.",
+     .. "1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block "
+     .. "offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.",
   variants = { dtype = { "f32", "f16", "bf16" } },
   config = { BM = 4, BN = 1024, threads = 256 },
   params = function(v)
@@ -27,12 +35,16 @@ return tile.kernel {
     }
   end,
   body = function(k, p, c)
+    k:require(tile.both(p.offset:ge(0), p.offset:le(2 ^ 53)), "0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow)")
     local bn, bm = k:grid(tile.cdiv(p.N, c.BN), tile.cdiv(p.M, c.BM))
     local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
     local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
     local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
-    local col = (k:iota({ c.BM, c.BN }, 2) + bn * c.BN):cast("i64")
-    local keep = tile.rand(p.seed, row * p.N + col + p.offset):lt(1 - p.p)
+    local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
+    -- 4 * (offset + m * ceil(N / 4)) + n, written as block * 4 + word, so
+    -- that the compiler sees one block for the four columns of a quad
+    local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
+    local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
     local scale = 1 / (1 - p.p)
     k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   end,

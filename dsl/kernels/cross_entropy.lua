@@ -14,7 +14,8 @@
 --            loss (for a mean: 1 / the rows not ignored).
 -- A label outside [0, V) that is not `ignore` reads X[r, t] as 0 (torch
 -- raises an error there); no access leaves X.  T is declared [N, 1] (a
--- torch int32 [N] tensor is passed as is); sums are in f32.
+-- torch [N] tensor is passed as is), int32, or int64 in the i64 variants
+-- (PyTorch's label dtype; ignore is then int64 too); sums are in f32.
 local tile = require "tile"
 local LOG2E = 1.4426950408889634
 local LN2 = 0.6931471805599453
@@ -22,13 +23,13 @@ local LN2 = 0.6931471805599453
 return tile.kernel {
   name = "cross_entropy",
   doc = "Softmax cross-entropy of rows of logits: forward Loss, LSE; backward dX (ignore_index, label smoothing).",
-  variants = { dtype = { "f32", "f16", "bf16" }, pass = { "fwd", "bwd" } },
+  variants = { dtype = { "f32", "f16", "bf16" }, pass = { "fwd", "bwd" }, i64 = { false, true } },
   config = { BC = 4096, threads = 256 },
   params = function(v, c)
     local p = {
       X = tile.tensor(v.dtype, { "N", "V" }),
-      T = tile.tensor("i32", { "N", 1 }),
-      ignore = tile.scalar("i32"),
+      T = tile.tensor(v.i64 and "i64" or "i32", { "N", 1 }),
+      ignore = tile.scalar(v.i64 and "i64" or "i32"),
       eps = tile.scalar("f32"),
     }
     if v.pass == "fwd" then
@@ -70,7 +71,7 @@ return tile.kernel {
       k:serial(0, nchunks, function(j)
         local cj = col + j * c.BC
         local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "stream" }):cast("f32")
-        local g = tile.exp2((x - lse) * LOG2E) - smooth - tile.where(cj:eq(t), 1 - p.eps, 0)
+        local g = tile.exp2((x - lse) * LOG2E) - smooth - tile.where((v.i64 and cj:cast("i64") or cj):eq(t), 1 - p.eps, 0)
         k:store(p.dX:tile({ r, j }, { 1, c.BC }), g * dl, { cache = "stream" })
       end)
     end

@@ -11,27 +11,29 @@
 --            must hold zeros (or what to add to) first.  Rows named by
 --            several indices get several adds, in an order that varies
 --            from run to run on a GPU.  An index outside dW is dropped.
--- The index tensor I is declared [N, 1] (a torch int32 [N] tensor is
--- passed as is).
+-- The index tensor I is declared [N, 1] (a torch [N] tensor is passed as
+-- is), int32, or int64 in the i64 variants (PyTorch's own index dtype: no
+-- conversion pass before the call; pad is then int64 too).
 local tile = require "tile"
 
 return tile.kernel {
   name = "embedding",
   doc = "Embedding rows by index: forward Y[i] = W[I[i]]; backward dW[I[i]] += dY[i] (f32, atomic).",
-  variants = { dtype = { "f32", "f16", "bf16" }, pass = { "fwd", "bwd" } },
+  variants = { dtype = { "f32", "f16", "bf16" }, pass = { "fwd", "bwd" }, i64 = { false, true } },
   config = { BM = 8, BD = 1024, threads = 256 },
   params = function(v, c)
+    local it = v.i64 and "i64" or "i32"   -- the indices' dtype
     if v.pass == "fwd" then
       return {
         W = tile.tensor(v.dtype, { "V", "D" }),
-        I = tile.tensor("i32", { "N", 1 }),
+        I = tile.tensor(it, { "N", 1 }),
         Y = tile.tensor(v.dtype, { "N", "D" }),
       }
     end
     return {
       dY = tile.tensor(v.dtype, { "N", "D" }),
-      I = tile.tensor("i32", { "N", 1 }),
-      pad = tile.scalar("i32"),
+      I = tile.tensor(it, { "N", 1 }),
+      pad = tile.scalar(it),
       dW = tile.tensor("f32", { "V", "D" }),
     }
   end,

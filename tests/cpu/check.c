@@ -19,6 +19,18 @@
 #include "bias_gelu_f16.h"
 #include "bias_gelu_f32.h"
 #include "cross_entropy_bf16_bwd.h"
+#include "cross_entropy_bf16_i64_bwd.h"
+#include "cross_entropy_bf16_i64_fwd.h"
+#include "cross_entropy_f16_i64_bwd.h"
+#include "cross_entropy_f16_i64_fwd.h"
+#include "cross_entropy_f32_i64_bwd.h"
+#include "cross_entropy_f32_i64_fwd.h"
+#include "embedding_bf16_i64_bwd.h"
+#include "embedding_bf16_i64_fwd.h"
+#include "embedding_f16_i64_bwd.h"
+#include "embedding_f16_i64_fwd.h"
+#include "embedding_f32_i64_bwd.h"
+#include "embedding_f32_i64_fwd.h"
 #include "cross_entropy_bf16_fwd.h"
 #include "cross_entropy_f16_bwd.h"
 #include "cross_entropy_f16_fwd.h"
@@ -163,79 +175,111 @@ static void test_norm(int dt, RmsFn rms, LnFn ln) {
 
 typedef int (*EmbFwdFn)(const void *, const void *, void *, int, int, int, void *);
 typedef int (*EmbBwdFn)(const void *, const void *, void *, int, int, int, int, void *);
+typedef int (*EmbBwd64Fn)(const void *, const void *, void *, int, int, int, int64_t, void *);
+
+/* The indices as the kernel takes them: int32, or int64 (i64 set). */
+static void *index_buf(const int64_t *v, int n, int i64) {
+  void *p = malloc((i64 ? 8 : 4) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    if (i64) ((int64_t *)p)[i] = v[i];
+    else ((int32_t *)p)[i] = (int32_t)v[i];
+  }
+  return p;
+}
+
+/* An index outside [0, V): negative, just past the end, or (int64 only)
+** 2^32 + a row inside, which a cut to 32 bits would read as that row. */
+static int64_t outside_index(int V, int i64) {
+  int u = (int)uniform(0, 3);
+  return u == 0 ? -1 - (int)uniform(0, 3) : u == 1 || !i64 ? V + (int)uniform(0, 3) : (1LL << 32) + (int)uniform(0, V - 0.001);
+}
 
 /* embedding forward Y[i] = W[I[i]] (0 for an index outside W) and backward
-** dW[I[i]] += dY[i] (I[i] != pad; outside dW dropped), dW starting at 0.5. */
-static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd) {
+** dW[I[i]] += dY[i] (I[i] != pad; outside dW dropped), dW starting at 0.5;
+** int32 indices (bwd) or int64 ones (bwd64). */
+static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd, EmbBwd64Fn bwd64) {
+  int i64 = bwd64 != NULL;
   static const int shapes[][3] = {{1, 1, 1}, {50, 37, 64}, {7, 100, 1030}, {300, 9, 4096}, {20, 33, 77}};
   for (int s = 0; s < 5; s++) {
     int V = shapes[s][0], N = shapes[s][1], D = shapes[s][2], pad = s % 2 ? 3 % V : -1;
     size_t nw = (size_t)V * D, ny = (size_t)N * D;
     void *w = random_buf(dt, nw, -2, 2), *y = poisoned(dt, ny), *dy = random_buf(dt, ny, -2, 2);
-    int *ids = malloc(sizeof(int) * N);
+    int64_t *ids = malloc(sizeof(int64_t) * N);
     float *dw = malloc(sizeof(float) * nw);
     double *ry = malloc(sizeof(double) * ny), *rw = malloc(sizeof(double) * nw);
-    for (int i = 0; i < N; i++) {
-      int u = (int)uniform(0, 10);
-      ids[i] = u == 0 ? -1 - (int)uniform(0, 3) : u == 1 ? V + (int)uniform(0, 3) : (int)uniform(0, V - 0.001);
-    }
+    for (int i = 0; i < N; i++) ids[i] = (int)uniform(0, 5) == 0 ? outside_index(V, i64) : (int)uniform(0, V - 0.001);
+    void *I = index_buf(ids, N, i64);
     for (size_t i = 0; i < nw; i++) dw[i] = 0.5f, rw[i] = 0.5;
     for (int i = 0; i < N; i++)
       for (int d = 0; d < D; d++) {
-        int r = ids[i];
+        int64_t r = ids[i];
         ry[(size_t)i * D + d] = r >= 0 && r < V ? get(w, dt, (size_t)r * D + d) : 0;
         if (r >= 0 && r < V && r != pad) rw[(size_t)r * D + d] += get(dy, dt, (size_t)i * D + d);
       }
     char name[96];
-    snprintf(name, sizeof name, "cpu embedding_%s_fwd V=%d N=%d D=%d", dname[dt], V, N, D);
-    if (fwd(w, ids, y, V, D, N, NULL) != 0) status(name, 0, "launcher returned an error");
+    const char *it = i64 ? "_i64" : "";
+    snprintf(name, sizeof name, "cpu embedding_%s%s_fwd V=%d N=%d D=%d", dname[dt], it, V, N, D);
+    if (fwd(w, I, y, V, D, N, NULL) != 0) status(name, 0, "launcher returned an error");
     else compare(name, dt, y, ry, ny);
-    snprintf(name, sizeof name, "cpu embedding_%s_bwd V=%d N=%d D=%d pad=%d", dname[dt], V, N, D, pad);
-    if (bwd(dy, ids, dw, N, D, V, pad, NULL) != 0) status(name, 0, "launcher returned an error");
+    snprintf(name, sizeof name, "cpu embedding_%s%s_bwd V=%d N=%d D=%d pad=%d", dname[dt], it, V, N, D, pad);
+    if ((i64 ? bwd64(dy, I, dw, N, D, V, pad, NULL) : bwd(dy, I, dw, N, D, V, pad, NULL)) != 0)
+      status(name, 0, "launcher returned an error");
     else compare(name, F32, dw, rw, nw);
-    free(w), free(y), free(dy), free(ids), free(dw), free(ry), free(rw);
+    free(w), free(y), free(dy), free(ids), free(I), free(dw), free(ry), free(rw);
   }
 }
 
 typedef int (*CeFwdFn)(const void *, const void *, void *, void *, int, int, int, float, void *);
 typedef int (*CeBwdFn)(const void *, const void *, const void *, const void *, void *, int, int, int, float, void *);
+typedef int (*CeFwd64Fn)(const void *, const void *, void *, void *, int, int, int64_t, float, void *);
+typedef int (*CeBwd64Fn)(const void *, const void *, const void *, const void *, void *, int, int, int64_t, float, void *);
 
 /* cross_entropy forward (Loss, LSE) and backward (dX) against float64, with
 ** label smoothing on every other shape, ignored labels (-100) and rows
-** whose logits rise along the row (the running max moves). */
-static void test_cross_entropy(int dt, CeFwdFn fwd, CeBwdFn bwd) {
+** whose logits rise along the row (the running max moves); int32 labels
+** (fwd, bwd) or int64 ones (fwd64, bwd64: ignore_index 2^32 - 100, which
+** a cut to 32 bits would not match, and labels of a row 2^32 past a valid
+** one, which read X[r, t] as 0 and have no 1 - eps term in dX). */
+static void test_cross_entropy(int dt, CeFwdFn fwd, CeBwdFn bwd, CeFwd64Fn fwd64, CeBwd64Fn bwd64) {
+  int i64 = fwd64 != NULL;
   for (int s = 0; s < NROW; s++) {
-    int N = row_shapes[s][0], V = row_shapes[s][1], ignore = -100;
+    int N = row_shapes[s][0], V = row_shapes[s][1];
+    int64_t ignore = i64 ? (1LL << 32) - 100 : -100;
     float eps = s % 2 ? 0.1f : 0.0f;
     size_t n = (size_t)N * V;
     void *x = random_buf(dt, n, -6, 6), *dx = poisoned(dt, n);
     for (int r = 1; r < N; r += 2)
       for (int c = 0; c < V; c++) put(x, dt, (size_t)r * V + c, get(x, dt, (size_t)r * V + c) + 12.0 * c / V);
-    int *t = malloc(sizeof(int) * N);
+    int64_t *t = malloc(sizeof(int64_t) * N);
     float *loss = poisoned(F32, N), *lse = poisoned(F32, N), *dl = malloc(sizeof(float) * N);
     double *rl = malloc(sizeof(double) * N), *rlse = malloc(sizeof(double) * N), *rdx = malloc(sizeof(double) * n);
     for (int r = 0; r < N; r++) {
-      t[r] = r % 3 == 2 ? ignore : (int)uniform(0, V - 0.001);
+      t[r] = r % 3 == 2 ? ignore : (int)uniform(0, V - 0.001) + (i64 && r % 5 == 4 ? 1LL << 32 : 0);
+      int inside = t[r] >= 0 && t[r] < V;
       dl[r] = (float)uniform(0.5, 2);
       double m = -INFINITY, sum = 0, sx = 0;
       for (int c = 0; c < V; c++) m = fmax(m, get(x, dt, (size_t)r * V + c));
       for (int c = 0; c < V; c++) sum += exp(get(x, dt, (size_t)r * V + c) - m), sx += get(x, dt, (size_t)r * V + c);
       rlse[r] = m + log(sum);
       int ign = t[r] == ignore;
-      rl[r] = ign ? 0 : rlse[r] - (1 - (double)eps) * get(x, dt, (size_t)r * V + t[r]) - (double)eps / V * sx;
+      rl[r] = ign ? 0 : rlse[r] - (1 - (double)eps) * (inside ? get(x, dt, (size_t)r * V + t[r]) : 0) - (double)eps / V * sx;
       for (int c = 0; c < V; c++) {
         double p = exp(get(x, dt, (size_t)r * V + c) - rlse[r]);
         rdx[(size_t)r * V + c] = ign ? 0 : dl[r] * (p - (double)eps / V - (c == t[r] ? 1 - (double)eps : 0));
       }
     }
     char name[96];
-    snprintf(name, sizeof name, "cpu cross_entropy_%s_fwd %dx%d eps=%g", dname[dt], N, V, eps);
-    if (fwd(x, t, loss, lse, N, V, ignore, eps, NULL) != 0) status(name, 0, "launcher returned an error");
+    const char *it = i64 ? "_i64" : "";
+    void *T = index_buf(t, N, i64);
+    snprintf(name, sizeof name, "cpu cross_entropy_%s%s_fwd %dx%d eps=%g", dname[dt], it, N, V, eps);
+    if ((i64 ? fwd64(x, T, loss, lse, N, V, ignore, eps, NULL) : fwd(x, T, loss, lse, N, V, (int)ignore, eps, NULL)) != 0)
+      status(name, 0, "launcher returned an error");
     else compare(name, F32, loss, rl, (size_t)N), compare(name, F32, lse, rlse, (size_t)N);
-    snprintf(name, sizeof name, "cpu cross_entropy_%s_bwd %dx%d eps=%g", dname[dt], N, V, eps);
-    if (bwd(x, t, lse, dl, dx, N, V, ignore, eps, NULL) != 0) status(name, 0, "launcher returned an error");
+    snprintf(name, sizeof name, "cpu cross_entropy_%s%s_bwd %dx%d eps=%g", dname[dt], it, N, V, eps);
+    if ((i64 ? bwd64(x, T, lse, dl, dx, N, V, ignore, eps, NULL) : bwd(x, T, lse, dl, dx, N, V, (int)ignore, eps, NULL)) != 0)
+      status(name, 0, "launcher returned an error");
     else compare(name, dt, dx, rdx, n);
-    free(x), free(dx), free(t), free(loss), free(lse), free(dl), free(rl), free(rlse), free(rdx);
+    free(T), free(x), free(dx), free(t), free(loss), free(lse), free(dl), free(rl), free(rlse), free(rdx);
   }
 }
 
@@ -245,11 +289,18 @@ int main(void) {
   test_softmax(F32, softmax_f32), test_softmax(F16, softmax_f16), test_softmax(BF16, softmax_bf16);
   test_norm(F32, rmsnorm_f32, NULL), test_norm(F16, rmsnorm_f16, NULL), test_norm(BF16, rmsnorm_bf16, NULL);
   test_norm(F32, NULL, layernorm_f32), test_norm(F16, NULL, layernorm_f16), test_norm(BF16, NULL, layernorm_bf16);
-  test_embedding(F32, embedding_f32_fwd, embedding_f32_bwd), test_embedding(F16, embedding_f16_fwd, embedding_f16_bwd);
-  test_embedding(BF16, embedding_bf16_fwd, embedding_bf16_bwd);
-  test_cross_entropy(F32, cross_entropy_f32_fwd, cross_entropy_f32_bwd);
-  test_cross_entropy(F16, cross_entropy_f16_fwd, cross_entropy_f16_bwd);
-  test_cross_entropy(BF16, cross_entropy_bf16_fwd, cross_entropy_bf16_bwd);
+  test_embedding(F32, embedding_f32_fwd, embedding_f32_bwd, NULL);
+  test_embedding(F16, embedding_f16_fwd, embedding_f16_bwd, NULL);
+  test_embedding(BF16, embedding_bf16_fwd, embedding_bf16_bwd, NULL);
+  test_embedding(F32, embedding_f32_i64_fwd, NULL, embedding_f32_i64_bwd);
+  test_embedding(F16, embedding_f16_i64_fwd, NULL, embedding_f16_i64_bwd);
+  test_embedding(BF16, embedding_bf16_i64_fwd, NULL, embedding_bf16_i64_bwd);
+  test_cross_entropy(F32, cross_entropy_f32_fwd, cross_entropy_f32_bwd, NULL, NULL);
+  test_cross_entropy(F16, cross_entropy_f16_fwd, cross_entropy_f16_bwd, NULL, NULL);
+  test_cross_entropy(BF16, cross_entropy_bf16_fwd, cross_entropy_bf16_bwd, NULL, NULL);
+  test_cross_entropy(F32, NULL, NULL, cross_entropy_f32_i64_fwd, cross_entropy_f32_i64_bwd);
+  test_cross_entropy(F16, NULL, NULL, cross_entropy_f16_i64_fwd, cross_entropy_f16_i64_bwd);
+  test_cross_entropy(BF16, NULL, NULL, cross_entropy_bf16_i64_fwd, cross_entropy_bf16_i64_bwd);
   fprintf(stderr, "cpu numerics: %d passed, %d failed\n", passes, failures);
   return 0;
 }

@@ -40,7 +40,7 @@ static void run(Dt dt, Fn fn, int M, int N, float p, int64_t seed, int64_t offse
   size_t kept = 0, wrong_mask = 0, wrong_value = 0;
   double scale = 1.0 / (1.0f - p), tol = dt_rtol(dt) * 4;
   for (size_t i = 0; i < n; i++) {
-    uint64_t at = (uint64_t)offset + i;
+    uint64_t at = 4 * ((uint64_t)offset + i / N * (uint64_t)((N + 3) / 4)) + i % N;   /* block, word n % 4 */
     uint32_t w = philox((uint32_t)(at >> 2), (uint32_t)(at >> 34), (uint32_t)seed, (uint32_t)((uint64_t)seed >> 32), (int)(at & 3));
     int keep = (float)(w >> 8) / 16777216.0f < 1.0f - p;
     double h = x[i] + b[i % N], y = buf_get(dt, Y, i), d = y - r[i];
@@ -70,6 +70,8 @@ int main(void) {
   /* bad arguments: the launcher refuses them */
   char z[8] = {0};
   expect_reject("cpu bias_dropout_add_f32 M=0", bias_dropout_add_f32(z, z, z, z, 0, 1, 0.5f, 1, 0, NULL));
+  expect_reject("cpu bias_dropout_add_f32 offset=-1", bias_dropout_add_f32(z, z, z, z, 1, 1, 0.5f, 1, -1, NULL));
+  expect_reject("cpu bias_dropout_add_f32 offset=2^53+1", bias_dropout_add_f32(z, z, z, z, 1, 1, 0.5f, 1, (1LL << 53) + 1, NULL));
   printf("%s cpu bias_dropout_add launcher checks\n", failures ? "FAIL" : "PASS");
   return 0;
 }

@@ -138,6 +138,15 @@ elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/dropout.c $bdas -lm -o $b/d
 else
   echo "FAIL cpu dropout build: $(grep -m1 error $b/dropout_build.log | cut -c1-300)"
 fi
+# grouped_matmul: its own driver (ragged and empty groups against float64; grouped.c)
+gms=$(ls $b/grouped_matmul_*.o 2>/dev/null)
+if [ -z "$gms" ]; then
+  echo "FAIL cpu grouped_matmul: no out/c/grouped_matmul_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/grouped.c $gms -lm -o $b/grouped 2>$b/grouped_build.log; then
+  $b/grouped || echo "FAIL cpu grouped: crashed (status $?)"
+else
+  echo "FAIL cpu grouped build: $(grep -m1 error $b/grouped_build.log | cut -c1-300)"
+fi
 # the Philox4x32-10 of templates/bits.h against its published answers
 if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
   $b/philox || echo "FAIL cpu philox: crashed (status $?)"

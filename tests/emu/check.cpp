@@ -91,6 +91,42 @@
 #if HAVE("cross_entropy_bf16_bwd.h")
 #include "cross_entropy_bf16_bwd.h"
 #endif
+#if HAVE("embedding_f32_i64_fwd.h")
+#include "embedding_f32_i64_fwd.h"
+#endif
+#if HAVE("embedding_f32_i64_bwd.h")
+#include "embedding_f32_i64_bwd.h"
+#endif
+#if HAVE("embedding_f16_i64_fwd.h")
+#include "embedding_f16_i64_fwd.h"
+#endif
+#if HAVE("embedding_f16_i64_bwd.h")
+#include "embedding_f16_i64_bwd.h"
+#endif
+#if HAVE("embedding_bf16_i64_fwd.h")
+#include "embedding_bf16_i64_fwd.h"
+#endif
+#if HAVE("embedding_bf16_i64_bwd.h")
+#include "embedding_bf16_i64_bwd.h"
+#endif
+#if HAVE("cross_entropy_f32_i64_fwd.h")
+#include "cross_entropy_f32_i64_fwd.h"
+#endif
+#if HAVE("cross_entropy_f32_i64_bwd.h")
+#include "cross_entropy_f32_i64_bwd.h"
+#endif
+#if HAVE("cross_entropy_f16_i64_fwd.h")
+#include "cross_entropy_f16_i64_fwd.h"
+#endif
+#if HAVE("cross_entropy_f16_i64_bwd.h")
+#include "cross_entropy_f16_i64_bwd.h"
+#endif
+#if HAVE("cross_entropy_bf16_i64_fwd.h")
+#include "cross_entropy_bf16_i64_fwd.h"
+#endif
+#if HAVE("cross_entropy_bf16_i64_bwd.h")
+#include "cross_entropy_bf16_i64_bwd.h"
+#endif
 #if HAVE("softmax_f32.h")
 #include "softmax_f32.h"
 #endif
@@ -873,29 +909,44 @@ static void test_attention(const char *variant, const char *names, void *fwd, vo
 
 typedef int (*EmbFwdFn)(const void *, const void *, void *, int, int, int, void *);
 typedef int (*EmbBwdFn)(const void *, const void *, void *, int, int, int, int, void *);
+typedef int (*EmbBwd64Fn)(const void *, const void *, void *, int, int, int, int64_t, void *);
 
-/* Embedding: Y[i] = W[I[i]] (zeros for an index outside W: -1, V + 2),
-** and dW[I[i]] += dY[i] for I[i] != pad into a dW of 0.5s.  The indices
-** inside W are distinct, so each element of dW takes at most one add and
-** the result is the same in every thread order. */
-static void test_embedding(Dt dt, const char *fv, EmbFwdFn fwd, const char *bv, EmbBwdFn bwd) {
+/* The indices as a kernel takes them: int32, or int64 (i64 set). */
+static void *index_buf(const int64_t *v, int n, bool i64) {
+  void *p = malloc((i64 ? 8 : 4) * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    if (i64) ((int64_t *)p)[i] = v[i];
+    else ((int32_t *)p)[i] = (int32_t)v[i];
+  }
+  return p;
+}
+
+/* Embedding: Y[i] = W[I[i]] (zeros for an index outside W: -1, V + 2,
+** and in the int64 variants (bwd64 given) 2^32 + a row inside, which a
+** cut to 32 bits would read), and dW[I[i]] += dY[i] for I[i] != pad into
+** a dW of 0.5s.  The indices inside W are distinct, so each element of dW
+** takes at most one add and the result is the same in every thread order. */
+static void test_embedding(Dt dt, const char *fv, EmbFwdFn fwd, const char *bv, EmbBwdFn bwd, EmbBwd64Fn bwd64 = NULL) {
+  bool i64 = bwd64 != NULL;
   static const int shapes[][3] = {{50, 37, 64}, {40, 9, 1030}, {7, 5, 77}};
   for (int s = 0; s < 3; s++) {
     int V = shapes[s][0], N = shapes[s][1], D = shapes[s][2], pad = s == 1 ? 3 : -1;
-    int *ids = (int *)malloc(sizeof(int) * (size_t)N), *perm = (int *)malloc(sizeof(int) * (size_t)V);
+    int64_t *ids = (int64_t *)malloc(sizeof(int64_t) * (size_t)N);
+    int *perm = (int *)malloc(sizeof(int) * (size_t)V);
     for (int i = 0; i < V; i++) perm[i] = i;
     for (int i = V - 1; i > 0; i--) {
       int j = (int)uniform(0, i + 0.999), t = perm[i];
       perm[i] = perm[j], perm[j] = t;
     }
-    for (int i = 0; i < N; i++) ids[i] = i % 5 == 1 ? -1 : i % 5 == 3 ? V + 2 : perm[i % V];
+    for (int i = 0; i < N; i++) ids[i] = i % 5 == 1 ? -1 : i % 5 == 3 ? V + 2 : i64 && i % 5 == 4 ? (1LL << 32) + i % V : perm[i % V];
+    void *I = index_buf(ids, N, i64);
     Buf w = random_buf(dt, (size_t)V * D, -2, 2, 0), y = poisoned(dt, (size_t)N * D, 0);
     Buf dy = random_buf(dt, (size_t)N * D, -2, 2, 0), dw = make(F32, (size_t)V * D, 0);
     double *ry = (double *)malloc(sizeof(double) * (size_t)N * D), *rw = (double *)malloc(sizeof(double) * (size_t)V * D);
     for (size_t i = 0; i < (size_t)V * D; i++) ((float *)dw.p)[i] = 0.5f, rw[i] = 0.5;
     for (int i = 0; i < N; i++)
       for (int d = 0; d < D; d++) {
-        int r = ids[i];
+        int64_t r = ids[i];
         bool in = r >= 0 && r < V;
         ry[(size_t)i * D + d] = in ? get(w.p, dt, (size_t)r * D + d) : 0;
         if (in && r != pad) rw[(size_t)r * D + d] += (float)get(dy.p, dt, (size_t)i * D + d);
@@ -903,45 +954,53 @@ static void test_embedding(Dt dt, const char *fv, EmbFwdFn fwd, const char *bv, 
     char name[96];
     if (wanted(fv)) {
       snprintf(name, sizeof name, "%s V=%d N=%d D=%d", fv, V, N, D);
-      judge(name, fwd(w.p, ids, y.p, V, D, N, NULL), y, ry);
+      judge(name, fwd(w.p, I, y.p, V, D, N, NULL), y, ry);
     }
     if (wanted(bv)) {
       snprintf(name, sizeof name, "%s V=%d N=%d D=%d pad=%d", bv, V, N, D, pad);
-      judge(name, bwd(dy.p, ids, dw.p, N, D, V, pad, NULL), dw, rw);
+      judge(name, i64 ? bwd64(dy.p, I, dw.p, N, D, V, pad, NULL) : bwd(dy.p, I, dw.p, N, D, V, pad, NULL), dw, rw);
     }
     drop(w), drop(y), drop(dy), drop(dw);
-    free(ids), free(perm), free(ry), free(rw);
+    free(ids), free(I), free(perm), free(ry), free(rw);
   }
 }
 
 typedef int (*CeFwdFn)(const void *, const void *, void *, void *, int, int, int, float, void *);
 typedef int (*CeBwdFn)(const void *, const void *, const void *, const void *, void *, int, int, int, float, void *);
+typedef int (*CeFwd64Fn)(const void *, const void *, void *, void *, int, int, int64_t, float, void *);
+typedef int (*CeBwd64Fn)(const void *, const void *, const void *, const void *, void *, int, int, int64_t, float, void *);
 
 /* Cross-entropy forward (Loss, LSE) and backward (dX) of rows that rise
-** along the vocabulary, with an ignored label (-100) and label smoothing
-** on every other shape. */
-static void test_cross_entropy(Dt dt, const char *fv, CeFwdFn fwd, const char *bv, CeBwdFn bwd) {
+** along the vocabulary, with an ignored label (-100; 2^32 - 100 in the
+** int64 variants, given as fwd64 and bwd64, whose row 2 of 3 has a label
+** 2^32 past a valid one: X[r, t] reads 0) and label smoothing on every
+** other shape. */
+static void test_cross_entropy(Dt dt, const char *fv, CeFwdFn fwd, const char *bv, CeBwdFn bwd, CeFwd64Fn fwd64 = NULL,
+                               CeBwd64Fn bwd64 = NULL) {
   static const int shapes[][2] = {{3, 77}, {3, 4097}, {2, 9000}};
+  bool i64 = fwd64 != NULL;
   for (int s = 0; s < 3; s++) {
-    int N = shapes[s][0], V = shapes[s][1], ignore = -100;
+    int N = shapes[s][0], V = shapes[s][1];
+    int64_t ignore = i64 ? (1LL << 32) - 100 : -100;
     float eps = s % 2 ? 0.1f : 0.0f;
     size_t n = (size_t)N * V;
     Buf x = random_buf(dt, n, -6, 6, 0), dx = poisoned(dt, n, 0);
     for (int r = 0; r < N; r++)
       for (int c = 0; c < V; c++) put(x.p, dt, (size_t)r * V + c, get(x.p, dt, (size_t)r * V + c) + 12.0 * c / V);
-    int *t = (int *)malloc(sizeof(int) * (size_t)N);
+    int64_t *t = (int64_t *)malloc(sizeof(int64_t) * (size_t)N);
     Buf loss = poisoned(F32, (size_t)N, 0), lse = poisoned(F32, (size_t)N, 0), dl = make(F32, (size_t)N, 0);
     double *rl = (double *)malloc(sizeof(double) * N), *rlse = (double *)malloc(sizeof(double) * N);
     double *rdx = (double *)malloc(sizeof(double) * n);
     for (int r = 0; r < N; r++) {
-      t[r] = r == 1 ? ignore : (int)uniform(0, V - 0.001);
+      t[r] = r == 1 ? ignore : (int)uniform(0, V - 0.001) + (i64 && r == 2 ? 1LL << 32 : 0);
+      bool inside = t[r] >= 0 && t[r] < V;
       ((float *)dl.p)[r] = (float)uniform(0.5, 2);
       double m = -INFINITY, sum = 0, sx = 0;
       for (int c = 0; c < V; c++) m = fmax(m, get(x.p, dt, (size_t)r * V + c));
       for (int c = 0; c < V; c++) sum += exp(get(x.p, dt, (size_t)r * V + c) - m), sx += get(x.p, dt, (size_t)r * V + c);
       rlse[r] = m + log(sum);
       bool ign = t[r] == ignore;
-      rl[r] = ign ? 0 : rlse[r] - (1 - (double)eps) * get(x.p, dt, (size_t)r * V + t[r]) - (double)eps / V * sx;
+      rl[r] = ign ? 0 : rlse[r] - (1 - (double)eps) * (inside ? get(x.p, dt, (size_t)r * V + t[r]) : 0) - (double)eps / V * sx;
       for (int c = 0; c < V; c++) {
         double p = exp(get(x.p, dt, (size_t)r * V + c) - rlse[r]);
         rdx[(size_t)r * V + c] =
@@ -949,9 +1008,11 @@ static void test_cross_entropy(Dt dt, const char *fv, CeFwdFn fwd, const char *b
       }
     }
     char name[96];
+    void *T = index_buf(t, N, i64);
     if (wanted(fv)) {
       snprintf(name, sizeof name, "%s %dx%d eps=%g loss", fv, N, V, eps);
-      judge(name, fwd(x.p, t, loss.p, lse.p, N, V, ignore, eps, NULL), loss, rl);
+      judge(name, i64 ? fwd64(x.p, T, loss.p, lse.p, N, V, ignore, eps, NULL) : fwd(x.p, T, loss.p, lse.p, N, V, (int)ignore, eps, NULL),
+            loss, rl);
       snprintf(name, sizeof name, "%s %dx%d eps=%g lse", fv, N, V, eps);
       judge(name, 0, lse, rlse);
     } else {   /* the backward needs the LSE */
@@ -959,10 +1020,11 @@ static void test_cross_entropy(Dt dt, const char *fv, CeFwdFn fwd, const char *b
     }
     if (wanted(bv)) {
       snprintf(name, sizeof name, "%s %dx%d eps=%g", bv, N, V, eps);
-      judge(name, bwd(x.p, t, lse.p, dl.p, dx.p, N, V, ignore, eps, NULL), dx, rdx);
+      judge(name, i64 ? bwd64(x.p, T, lse.p, dl.p, dx.p, N, V, ignore, eps, NULL) : bwd(x.p, T, lse.p, dl.p, dx.p, N, V, (int)ignore, eps, NULL),
+            dx, rdx);
     }
     drop(x), drop(dx), drop(loss), drop(lse), drop(dl);
-    free(t), free(rl), free(rlse), free(rdx);
+    free(T), free(t), free(rl), free(rlse), free(rdx);
   }
 }
 
@@ -1034,6 +1096,27 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("cross_entropy_bf16_fwd.h") && HAVE("cross_entropy_bf16_bwd.h")
   test_cross_entropy(BF16, "cross_entropy_bf16_fwd", cross_entropy_bf16_fwd, "cross_entropy_bf16_bwd", cross_entropy_bf16_bwd);
+#endif
+#if HAVE("embedding_f32_i64_fwd.h") && HAVE("embedding_f32_i64_bwd.h")
+  test_embedding(F32, "embedding_f32_i64_fwd", embedding_f32_i64_fwd, "embedding_f32_i64_bwd", NULL, embedding_f32_i64_bwd);
+#endif
+#if HAVE("embedding_f16_i64_fwd.h") && HAVE("embedding_f16_i64_bwd.h")
+  test_embedding(F16, "embedding_f16_i64_fwd", embedding_f16_i64_fwd, "embedding_f16_i64_bwd", NULL, embedding_f16_i64_bwd);
+#endif
+#if HAVE("embedding_bf16_i64_fwd.h") && HAVE("embedding_bf16_i64_bwd.h")
+  test_embedding(BF16, "embedding_bf16_i64_fwd", embedding_bf16_i64_fwd, "embedding_bf16_i64_bwd", NULL, embedding_bf16_i64_bwd);
+#endif
+#if HAVE("cross_entropy_f32_i64_fwd.h") && HAVE("cross_entropy_f32_i64_bwd.h")
+  test_cross_entropy(F32, "cross_entropy_f32_i64_fwd", NULL, "cross_entropy_f32_i64_bwd", NULL, cross_entropy_f32_i64_fwd,
+                     cross_entropy_f32_i64_bwd);
+#endif
+#if HAVE("cross_entropy_f16_i64_fwd.h") && HAVE("cross_entropy_f16_i64_bwd.h")
+  test_cross_entropy(F16, "cross_entropy_f16_i64_fwd", NULL, "cross_entropy_f16_i64_bwd", NULL, cross_entropy_f16_i64_fwd,
+                     cross_entropy_f16_i64_bwd);
+#endif
+#if HAVE("cross_entropy_bf16_i64_fwd.h") && HAVE("cross_entropy_bf16_i64_bwd.h")
+  test_cross_entropy(BF16, "cross_entropy_bf16_i64_fwd", NULL, "cross_entropy_bf16_i64_bwd", NULL, cross_entropy_bf16_i64_fwd,
+                     cross_entropy_bf16_i64_bwd);
 #endif
 #ifdef LT_MATMULS
 #define TF32 F32   /* tf32 variants hold f32 matrices (test_matmul widens the slack) */

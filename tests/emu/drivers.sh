@@ -3,7 +3,8 @@
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
 # the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
 # their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
-# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, and
+# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, grouped_matmul.lua
+# with tests/cpu/grouped.c, and
 # attention_decode.lua and attention_varlen.lua (bf16 d64) with
 # tests/cpu/attention_decode.c and attention_varlen.c against their float64
 # references; each driver's outputs (those it writes to $LT_DUMP)
@@ -38,6 +39,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
+             dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
