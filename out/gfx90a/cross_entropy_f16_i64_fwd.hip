@@ -102,6 +102,60 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* Loads and stores of data read or written once (k:load / k:store's
 ** cache = "stream"): non-temporal accesses (the nt bit on CDNA, the
 ** streaming cache policy on RDNA), by clang's builtins, on the access's
@@ -292,6 +346,176 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_i64_fwd_kernel(const _F
   }
 }
 
+/* One block (256 threads) of cross_entropy_f16_i64_fwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) cross_entropy_f16_i64_fwd_split_kernel(const _Float16 *__restrict__ X, const int64_t *__restrict__ T, float *__restrict__ Loss, float *__restrict__ LSE, int N, int V, int64_t ignore, float eps)
+{
+  const int tid = threadIdx.x;
+  const int r = blockIdx.x;
+  __shared__ float t6_red[1][4];
+  __shared__ float t14_red[1][4];
+  __shared__ float t17_red[1][4];
+  // cross_entropy.lua:47: local nchunks = tile.cdiv(p.V, c.BC)
+  const int nchunks = (V + 4096 - 1) / 4096;
+  // cross_entropy.lua:48: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
+  const int64_t t = r < N ? T[r] : 0;
+  // cross_entropy.lua:49: local col = k:iota({ 1, c.BC }, 2)
+  int col[16];
+  #pragma unroll
+  for (int ci = 0; ci < 2; ++ci) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
+    }
+  }
+  // cross_entropy.lua:51: local m = k:fragment("f32", { 1, 1 }, -math.huge)       -- running max
+  float m[1];
+  m[0] = -INFINITY;
+  // cross_entropy.lua:52: local s = k:fragment("f32", { 1, 1 }, 0)                -- sum of exp(x - m)
+  float s[1];
+  s[0] = 0.0f;
+  // cross_entropy.lua:53: local sx = k:fragment("f32", { 1, 1 }, 0)               -- sum of x
+  float sx[1];
+  sx[0] = 0.0f;
+  // cross_entropy.lua:54: k:serial(0, nchunks, function(j)
+  for (int j = 0; j < nchunks; ++j) {
+    // cross_entropy.lua:55: local inside = (col + j * c.BC):lt(p.V)
+    bool inside[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        inside[ci * 8 + vi] = col[ci * 8 + vi] + j * 4096 < V;
+      }
+    }
+    // cross_entropy.lua:56: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "keep" }):cast("f32")
+    float x[16];
+    {
+      const bool ok = r < N;
+      const _Float16 *base = X + (int64_t)r * V;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        const _Float16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= V && off == 0) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = (float)h.e[vi];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
+          union { uint4 v[1]; _Float16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < V ? (float)ptr[vi] : -INFINITY;
+          }
+        }
+      }
+    }
+    // cross_entropy.lua:57: local m_new = tile.max(m, k:reduce_max(x, 2))
+    float t6[1];
+    t6[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t6[0] = fmaxf(t6[0], x[ci * 8 + vi]);
+      }
+    }
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 32));
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 16));
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 8));
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 4));
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 2));
+    t6[0] = fmaxf(t6[0], __shfl_xor(t6[0], 1));
+    if (tid % 64 == 0) {
+      t6_red[0][tid / 64] = t6[0];
+    }
+    lt_syncthreads();
+    t6[0] = t6_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t6[0] = fmaxf(t6[0], t6_red[0][wi]);
+    float m_new[1];
+    m_new[0] = fmaxf(m[0], t6[0]);
+    // cross_entropy.lua:58: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t14[0] = t14[0] + lt_exp2((x[ci * 8 + vi] - m_new[0]) * 1.442695f);
+      }
+    }
+    t14[0] = t14[0] + __shfl_xor(t14[0], 32);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor(t14[0], 1);
+    if (tid % 64 == 0) {
+      t14_red[0][tid / 64] = t14[0];
+    }
+    lt_syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    s[0] = s[0] * lt_exp2((m[0] - m_new[0]) * 1.442695f) + t14[0];
+    // cross_entropy.lua:59: k:assign(m, m_new)
+    m[0] = m_new[0];
+    // cross_entropy.lua:60: k:assign(sx, sx + k:reduce_sum(tile.where(inside, x, 0), 2))
+    float t17[1];
+    t17[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t17[0] = t17[0] + (inside[ci * 8 + vi] ? x[ci * 8 + vi] : 0.0f);
+      }
+    }
+    t17[0] = t17[0] + __shfl_xor(t17[0], 32);
+    t17[0] = t17[0] + __shfl_xor(t17[0], 16);
+    t17[0] = t17[0] + __shfl_xor(t17[0], 8);
+    t17[0] = t17[0] + __shfl_xor(t17[0], 4);
+    t17[0] = t17[0] + __shfl_xor(t17[0], 2);
+    t17[0] = t17[0] + __shfl_xor(t17[0], 1);
+    if (tid % 64 == 0) {
+      t17_red[0][tid / 64] = t17[0];
+    }
+    lt_syncthreads();
+    t17[0] = t17_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t17[0] = t17[0] + t17_red[0][wi];
+    sx[0] = sx[0] + t17[0];
+  }
+  // cross_entropy.lua:62: local xt = k:load(p.X:at({ r, t })):cast("f32")         -- the label's logit (0 outside X)
+  const float t19 = r < N && t >= 0 && t < V ? (float)X[(int64_t)r * V + t] : 0.0f;
+  const float xt = t19;
+  // cross_entropy.lua:63: local lse = m + tile.log(s)
+  float lse[1];
+  lse[0] = m[0] + logf(s[0]);
+  // cross_entropy.lua:64: local loss = lse - (1 - p.eps) * xt - p.eps / p.V:cast("f32") * sx
+  float loss[1];
+  loss[0] = lse[0] - (1.0f - eps) * xt - eps / (float)V * sx[0];
+  // cross_entropy.lua:65: k:store(p.LSE:tile({ r, 0 }, { 1, 1 }), lse)
+  {
+    const bool ok = r < N && tid == 0;
+    float *base = LSE + r;
+    float *ptr = base;
+    if (ok) ptr[0] = lse[0];
+  }
+  // cross_entropy.lua:66: k:store(p.Loss:tile({ r, 0 }, { 1, 1 }), tile.where(t:eq(p.ignore), 0, loss))
+  {
+    const bool ok = r < N && tid == 0;
+    float *base = Loss + r;
+    float *ptr = base;
+    if (ok) ptr[0] = t == ignore ? 0.0f : loss[0];
+  }
+}
+
 /* Checks the arguments, then runs cross_entropy_f16_i64_fwd over its grid on `stream`. */
 extern "C" int cross_entropy_f16_i64_fwd(const void *X, const void *T, void *Loss, void *LSE, int N, int V, int64_t ignore, float eps, void *stream)
 {
@@ -302,6 +526,10 @@ extern "C" int cross_entropy_f16_i64_fwd(const void *X, const void *T, void *Los
   const int64_t grid_x = (int64_t)N;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  cross_entropy_f16_i64_fwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const int64_t *)T, (float *)Loss, (float *)LSE, N, V, ignore, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (V % 8 != 0 || (uintptr_t)X % 16 != 0)
+    cross_entropy_f16_i64_fwd_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const int64_t *)T, (float *)Loss, (float *)LSE, N, V, ignore, eps);
+  else
+    cross_entropy_f16_i64_fwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const _Float16 *)X, (const int64_t *)T, (float *)Loss, (float *)LSE, N, V, ignore, eps);
   return (int)hipGetLastError();
 }

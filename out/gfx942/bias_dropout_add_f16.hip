@@ -295,8 +295,8 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:31: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float t7[16];
+  // bias_dropout_add.lua:40: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t10[16];
   {
     const _Float16 *base = X;
     #pragma unroll
@@ -309,21 +309,21 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
         union { uint4 v[1]; _Float16 e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t7[ri * 8 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = (float)h.e[vi];
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; _Float16 e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t7[ri * 8 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t7[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
+          t10[ri * 8 + vi] = gr < M && gc + vi < N ? (float)ptr[vi] : 0.0f;
         }
       }
     }
   }
-  float t9[8];
+  float t12[8];
   {
     const _Float16 *base = B;
     const int gc = bn * 1024 + tx * 8;
@@ -332,11 +332,11 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       union { uint4 v[1]; _Float16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) t9[vi] = (float)h.e[vi];
+      for (int vi = 0; vi < 8; ++vi) t12[vi] = (float)h.e[vi];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        t9[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
+        t12[vi] = gc + vi < N ? (float)ptr[vi] : 0.0f;
       }
     }
   }
@@ -345,10 +345,10 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      h_2[ri * 8 + vi] = t7[ri * 8 + vi] + t9[vi];
+      h_2[ri * 8 + vi] = t10[ri * 8 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:32: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:41: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const _Float16 *base = R;
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       }
     }
   }
-  // bias_dropout_add.lua:33: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:42: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -385,20 +385,29 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       row[ri * 8 + vi] = (int64_t)(ri * 2 + ty + bm * 4);
     }
   }
-  // bias_dropout_add.lua:34: local col = (k:iota({ c.BM, c.BN }, 2) + bn * c.BN):cast("i64")
-  int64_t col[16];
+  // bias_dropout_add.lua:43: local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
+  int col[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[ri * 8 + vi] = tx * 8 + vi + bn * 1024;
+    }
+  }
+  // bias_dropout_add.lua:46: local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
+  int64_t block_2[16];
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[ri * 8 + vi] = (int64_t)(tx * 8 + vi + bn * 1024);
-      keep[ri * 8 + vi] = lt_rand(seed, row[ri * 8 + vi] * (int64_t)N + col[ri * 8 + vi] + offset) < 1.0f - p;
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 8 + vi] >> 2);
+      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(col[ri * 8 + vi] & 3)) < 1.0f - p;
     }
   }
-  // bias_dropout_add.lua:36: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:37: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:49: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     _Float16 *base = Y;
     #pragma unroll

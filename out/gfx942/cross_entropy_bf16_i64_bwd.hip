@@ -102,6 +102,60 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* Loads and stores of data read or written once (k:load / k:store's
 ** cache = "stream"): non-temporal accesses (the nt bit on CDNA, the
 ** streaming cache policy on RDNA), by clang's builtins, on the access's
@@ -215,6 +269,99 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_i64_bwd_kernel(const l
   }
 }
 
+/* One block (256 threads) of cross_entropy_bf16_i64_bwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) cross_entropy_bf16_i64_bwd_split_kernel(const lt_bf16 *__restrict__ X, const int64_t *__restrict__ T, const float *__restrict__ LSEin, const float *__restrict__ dL, lt_bf16 *__restrict__ dX, int N, int V, int64_t ignore, float eps)
+{
+  const int tid = threadIdx.x;
+  const int r = blockIdx.x;
+  // cross_entropy.lua:47: local nchunks = tile.cdiv(p.V, c.BC)
+  const int nchunks = (V + 4096 - 1) / 4096;
+  // cross_entropy.lua:48: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
+  const int64_t t = r < N ? T[r] : 0;
+  // cross_entropy.lua:49: local col = k:iota({ 1, c.BC }, 2)
+  int col[16];
+  #pragma unroll
+  for (int ci = 0; ci < 2; ++ci) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
+    }
+  }
+  // cross_entropy.lua:68: local lse = k:load(p.LSEin:at({ r, 0 }))
+  const float lse = r < N ? LSEin[r] : 0.0f;
+  // cross_entropy.lua:69: local dl = tile.where(t:eq(p.ignore), 0, k:load(p.dL:at({ r, 0 })))
+  const float t4 = r < N ? dL[r] : 0.0f;
+  const float dl = t == ignore ? 0.0f : t4;
+  // cross_entropy.lua:70: local smooth = p.eps / p.V:cast("f32")
+  const float smooth = eps / (float)V;
+  // cross_entropy.lua:71: k:serial(0, nchunks, function(j)
+  for (int j = 0; j < nchunks; ++j) {
+    // cross_entropy.lua:72: local cj = col + j * c.BC
+    int cj[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        cj[ci * 8 + vi] = col[ci * 8 + vi] + j * 4096;
+      }
+    }
+    // cross_entropy.lua:73: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "stream" }):cast("f32")
+    float x[16];
+    float g[16];
+    {
+      const bool ok = r < N;
+      const lt_bf16 *base = X + (int64_t)r * V;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        const lt_bf16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= V && off == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < V ? lt_bf16_to_f32(lt_ld_stream(&ptr[vi])) : -INFINITY;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          g[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - lse) * 1.442695f) - smooth - (((int64_t)cj[ci * 8 + vi] == t ? 1.0f - eps : 0.0f));
+        }
+      }
+    }
+    // cross_entropy.lua:75: k:store(p.dX:tile({ r, j }, { 1, c.BC }), g * dl, { cache = "stream" })
+    {
+      const bool ok = r < N;
+      lt_bf16 *base = dX + (int64_t)r * V;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        lt_bf16 *ptr = base + gc;
+        if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; lt_bf16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(g[ci * 8 + vi] * dl);
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < V) lt_st_stream(&ptr[vi], lt_f32_to_bf16(g[ci * 8 + vi] * dl));
+          }
+        }
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs cross_entropy_bf16_i64_bwd over its grid on `stream`. */
 extern "C" int cross_entropy_bf16_i64_bwd(const void *X, const void *T, const void *LSEin, const void *dL, void *dX, int N, int V, int64_t ignore, float eps, void *stream)
 {
@@ -225,6 +372,10 @@ extern "C" int cross_entropy_bf16_i64_bwd(const void *X, const void *T, const vo
   const int64_t grid_x = (int64_t)N;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  cross_entropy_bf16_i64_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const int64_t *)T, (const float *)LSEin, (const float *)dL, (lt_bf16 *)dX, N, V, ignore, eps);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (V % 8 != 0 || (uintptr_t)X % 16 != 0)
+    cross_entropy_bf16_i64_bwd_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const int64_t *)T, (const float *)LSEin, (const float *)dL, (lt_bf16 *)dX, N, V, ignore, eps);
+  else
+    cross_entropy_bf16_i64_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const int64_t *)T, (const float *)LSEin, (const float *)dL, (lt_bf16 *)dX, N, V, ignore, eps);
   return (int)hipGetLastError();
 }

@@ -225,11 +225,11 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_bwd_split_kernel(const 
 {
   const int tid = threadIdx.x;
   const int r = blockIdx.x;
-  // cross_entropy.lua:46: local nchunks = tile.cdiv(p.V, c.BC)
+  // cross_entropy.lua:47: local nchunks = tile.cdiv(p.V, c.BC)
   const int nchunks = (V + 4096 - 1) / 4096;
-  // cross_entropy.lua:47: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
+  // cross_entropy.lua:48: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
   const int t = r < N ? T[r] : 0;
-  // cross_entropy.lua:48: local col = k:iota({ 1, c.BC }, 2)
+  // cross_entropy.lua:49: local col = k:iota({ 1, c.BC }, 2)
   int col[16];
   #pragma unroll
   for (int ci = 0; ci < 2; ++ci) {
@@ -238,16 +238,16 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_bwd_split_kernel(const 
       col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
     }
   }
-  // cross_entropy.lua:67: local lse = k:load(p.LSEin:at({ r, 0 }))
+  // cross_entropy.lua:68: local lse = k:load(p.LSEin:at({ r, 0 }))
   const float lse = r < N ? LSEin[r] : 0.0f;
-  // cross_entropy.lua:68: local dl = tile.where(t:eq(p.ignore), 0, k:load(p.dL:at({ r, 0 })))
+  // cross_entropy.lua:69: local dl = tile.where(t:eq(p.ignore), 0, k:load(p.dL:at({ r, 0 })))
   const float t4 = r < N ? dL[r] : 0.0f;
   const float dl = t == ignore ? 0.0f : t4;
-  // cross_entropy.lua:69: local smooth = p.eps / p.V:cast("f32")
+  // cross_entropy.lua:70: local smooth = p.eps / p.V:cast("f32")
   const float smooth = eps / (float)V;
-  // cross_entropy.lua:70: k:serial(0, nchunks, function(j)
+  // cross_entropy.lua:71: k:serial(0, nchunks, function(j)
   for (int j = 0; j < nchunks; ++j) {
-    // cross_entropy.lua:71: local cj = col + j * c.BC
+    // cross_entropy.lua:72: local cj = col + j * c.BC
     int cj[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_bwd_split_kernel(const 
         cj[ci * 8 + vi] = col[ci * 8 + vi] + j * 4096;
       }
     }
-    // cross_entropy.lua:72: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "stream" }):cast("f32")
+    // cross_entropy.lua:73: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "stream" }):cast("f32")
     float x[16];
     float g[16];
     {
@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_bwd_split_kernel(const 
         }
       }
     }
-    // cross_entropy.lua:74: k:store(p.dX:tile({ r, j }, { 1, c.BC }), g * dl, { cache = "stream" })
+    // cross_entropy.lua:75: k:store(p.dX:tile({ r, j }, { 1, c.BC }), g * dl, { cache = "stream" })
     {
       const bool ok = r < N;
       _Float16 *base = dX + (int64_t)r * V;

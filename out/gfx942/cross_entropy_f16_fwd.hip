@@ -305,11 +305,11 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
   __shared__ float t6_red[1][4];
   __shared__ float t14_red[1][4];
   __shared__ float t17_red[1][4];
-  // cross_entropy.lua:46: local nchunks = tile.cdiv(p.V, c.BC)
+  // cross_entropy.lua:47: local nchunks = tile.cdiv(p.V, c.BC)
   const int nchunks = (V + 4096 - 1) / 4096;
-  // cross_entropy.lua:47: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
+  // cross_entropy.lua:48: local t = k:load(p.T:at({ r, 0 }))                        -- the label, a scalar
   const int t = r < N ? T[r] : 0;
-  // cross_entropy.lua:48: local col = k:iota({ 1, c.BC }, 2)
+  // cross_entropy.lua:49: local col = k:iota({ 1, c.BC }, 2)
   int col[16];
   #pragma unroll
   for (int ci = 0; ci < 2; ++ci) {
@@ -318,18 +318,18 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
       col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
     }
   }
-  // cross_entropy.lua:50: local m = k:fragment("f32", { 1, 1 }, -math.huge)       -- running max
+  // cross_entropy.lua:51: local m = k:fragment("f32", { 1, 1 }, -math.huge)       -- running max
   float m[1];
   m[0] = -INFINITY;
-  // cross_entropy.lua:51: local s = k:fragment("f32", { 1, 1 }, 0)                -- sum of exp(x - m)
+  // cross_entropy.lua:52: local s = k:fragment("f32", { 1, 1 }, 0)                -- sum of exp(x - m)
   float s[1];
   s[0] = 0.0f;
-  // cross_entropy.lua:52: local sx = k:fragment("f32", { 1, 1 }, 0)               -- sum of x
+  // cross_entropy.lua:53: local sx = k:fragment("f32", { 1, 1 }, 0)               -- sum of x
   float sx[1];
   sx[0] = 0.0f;
-  // cross_entropy.lua:53: k:serial(0, nchunks, function(j)
+  // cross_entropy.lua:54: k:serial(0, nchunks, function(j)
   for (int j = 0; j < nchunks; ++j) {
-    // cross_entropy.lua:54: local inside = (col + j * c.BC):lt(p.V)
+    // cross_entropy.lua:55: local inside = (col + j * c.BC):lt(p.V)
     bool inside[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
         inside[ci * 8 + vi] = col[ci * 8 + vi] + j * 4096 < V;
       }
     }
-    // cross_entropy.lua:55: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "keep" }):cast("f32")
+    // cross_entropy.lua:56: local x = k:load(p.X:tile({ r, j }, { 1, c.BC }), -math.huge, { cache = "keep" }):cast("f32")
     float x[16];
     {
       const bool ok = r < N;
@@ -366,7 +366,7 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
         }
       }
     }
-    // cross_entropy.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+    // cross_entropy.lua:57: local m_new = tile.max(m, k:reduce_max(x, 2))
     float t6[1];
     t6[0] = -INFINITY;
     #pragma unroll
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t6[0] = fmaxf(t6[0], t6_red[0][wi]);
     float m_new[1];
     m_new[0] = fmaxf(m[0], t6[0]);
-    // cross_entropy.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+    // cross_entropy.lua:58: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -415,9 +415,9 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     s[0] = s[0] * lt_exp2((m[0] - m_new[0]) * 1.442695f) + t14[0];
-    // cross_entropy.lua:58: k:assign(m, m_new)
+    // cross_entropy.lua:59: k:assign(m, m_new)
     m[0] = m_new[0];
-    // cross_entropy.lua:59: k:assign(sx, sx + k:reduce_sum(tile.where(inside, x, 0), 2))
+    // cross_entropy.lua:60: k:assign(sx, sx + k:reduce_sum(tile.where(inside, x, 0), 2))
     float t17[1];
     t17[0] = 0.0f;
     #pragma unroll
@@ -442,23 +442,23 @@ __global__ void __launch_bounds__(256) cross_entropy_f16_fwd_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t17[0] = t17[0] + t17_red[0][wi];
     sx[0] = sx[0] + t17[0];
   }
-  // cross_entropy.lua:61: local xt = k:load(p.X:at({ r, t })):cast("f32")         -- the label's logit (0 outside X)
+  // cross_entropy.lua:62: local xt = k:load(p.X:at({ r, t })):cast("f32")         -- the label's logit (0 outside X)
   const float t19 = r < N && t >= 0 && t < V ? (float)X[(int64_t)r * V + t] : 0.0f;
   const float xt = t19;
-  // cross_entropy.lua:62: local lse = m + tile.log(s)
+  // cross_entropy.lua:63: local lse = m + tile.log(s)
   float lse[1];
   lse[0] = m[0] + logf(s[0]);
-  // cross_entropy.lua:63: local loss = lse - (1 - p.eps) * xt - p.eps / p.V:cast("f32") * sx
+  // cross_entropy.lua:64: local loss = lse - (1 - p.eps) * xt - p.eps / p.V:cast("f32") * sx
   float loss[1];
   loss[0] = lse[0] - (1.0f - eps) * xt - eps / (float)V * sx[0];
-  // cross_entropy.lua:64: k:store(p.LSE:tile({ r, 0 }, { 1, 1 }), lse)
+  // cross_entropy.lua:65: k:store(p.LSE:tile({ r, 0 }, { 1, 1 }), lse)
   {
     const bool ok = r < N && tid == 0;
     float *base = LSE + r;
     float *ptr = base;
     if (ok) ptr[0] = lse[0];
   }
-  // cross_entropy.lua:65: k:store(p.Loss:tile({ r, 0 }, { 1, 1 }), tile.where(t:eq(p.ignore), 0, loss))
+  // cross_entropy.lua:66: k:store(p.Loss:tile({ r, 0 }, { 1, 1 }), tile.where(t:eq(p.ignore), 0, loss))
   {
     const bool ok = r < N && tid == 0;
     float *base = Loss + r;

@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_split_kernel(const lt_
   const int ty = tid / 128;
   const int bm = blockIdx.x;
   const int bd = blockIdx.y;
-  // embedding.lua:40: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
+  // embedding.lua:42: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
   int ids[4];
   {
     const int *base = I;
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_split_kernel(const lt_
       ids[ri] = gr < N ? ptr[0] : -1;
     }
   }
-  // embedding.lua:45: local dy = k:load(p.dY:tile({ bm, bd }, { c.BM, c.BD })):cast("f32")
+  // embedding.lua:47: local dy = k:load(p.dY:tile({ bm, bd }, { c.BM, c.BD })):cast("f32")
   float dy[32];
   {
     const lt_bf16 *base = dY;
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_split_kernel(const lt_
       }
     }
   }
-  // embedding.lua:46: k:atomic_add(p.dW:view({ ids, bd * c.BD }, { c.BM, c.BD }), dy, { mask = ids:ne(p.pad) })
+  // embedding.lua:48: k:atomic_add(p.dW:view({ ids, bd * c.BD }, { c.BM, c.BD }), dy, { mask = ids:ne(p.pad) })
   {
     float *base = dW;
     #pragma unroll

@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_fwd_split_kernel(const lt_
   const int ty = tid / 128;
   const int bm = blockIdx.x;
   const int bd = blockIdx.y;
-  // embedding.lua:40: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
+  // embedding.lua:42: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
   int ids[4];
   {
     const int *base = I;
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_fwd_split_kernel(const lt_
       ids[ri] = gr < N ? ptr[0] : -1;
     }
   }
-  // embedding.lua:42: local w = k:load(p.W:view({ ids, bd * c.BD }, { c.BM, c.BD }))
+  // embedding.lua:44: local w = k:load(p.W:view({ ids, bd * c.BD }, { c.BM, c.BD }))
   float w[32];
   {
     const lt_bf16 *base = W;
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_fwd_split_kernel(const lt_
       }
     }
   }
-  // embedding.lua:43: k:store(p.Y:tile({ bm, bd }, { c.BM, c.BD }), w)
+  // embedding.lua:45: k:store(p.Y:tile({ bm, bd }, { c.BM, c.BD }), w)
   {
     lt_bf16 *base = Y;
     #pragma unroll

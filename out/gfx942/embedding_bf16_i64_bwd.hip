@@ -102,6 +102,60 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
 
+/* 16-byte pieces of rows that do not start 16-byte aligned (a row length
+** not a multiple of the vector, 50257 bf16 say): a load reads the two
+** aligned vectors the piece straddles and takes its bytes out of them; a
+** store writes the piece as the widest aligned words its address allows. */
+#ifndef LT_FN
+#define LT_FN static inline __attribute__((unused))
+#endif
+/* The 4 bytes that start r bytes (0..3) into the 8 bytes of lo, hi
+** (little-endian): a funnel shift. */
+LT_FN uint32_t lt_funnel(uint32_t lo, uint32_t hi, int r) {
+  return (uint32_t)((((uint64_t)hi << 32) | lo) >> (8 * r));
+}
+/* The 16 bytes that start `off` bytes (0..15) into the 32 bytes of lo, hi:
+** whole words by selects (an indexed array would live in local memory),
+** then the bytes within a word by funnel shifts. */
+LT_FN uint4 lt_bytes16(uint4 lo, uint4 hi, int off) {
+  const int q2 = off & 8, q1 = off & 4, r = off & 3;
+  uint32_t w0 = q2 ? lo.z : lo.x, w1 = q2 ? lo.w : lo.y, w2 = q2 ? hi.x : lo.z;
+  uint32_t w3 = q2 ? hi.y : lo.w, w4 = q2 ? hi.z : hi.x, w5 = q2 ? hi.w : hi.y;
+  if (q1) w0 = w1, w1 = w2, w2 = w3, w3 = w4, w4 = w5;
+  uint4 o;
+  o.x = lt_funnel(w0, w1, r);
+  o.y = lt_funnel(w1, w2, r);
+  o.z = lt_funnel(w2, w3, r);
+  o.w = lt_funnel(w3, w4, r);
+  return o;
+}
+/* Writes the 16 bytes v at p, which is 2-byte aligned: two 8-byte words
+** where p is 8-byte aligned, else 4-, 8- and 4-byte words where it is
+** 4-byte aligned, else a 2-byte word, three 4-byte words and a 2-byte
+** word. */
+LT_FN void lt_st16_split(void *p, uint4 v) {
+  char *b = (char *)p;
+  const int a = (int)((uintptr_t)p % 8);
+  if (a == 0) {
+    uint2 u, w;
+    u.x = v.x, u.y = v.y, w.x = v.z, w.y = v.w;
+    ((uint2 *)b)[0] = u;
+    ((uint2 *)b)[1] = w;
+  } else if (a == 4) {
+    uint2 u;
+    u.x = v.y, u.y = v.z;
+    *(uint32_t *)b = v.x;
+    *(uint2 *)(b + 4) = u;
+    *(uint32_t *)(b + 12) = v.w;
+  } else {
+    *(uint16_t *)b = (uint16_t)v.x;
+    *(uint32_t *)(b + 2) = lt_funnel(v.x, v.y, 2);
+    *(uint32_t *)(b + 6) = lt_funnel(v.y, v.z, 2);
+    *(uint32_t *)(b + 10) = lt_funnel(v.z, v.w, 2);
+    *(uint16_t *)(b + 14) = (uint16_t)(v.w >> 16);
+  }
+}
+
 /* One block (256 threads) of embedding_bf16_i64_bwd. */
 __global__ void __launch_bounds__(256) embedding_bf16_i64_bwd_kernel(const lt_bf16 *__restrict__ dY, const int64_t *__restrict__ I, float *__restrict__ dW, int N, int D, int V, int64_t pad)
 {
@@ -159,6 +213,69 @@ __global__ void __launch_bounds__(256) embedding_bf16_i64_bwd_kernel(const lt_bf
   }
 }
 
+/* One block (256 threads) of embedding_bf16_i64_bwd, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) embedding_bf16_i64_bwd_split_kernel(const lt_bf16 *__restrict__ dY, const int64_t *__restrict__ I, float *__restrict__ dW, int N, int D, int V, int64_t pad)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
+  const int bm = blockIdx.x;
+  const int bd = blockIdx.y;
+  // embedding.lua:42: local ids = k:load(p.I:tile({ bm, 0 }, { c.BM, 1 }), -1)   -- [BM, 1]; -1 past the last index
+  int64_t ids[4];
+  {
+    const int64_t *base = I;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int64_t *ptr = base + gr;
+      ids[ri] = gr < N ? ptr[0] : -1;
+    }
+  }
+  // embedding.lua:47: local dy = k:load(p.dY:tile({ bm, bd }, { c.BM, c.BD })):cast("f32")
+  float dy[32];
+  {
+    const lt_bf16 *base = dY;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * D + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < N && gc + 8 <= D && off == 0) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+      } else if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
+        union { uint4 v[1]; lt_bf16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = lt_bf16_to_f32(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          dy[ri * 8 + vi] = gr < N && gc + vi < D ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // embedding.lua:48: k:atomic_add(p.dW:view({ ids, bd * c.BD }, { c.BM, c.BD }), dy, { mask = ids:ne(p.pad) })
+  {
+    float *base = dW;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int64_t gr = ids[ri];
+      const int gc = bd * 1024 + tx * 8;
+      float *ptr = base + (int64_t)gr * D + gc;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (gr >= 0 && gr < V && ids[ri] != pad && gc + vi < D) lt_atomic_add(&ptr[vi], dy[ri * 8 + vi]);
+      }
+    }
+  }
+}
+
 /* Checks the arguments, then runs embedding_bf16_i64_bwd over its grid on `stream`. */
 extern "C" int embedding_bf16_i64_bwd(const void *dY, const void *I, void *dW, int N, int D, int V, int64_t pad, void *stream)
 {
@@ -170,6 +287,10 @@ extern "C" int embedding_bf16_i64_bwd(const void *dY, const void *I, void *dW, i
   const int64_t grid_y = ((int64_t)D + 1024 - 1) / 1024;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  embedding_bf16_i64_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int64_t *)I, (float *)dW, N, D, V, pad);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (D % 8 != 0 || (uintptr_t)dY % 16 != 0)
+    embedding_bf16_i64_bwd_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int64_t *)I, (float *)dW, N, D, V, pad);
+  else
+    embedding_bf16_i64_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)dY, (const int64_t *)I, (float *)dW, N, D, V, pad);
   return (int)hipGetLastError();
 }

@@ -423,7 +423,7 @@ template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) 
 ** dimension of size 1 has no stride to keep: any stride passes there (a
 ** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
 ** of a box read as zero. */
-enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2 };
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
 
 typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
@@ -433,9 +433,10 @@ static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const 
                                                         const uint64_t *dims, const uint64_t *strides,
                                                         const uint32_t *box, int swizzle_bytes) {
   static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
-  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : 2;
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
   const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
-  if (!map || !base || rank < 1 || rank > 5 || (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32))
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
     return cudaErrorInvalidValue;
   if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
   if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
@@ -464,6 +465,7 @@ static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const 
   }
   const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                  : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
                                 : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
