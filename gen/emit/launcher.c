@@ -397,7 +397,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
                   "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);", k->name, dyn);
       ltE_line(e, "if (err != cudaSuccess) return (int)err;");
     }
-    int block = k->threads + (k->ws ? k->producers : 0);
+    int block = k->threads * (k->pingpong ? 2 : 1) + (k->ws ? k->producers : 0);
     if (e->emu) {
       ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn, args.p);
     } else {

@@ -1370,10 +1370,10 @@ static int matmul_f16_bias_gelu_tt_M64_cp(const void *C0, const void *A, const v
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_f16_bias_gelu_tt_M64: 128 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block of matmul_f16_bias_gelu_tt_M64: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_f16_bias_gelu_tt_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 * 16;
@@ -1391,7 +1391,7 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
-  if (tid == 0) {
+  if (threadIdx.x == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 5; ++kt_stage) {
       lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
@@ -1401,6 +1401,7 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
   }
   __syncthreads();   /* the mbarriers are set up before either role uses them */
   if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
     if (tid == 128) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
@@ -1426,9 +1427,11 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
         }
       }
     }
-  } else {   /* the 128 consumer threads, 1 warpgroup: the gemms, then what follows the loop */
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
@@ -1437,6 +1440,12 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
+        kt_stage = (kt_stage + lt_fills % 5) % 5;
+        continue;
+      }
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[32];
       #pragma unroll
@@ -1450,6 +1459,7 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
@@ -1464,6 +1474,7 @@ __global__ void __launch_bounds__(256, 1) matmul_f16_bias_gelu_tt_M64_kernel(con
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
         if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
       if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
@@ -1604,7 +1615,7 @@ static int matmul_f16_bias_gelu_tt_M64(const void *C0, const void *A, const void
   /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_gelu_tt_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_gelu_tt_M64_kernel<<<grid, dim3(256), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_gelu_tt_M64_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
